@@ -1,0 +1,64 @@
+# dftrace-bpf: build with Debian 12's packaged libbpf, bpftool and clang.
+PREFIX ?= /usr/local
+DESTDIR ?=
+CC ?= cc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+OUT := build
+ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+
+LIBBPF_CFLAGS := $(shell pkg-config --cflags libbpf 2>/dev/null)
+LIBBPF_LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf)
+CFLAGS ?= -O2 -g
+CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
+	  -I$(OUT) -Ibpf -Iuser -Iinclude $(LIBBPF_CFLAGS)
+LDLIBS := $(LIBBPF_LIBS) -lelf -lz
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux -Ibpf \
+	      $(LIBBPF_CFLAGS) -Wall -Wno-unused-function
+
+USER_SRCS := $(wildcard user/*.c)
+USER_OBJS := $(patsubst user/%.c,$(OUT)/user/%.o,$(USER_SRCS))
+LIB_OBJS := $(filter-out $(OUT)/user/main.o,$(USER_OBJS))
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(wildcard tests/unit/test_*.c))
+WORKLOADS := $(patsubst tests/workloads/%.c,$(OUT)/workloads/%,$(wildcard tests/workloads/*.c))
+
+.PHONY: all clean install test bench check-deps
+all: dftrace-bpf $(UNIT_TESTS) $(WORKLOADS)
+
+$(OUT) $(OUT)/user $(OUT)/tests $(OUT)/workloads:
+	@mkdir -p $@
+
+$(OUT)/dftrace.bpf.o: bpf/dftrace.bpf.c bpf/dftrace.h vmlinux/vmlinux.h | $(OUT)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUT)/dftrace.skel.h: $(OUT)/dftrace.bpf.o
+	$(BPFTOOL) gen skeleton $< name dftrace_bpf > $@.tmp && mv $@.tmp $@
+
+$(OUT)/user/%.o: user/%.c $(wildcard user/*.h) bpf/dftrace.h $(OUT)/dftrace.skel.h | $(OUT)/user
+	$(CC) $(CFLAGS) -c $< -o $@
+
+dftrace-bpf: $(USER_OBJS)
+	$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+
+$(OUT)/tests/%: tests/unit/%.c tests/unit/check.h $(LIB_OBJS) | $(OUT)/tests
+	$(CC) $(CFLAGS) -Itests/unit $< $(LIB_OBJS) $(LDLIBS) -o $@
+
+$(OUT)/workloads/%: tests/workloads/%.c $(wildcard tests/workloads/*.h) | $(OUT)/workloads
+	$(CC) -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -Iinclude $< -o $@ -lpthread -ldl
+
+test: all
+	tests/run
+
+bench: all
+	scripts/bench
+
+install: dftrace-bpf
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man8 \
+		$(DESTDIR)$(PREFIX)/include/dftrace
+	install -m 0755 dftrace-bpf $(DESTDIR)$(PREFIX)/bin/dftrace-bpf
+	install -m 0644 doc/dftrace-bpf.8 $(DESTDIR)$(PREFIX)/share/man/man8/dftrace-bpf.8
+	if ls include/dftrace/*.h >/dev/null 2>&1; then \
+		install -m 0644 include/dftrace/*.h $(DESTDIR)$(PREFIX)/include/dftrace/; fi
+
+clean:
+	rm -rf $(OUT) dftrace-bpf

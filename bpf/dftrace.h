@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Types shared by the kernel programs (dftrace.bpf.c) and the loader. */
+#ifndef DFTRACE_H
+#define DFTRACE_H
+
+/* Long enough for any path the kernel accepts (PATH_MAX); a longer user
+ * string is cut here and flagged DFT_F_TRUNC0/1. */
+#define DFT_PATH_MAX 4096
+#define DFT_ARGV_MAX 1024
+#define DFT_COMM_LEN 16
+#define DFT_NR_MAX 512 /* syscall numbers the interest bitmap covers */
+
+enum dft_kind {
+	DFT_EV_SYSCALL = 1, /* a syscall with its arguments and duration */
+	DFT_EV_PATHS,	    /* same, plus up to two user path strings */
+	DFT_EV_FORK,	    /* a tracked task created a process or thread */
+	DFT_EV_EXEC,	    /* a tracked process exec'd */
+	DFT_EV_EXIT,	    /* a tracked task exited */
+	DFT_EV_COMM,	    /* a tracked task was renamed */
+};
+
+enum dft_flags {
+	DFT_F_TRUNC0 = 1 << 0, /* path 0 did not fit DFT_PATH_MAX */
+	DFT_F_TRUNC1 = 1 << 1,
+	DFT_F_FAULT0 = 1 << 2, /* path 0 could not be read */
+	DFT_F_FAULT1 = 1 << 3,
+	DFT_F_THREAD = 1 << 4, /* fork: the child shares the parent's tgid */
+	DFT_F_GROUP_DEAD = 1 << 5, /* exit: last thread of the process */
+};
+
+struct dft_header {
+	unsigned char kind;
+	unsigned char flags;
+	unsigned short nr; /* syscall number (x86_64), or 0 */
+	unsigned int tgid;
+	unsigned int tid;
+	unsigned int cpu;
+	unsigned long long ts; /* CLOCK_MONOTONIC ns at syscall entry */
+};
+
+struct dft_syscall {
+	struct dft_header h;
+	unsigned long long dur; /* ns */
+	long long ret;
+	unsigned long long args[6];
+};
+
+/* Followed by len[0] + len[1] bytes of path data (each NUL-terminated). */
+struct dft_paths {
+	struct dft_syscall sc;
+	unsigned short len[2];
+	unsigned int pad;
+	char data[];
+};
+
+struct dft_fork {
+	struct dft_header h; /* tgid/tid are the parent's */
+	unsigned int child_tgid;
+	unsigned int child_tid;
+	char comm[DFT_COMM_LEN];
+};
+
+struct dft_exec {
+	struct dft_header h; /* tgid/tid after exec */
+	unsigned int old_tid;
+	unsigned short argv_len; /* bytes of NUL-separated argv in argv[] */
+	unsigned short pad;
+	char comm[DFT_COMM_LEN];
+	char argv[DFT_ARGV_MAX];
+};
+
+struct dft_exit {
+	struct dft_header h;
+	int exit_code; /* task->exit_code: wait(2) status encoding */
+	unsigned int pad;
+};
+
+struct dft_comm {
+	struct dft_header h;
+	char comm[DFT_COMM_LEN];
+};
+
+/* Per-task state in task storage: presence means "tracked". */
+struct dft_task {
+	unsigned long long ts;
+	unsigned long long args[6];
+	int nr; /* syscall in flight, or -1 */
+	unsigned int pad;
+};
+
+#endif /* DFTRACE_H */
