@@ -50,7 +50,6 @@ struct dft_paths {
 	struct dft_syscall sc;
 	unsigned short len[2];
 	unsigned int pad;
-	char data[];
 };
 
 struct dft_fork {

@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Kernel side of dftrace-bpf: syscall I/O and lifecycle of a process tree.
+ *
+ * Hooks are tp_btf (BTF raw tracepoints): no tracefs needed, and cheaper
+ * than classic per-syscall tracepoints. Every hook starts with a filter
+ * that costs one array load for syscalls we never record, and one task
+ * storage lookup for tasks outside the tracked tree.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "dftrace.h"
+
+#define MAP_ANONYMOUS 0x20
+#define F_DUPFD 0
+#define F_SETFD 2
+#define F_DUPFD_CLOEXEC 1030
+#define LOST_SLOTS (DFT_NR_MAX + 8) /* per syscall nr, then per kind */
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* Set by the loader before load. */
+const volatile unsigned char interest[DFT_NR_MAX];
+/* (1 + index of path arg 0) | (1 + index of path arg 1) << 4; 0 = none */
+const volatile unsigned char path_args[DFT_NR_MAX];
+const volatile __u64 wakeup_bytes = 1 << 20;
+const volatile int nr_mmap = 9, nr_fcntl = 72;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20);
+} events SEC(".maps");
+
+/* Presence of an entry is what makes a task tracked. */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct dft_task);
+} tasks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, LOST_SLOTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} lost SEC(".maps");
+
+struct path_scratch {
+	struct dft_paths p;
+	char data[2 * DFT_PATH_MAX];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct path_scratch);
+} scratch SEC(".maps");
+
+static __always_inline void count_lost(__u32 slot)
+{
+	__u64 *n = bpf_map_lookup_elem(&lost, &slot);
+
+	if (n)
+		*n += 1;
+}
+
+/* Wake the consumer only when a batch is waiting: a wakeup per record
+ * costs more than the rest of the probe. */
+static __always_inline __u64 wakeup_flag(void)
+{
+	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ?
+		       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
+static __always_inline struct dft_task *tracked(struct task_struct *t)
+{
+	return bpf_task_storage_get(&tasks, t, 0, 0);
+}
+
+static __always_inline void fill_header(struct dft_header *h, int kind,
+					struct task_struct *t)
+{
+	h->kind = kind;
+	h->flags = 0;
+	h->nr = 0;
+	h->tgid = t->tgid;
+	h->tid = t->pid;
+	h->cpu = bpf_get_smp_processor_id();
+	h->ts = bpf_ktime_get_ns();
+}
+
+/* Calls we record only in some forms: file mmaps, fd-duplicating fcntls. */
+static __always_inline bool wanted(long nr, struct pt_regs *regs)
+{
+	if (nr == nr_mmap)
+		return !(regs->r10 & MAP_ANONYMOUS) && (int)regs->r8 >= 0;
+	if (nr == nr_fcntl) {
+		long cmd = regs->si;
+
+		return cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC || cmd == F_SETFD;
+	}
+	return true;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
+{
+	struct dft_task *st;
+
+	if ((unsigned long)nr >= DFT_NR_MAX || !interest[nr])
+		return 0;
+	st = tracked(bpf_get_current_task_btf());
+	if (!st || !wanted(nr, regs))
+		return 0;
+	st->args[0] = regs->di;
+	st->args[1] = regs->si;
+	st->args[2] = regs->dx;
+	st->args[3] = regs->r10;
+	st->args[4] = regs->r8;
+	st->args[5] = regs->r9;
+	st->nr = nr;
+	st->ts = bpf_ktime_get_ns();
+	return 0;
+}
+
+static __always_inline void fill_syscall(struct dft_syscall *e,
+					 struct dft_task *st, long ret,
+					 __u64 now, int kind)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+	e->h.kind = kind;
+	e->h.flags = 0;
+	e->h.nr = st->nr;
+	e->h.tgid = pid_tgid >> 32;
+	e->h.tid = (__u32)pid_tgid;
+	e->h.cpu = 0;
+	e->h.ts = st->ts;
+	e->dur = now - st->ts;
+	e->ret = ret;
+	e->args[0] = st->args[0];
+	e->args[1] = st->args[1];
+	e->args[2] = st->args[2];
+	e->args[3] = st->args[3];
+	e->args[4] = st->args[4];
+	e->args[5] = st->args[5];
+}
+
+static __always_inline __u64 arg_at(struct dft_task *st, int i)
+{
+	return i >= 0 && i < 6 ? st->args[i] : 0;
+}
+
+/* Reads one user string into dst; returns its length with the NUL, and
+ * flags truncation (longer than DFT_PATH_MAX) or a fault. */
+static __always_inline __u32 read_path(char *dst, __u64 uptr, __u8 *flags,
+				       int trunc_flag, int fault_flag)
+{
+	long n = bpf_probe_read_user_str(dst, DFT_PATH_MAX, (void *)uptr);
+	char next = 0;
+
+	if (n <= 0) {
+		*flags |= fault_flag;
+		dst[0] = 0;
+		return 1;
+	}
+	if (n == DFT_PATH_MAX &&
+	    !bpf_probe_read_user(&next, 1, (void *)(uptr + DFT_PATH_MAX - 1)) &&
+	    next)
+		*flags |= trunc_flag;
+	return n;
+}
+
+static __always_inline void emit_paths(struct dft_task *st, long ret,
+				       __u64 now, unsigned char which)
+{
+	__u32 zero = 0, len0, len1 = 0, off;
+	struct path_scratch *s = bpf_map_lookup_elem(&scratch, &zero);
+	int a0 = (which & 0xf) - 1, a1 = (which >> 4) - 1;
+	__u8 flags = 0;
+	__u64 size;
+
+	if (!s)
+		return;
+	fill_syscall(&s->p.sc, st, ret, now, DFT_EV_PATHS);
+	len0 = read_path(s->data, arg_at(st, a0), &flags, DFT_F_TRUNC0,
+			 DFT_F_FAULT0);
+	if (a1 >= 0) {
+		off = len0 > DFT_PATH_MAX ? DFT_PATH_MAX : len0;
+		len1 = read_path(s->data + off, arg_at(st, a1), &flags,
+				 DFT_F_TRUNC1, DFT_F_FAULT1);
+	}
+	s->p.sc.h.flags = flags;
+	s->p.len[0] = len0;
+	s->p.len[1] = len1;
+	size = sizeof(s->p) + len0 + len1;
+	if (size > sizeof(*s))
+		size = sizeof(*s);
+	if (bpf_ringbuf_output(&events, s, size, wakeup_flag()))
+		count_lost(st->nr & (DFT_NR_MAX - 1));
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
+{
+	long nr = regs->orig_ax;
+	struct dft_syscall *e;
+	struct dft_task *st;
+	__u64 now;
+
+	if ((unsigned long)nr >= DFT_NR_MAX || !interest[nr])
+		return 0;
+	st = tracked(bpf_get_current_task_btf());
+	if (!st || st->nr != nr)
+		return 0;
+	now = bpf_ktime_get_ns();
+	if (path_args[nr]) {
+		emit_paths(st, ret, now, path_args[nr]);
+	} else {
+		e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+		if (!e) {
+			count_lost(nr);
+		} else {
+			fill_syscall(e, st, ret, now, DFT_EV_SYSCALL);
+			bpf_ringbuf_submit(e, wakeup_flag());
+		}
+	}
+	st->nr = -1;
+	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(sched_process_fork, struct task_struct *parent,
+	     struct task_struct *child)
+{
+	struct dft_task *st;
+	struct dft_fork *e;
+
+	if (!tracked(parent))
+		return 0;
+	st = bpf_task_storage_get(&tasks, child, 0,
+				  BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (st)
+		st->nr = -1;
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count_lost(DFT_NR_MAX + DFT_EV_FORK);
+		return 0;
+	}
+	fill_header(&e->h, DFT_EV_FORK, parent);
+	e->child_tgid = child->tgid;
+	e->child_tid = child->pid;
+	if (child->tgid == parent->tgid)
+		e->h.flags |= DFT_F_THREAD;
+	/* A child we failed to track would silently vanish: say so. */
+	if (!st)
+		e->h.flags |= DFT_F_FAULT0;
+	bpf_probe_read_kernel_str(e->comm, sizeof(e->comm), child->comm);
+	bpf_ringbuf_submit(e, wakeup_flag());
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid,
+	     struct linux_binprm *bprm)
+{
+	struct mm_struct *mm;
+	struct dft_exec *e;
+	__u64 start, len;
+
+	if (!tracked(p))
+		return 0;
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count_lost(DFT_NR_MAX + DFT_EV_EXEC);
+		return 0;
+	}
+	fill_header(&e->h, DFT_EV_EXEC, p);
+	e->old_tid = old_pid;
+	bpf_probe_read_kernel_str(e->comm, sizeof(e->comm), p->comm);
+	mm = p->mm;
+	start = BPF_CORE_READ(mm, arg_start);
+	len = BPF_CORE_READ(mm, arg_end) - start;
+	if (len > DFT_ARGV_MAX)
+		len = DFT_ARGV_MAX;
+	if (bpf_probe_read_user(e->argv, len, (void *)start))
+		len = 0;
+	e->argv_len = len;
+	bpf_ringbuf_submit(e, wakeup_flag());
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(sched_process_exit, struct task_struct *p, bool group_dead)
+{
+	struct dft_exit *e;
+
+	if (!tracked(p))
+		return 0;
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count_lost(DFT_NR_MAX + DFT_EV_EXIT);
+		return 0;
+	}
+	fill_header(&e->h, DFT_EV_EXIT, p);
+	if (group_dead)
+		e->h.flags |= DFT_F_GROUP_DEAD;
+	e->exit_code = group_dead ? p->signal->group_exit_code | p->exit_code :
+				    p->exit_code;
+	/* Exits must reach the consumer promptly: they end the trace. */
+	bpf_ringbuf_submit(e, group_dead ? BPF_RB_FORCE_WAKEUP : wakeup_flag());
+	return 0;
+}
+
+SEC("tp_btf/task_rename")
+int BPF_PROG(task_rename, struct task_struct *task, const char *comm)
+{
+	struct dft_comm *e;
+
+	if (!tracked(task))
+		return 0;
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count_lost(DFT_NR_MAX + DFT_EV_COMM);
+		return 0;
+	}
+	fill_header(&e->h, DFT_EV_COMM, task);
+	bpf_probe_read_kernel_str(e->comm, sizeof(e->comm), comm);
+	bpf_ringbuf_submit(e, wakeup_flag());
+	return 0;
+}

@@ -1,0 +1,840 @@
+#!/usr/bin/env python3
+"""Read dftrace-bpf traces and check them against workload ground truth.
+
+Library
+-------
+    from trace import Trace
+    t = Trace.load("t.pfw.gz")          # .pfw, .pfw.gz (also cut short), or a
+                                        # directory of them (-D output)
+    t.errors                            # format problems found while loading
+    t.xevents                           # the "ph":"X" events
+    t.path(ev), t.path2(ev)             # fhash / fhash2 joined to FH names
+
+Command line (every command takes one TRACE: a file or a -D directory)
+------------
+    validate TRACE [--partial]          every line is JSON, hashes resolve, ...
+    count TRACE [FILTER...]             number of matching X events
+    names TRACE [FILTER...]             distinct event names
+    bytes TRACE --by KEYS [FILTER...]   TSV: KEYS..., calls, bytes
+    events TRACE --fields F,.. [FILTER] TSV of fields (name, pid, args.ret,
+                                        path, path2, ...); --json for JSON
+    paths TRACE [--under DIR]           FH names, one per line (JSON-quoted)
+    meta TRACE NAME                     metadata lines with that name (JSON)
+    lost TRACE [--op OP | --total]      per-op loss (TSV), one op, or end's
+    check-nesting TRACE                 X events of each tid nest properly
+    check TRACE TRUTH [--under DIR] [--name N]...
+                                        compare with a workload's ground truth
+    truth-bytes TRUTH --by KEYS [...]   the same TSV as `bytes`, from TRUTH
+    wait-for TRACE [FILTER...] [--timeout S]
+                                        poll a growing trace for an event
+
+FILTERs: --name N[,N..] --cat C --pid P --tid T --syscall S --path P
+         --under DIR (path is DIR or below it) --ret R
+
+Ground truth (what workloads print; see tests/workloads/workload.h) is TSV,
+one record per line, first field the kind:
+    io    PATH PID TID NAME SYSCALL RET [PATH2]  one syscall on a file
+    spawn PID TID NAME CHILD                     a fork/clone/vfork; NAME may
+                                                 list alternatives: fork|clone
+    exec  PID                                    PID exec'd
+    exit  PID CODE                               process PID exited with CODE
+    task  PID TID                                this task must show up
+    ioctl PID TID PATH REQUEST DIR TYPE NR SIZE RET REQNAME
+    hostile PID HEXPATH NBYTES                   a write of NBYTES to a file
+                                                 whose name has hostile bytes
+    toolong PID TID HEXPATH RET                  open of a path > PATH_MAX
+    count NAME N                                 N calls of NAME were made
+    info ...                                     free text, not checked
+Paths in truth are absolute and canonical; "-" means none.
+"""
+
+import argparse
+import collections
+import json
+import os
+import re
+import sys
+import time
+import zlib
+
+# Operations whose args.ret is a byte count.
+DATA_OPS = frozenset("""read write pread pwrite readv writev preadv pwritev
+    sendfile copy_file_range splice""".split())
+
+HEX16 = re.compile(r"^[0-9a-f]{16}$")
+
+
+class TraceError(Exception):
+    pass
+
+
+def _reject_constant(name):
+    raise ValueError("not JSON: %s" % name)
+
+
+def _has_lone_surrogate(s):
+    for ch in s:
+        if 0xD800 <= ord(ch) <= 0xDFFF:
+            return True
+    return False
+
+
+def _walk_strings(obj):
+    if isinstance(obj, str):
+        yield obj
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            yield k
+            yield from _walk_strings(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            yield from _walk_strings(v)
+
+
+def read_bytes(path):
+    """The decompressed bytes of a trace file, and how it ended.
+
+    Returns (data, info) where info has: gzip (bool), members (gzip members
+    seen), truncated (the gzip stream stopped before its end), partial (the
+    text does not end with a newline: its last line was cut off)."""
+    with open(path, "rb") as f:
+        raw = f.read()
+    info = {"gzip": raw[:2] == b"\x1f\x8b", "members": 0, "truncated": False,
+            "partial": False, "gzip_error": None}
+    if not info["gzip"]:
+        data = raw
+    else:
+        out = []
+        rest = raw
+        while rest:
+            d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            info["members"] += 1
+            try:
+                # Decompress in chunks so that what precedes a corrupt or
+                # missing tail is kept.
+                for i in range(0, len(rest), 65536):
+                    out.append(d.decompress(rest[i:i + 65536]))
+                    if d.eof:
+                        break
+            except zlib.error as e:
+                info["truncated"] = True
+                info["gzip_error"] = str(e)
+                break
+            if not d.eof:
+                info["truncated"] = True
+                break
+            rest = d.unused_data
+            if rest and rest[:2] != b"\x1f\x8b":
+                info["gzip_error"] = "trailing garbage after gzip stream"
+                break
+        data = b"".join(out)
+    if data and not data.endswith(b"\n"):
+        info["partial"] = True
+    return data, info
+
+
+class Trace:
+    """One trace (or the merge of a -D directory of traces)."""
+
+    def __init__(self):
+        self.files = []
+        self.objects = []     # every JSON object, in file order
+        self.xevents = []     # "ph":"X"
+        self.meta = []        # "ph":"M"
+        self.fh = {}          # fhash -> path
+        self.hh = {}
+        self.sh = {}
+        self.errors = []      # strings: "file:line: problem"
+        self.complete = True  # every file ended with "]"
+        self.info = {}
+
+    # -- loading ---------------------------------------------------------
+    @classmethod
+    def load(cls, path, partial_ok=False):
+        t = cls()
+        if os.path.isdir(path):
+            names = sorted(n for n in os.listdir(path)
+                           if n.endswith(".pfw") or n.endswith(".pfw.gz"))
+            if not names:
+                t.errors.append("%s: no trace files in directory" % path)
+            for n in names:
+                t._load_file(os.path.join(path, n), partial_ok)
+        else:
+            t._load_file(path, partial_ok)
+        return t
+
+    def _err(self, where, msg):
+        self.errors.append("%s: %s" % (where, msg))
+
+    def _load_file(self, path, partial_ok):
+        self.files.append(path)
+        data, info = read_bytes(path)
+        self.info[path] = info
+        name = os.path.basename(path)
+        if info["members"] > 1:
+            self._err(name, "%d gzip members (must be one stream)"
+                      % info["members"])
+        if info["gzip_error"] and not info["truncated"]:
+            self._err(name, info["gzip_error"])
+        lines = data.split(b"\n")
+        if lines and lines[-1] == b"":
+            lines.pop()
+        elif lines and info["partial"]:
+            lines.pop()          # cut-off last line: only up to a flush
+        if not lines:
+            self._err(name, "empty trace")
+            self.complete = False
+            return
+        if lines[0] != b"[":
+            self._err(name + ":1", "first line is not '['")
+        last = lines[-1]
+        if last != b"]" or info["truncated"] or info["partial"]:
+            self.complete = False
+            if not partial_ok:
+                self._err(name, "trace does not end with ']' (%s)" %
+                          ("gzip stream cut short" if info["truncated"]
+                           else "last line cut off" if info["partial"]
+                           else "last line %r" % last[:60]))
+        local_fh = {}
+        ids = collections.defaultdict(set)
+        for no, raw in enumerate(lines, 1):
+            where = "%s:%d" % (name, no)
+            if raw in (b"[", b"]"):
+                if raw == b"]" and no != len(lines):
+                    self._err(where, "']' before the last line")
+                if raw == b"[" and no != 1:
+                    self._err(where, "'[' after the first line")
+                continue
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                self._err(where, "invalid UTF-8: %s" % e)
+                continue
+            try:
+                obj = json.loads(text, parse_constant=_reject_constant)
+            except ValueError as e:
+                self._err(where, "invalid JSON: %s: %r" % (e, text[:200]))
+                continue
+            if not isinstance(obj, dict):
+                self._err(where, "not a JSON object")
+                continue
+            if any(_has_lone_surrogate(s) for s in _walk_strings(obj)):
+                self._err(where, "string with a lone UTF-16 surrogate")
+            obj["_where"] = where
+            self.objects.append(obj)
+            ph = obj.get("ph")
+            args = obj.get("args")
+            if ph == "M":
+                self.meta.append(obj)
+                if not isinstance(args, dict):
+                    self._err(where, "metadata without args")
+                    continue
+                table = {"FH": self.fh, "HH": self.hh,
+                         "SH": self.sh}.get(obj.get("name"))
+                if table is not None:
+                    val, nm = args.get("value"), args.get("name")
+                    if not isinstance(val, str) or not HEX16.match(val):
+                        self._err(where, "hash is not 16 hex digits: %r"
+                                  % (val,))
+                    if not isinstance(nm, str):
+                        self._err(where, "hash name is not a string")
+                    if obj["name"] == "FH":
+                        if val in local_fh:
+                            if local_fh[val] != nm:
+                                self._err(where, "FH %s names two paths: "
+                                          "%r and %r" % (val, local_fh[val],
+                                                         nm))
+                            else:
+                                self._err(where, "FH %s written twice" % val)
+                        local_fh[val] = nm
+                    table[val] = nm
+            elif ph == "X":
+                self._check_x(obj, where, local_fh, ids)
+                self.xevents.append(obj)
+            else:
+                self._err(where, "unknown ph %r" % (ph,))
+
+    def _check_x(self, ev, where, local_fh, ids):
+        for k in ("name", "cat"):
+            if not isinstance(ev.get(k), str):
+                self._err(where, "%s is not a string" % k)
+        for k in ("pid", "tid", "ts", "dur"):
+            if not isinstance(ev.get(k), int) or isinstance(ev.get(k), bool):
+                self._err(where, "%s is not an integer" % k)
+        if isinstance(ev.get("dur"), int) and ev["dur"] < 0:
+            self._err(where, "negative dur")
+        args = ev.get("args")
+        if args is not None and not isinstance(args, dict):
+            self._err(where, "args is not an object")
+            return
+        args = args or {}
+        if ev.get("cat") != "dftracer":
+            i = ev.get("id")
+            if not isinstance(i, int) or i < 1:
+                self._err(where, "id is not a positive integer")
+            elif i in ids[ev.get("pid")]:
+                self._err(where, "id %d repeated in pid %s"
+                          % (i, ev.get("pid")))
+            else:
+                ids[ev.get("pid")].add(i)
+        for k in ("fhash", "fhash2"):
+            if k in args:
+                h = args[k]
+                if not isinstance(h, str) or not HEX16.match(h):
+                    self._err(where, "%s is not 16 hex digits" % k)
+                elif h not in local_fh:
+                    self._err(where, "%s %s has no FH line before it" % (k, h))
+        for fk, hk in (("fname", "fhash"), ("fname2", "fhash2")):
+            if fk in args and hk in args and args[hk] in local_fh:
+                if (args[fk] != local_fh[args[hk]]
+                        and not args.get(fk + "_truncated")):
+                    self._err(where, "%s %r differs from its FH %r"
+                              % (fk, args[fk], local_fh[args[hk]]))
+
+    # -- queries ---------------------------------------------------------
+    def path(self, ev):
+        h = (ev.get("args") or {}).get("fhash")
+        return self.fh.get(h) if h is not None else None
+
+    def path2(self, ev):
+        h = (ev.get("args") or {}).get("fhash2")
+        return self.fh.get(h) if h is not None else None
+
+    def end_event(self):
+        ends = [e for e in self.xevents
+                if e.get("cat") == "dftracer" and e.get("name") == "end"]
+        return ends[-1] if ends else None
+
+    def lost_by_op(self):
+        lost = collections.Counter()
+        for m in self.meta:
+            if m.get("name") == "lost_events":
+                a = m.get("args") or {}
+                lost[a.get("name")] += int(a.get("value", 0))
+        return lost
+
+    def total_lost(self):
+        """Sum of the end events' args.lost (one per file with -D)."""
+        ends = [e for e in self.xevents
+                if e.get("cat") == "dftracer" and e.get("name") == "end"]
+        if not ends:
+            return None
+        return sum(int((e.get("args") or {}).get("lost", 0)) for e in ends)
+
+
+def field(trace, ev, name):
+    """A field of an event: top-level key, args.KEY, path or path2."""
+    if name == "path":
+        return trace.path(ev)
+    if name == "path2":
+        return trace.path2(ev)
+    if name.startswith("args."):
+        return (ev.get("args") or {}).get(name[5:])
+    return ev.get(name)
+
+
+def under(path, d):
+    if path is None:
+        return False
+    d = d.rstrip("/")
+    return path == d or path.startswith(d + "/")
+
+
+def add_filter_args(p):
+    p.add_argument("--name", action="append", default=[],
+                   help="event name(s), comma-separated or repeated")
+    p.add_argument("--cat")
+    p.add_argument("--pid", type=int)
+    p.add_argument("--tid", type=int)
+    p.add_argument("--syscall")
+    p.add_argument("--path", help="exact path (FH name)")
+    p.add_argument("--under", help="path is DIR or inside it")
+    p.add_argument("--ret", type=int)
+    p.add_argument("--all", action="store_true",
+                   help="include dftracer start/end events")
+
+
+def names_of(a):
+    out = set()
+    for n in a.name:
+        out.update(x for x in n.split(",") if x)
+    return out
+
+
+def select(trace, a):
+    names = names_of(a)
+    for ev in trace.xevents:
+        if ev.get("cat") == "dftracer" and not a.all:
+            continue
+        if names and ev.get("name") not in names:
+            continue
+        if a.cat is not None and ev.get("cat") != a.cat:
+            continue
+        if a.pid is not None and ev.get("pid") != a.pid:
+            continue
+        if a.tid is not None and ev.get("tid") != a.tid:
+            continue
+        args = ev.get("args") or {}
+        if a.syscall is not None and args.get("syscall") != a.syscall:
+            continue
+        if a.ret is not None and args.get("ret") != a.ret:
+            continue
+        if a.path is not None and trace.path(ev) != a.path:
+            continue
+        if a.under is not None and not under(trace.path(ev), a.under):
+            continue
+        yield ev
+
+
+def fmt(v):
+    if v is None:
+        return "-"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (dict, list)):
+        return json.dumps(v, sort_keys=True)
+    return str(v)
+
+
+def byte_rows(rows, keys):
+    """rows: iterable of (dict of key->value, name, ret).  Returns sorted TSV
+    lines: keys..., calls, bytes (bytes: sum of positive ret of data ops)."""
+    agg = collections.OrderedDict()
+    for vals, name, ret in rows:
+        k = tuple(fmt(vals[x]) for x in keys)
+        c = agg.setdefault(k, [0, 0])
+        c[0] += 1
+        if name in DATA_OPS and isinstance(ret, int) and ret > 0:
+            c[1] += ret
+    return sorted("\t".join(k + (str(c[0]), str(c[1])))
+                  for k, c in agg.items())
+
+
+def trace_byte_rows(trace, evs, keys):
+    def gen():
+        for ev in evs:
+            vals = {k: field(trace, ev, k) for k in keys}
+            yield vals, ev.get("name"), (ev.get("args") or {}).get("ret")
+    return byte_rows(gen(), keys)
+
+
+# -- ground truth --------------------------------------------------------
+def load_truth(path):
+    recs = collections.defaultdict(list)
+    with open(path, "rb") as f:
+        for no, raw in enumerate(f.read().split(b"\n"), 1):
+            if not raw.strip():
+                continue
+            parts = raw.decode("utf-8", "surrogateescape").split("\t")
+            recs[parts[0]].append(parts[1:])
+    return recs
+
+
+def truth_io(recs):
+    """io records as dicts with the same keys as trace fields."""
+    out = []
+    for r in recs.get("io", []):
+        path, pid, tid, name, sc, ret = r[:6]
+        out.append({"path": None if path == "-" else path,
+                    "path2": (None if len(r) < 7 or r[6] == "-" else r[6]),
+                    "pid": int(pid), "tid": int(tid), "name": name,
+                    "args.syscall": sc, "args.ret": int(ret)})
+    return out
+
+
+def truth_byte_rows(ios, keys):
+    return byte_rows(((io, io["name"], io["args.ret"]) for io in ios), keys)
+
+
+def io_filter(rows, names, d):
+    for r in rows:
+        if names and r["name"] not in names:
+            continue
+        if d is not None and not (under(r["path"], d) or
+                                  under(r.get("path2"), d)):
+            continue
+        yield r
+
+
+IOC_DIRS = {"none": 0, "n": 0, "w": 1, "write": 1, "r": 2, "read": 2,
+            "rw": 3, "wr": 3, "read|write": 3, "write|read": 3,
+            "readwrite": 3}
+
+
+def norm_int(v, kind=None):
+    """Numbers that a tracer may print as ints, hex strings, or (for the
+    ioctl direction / type) symbolic strings."""
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return v
+    if isinstance(v, str):
+        s = v.strip()
+        if kind == "dir" and s.lower() in IOC_DIRS:
+            return IOC_DIRS[s.lower()]
+        if kind == "type" and len(s) == 1:
+            return ord(s)
+        try:
+            return int(s, 0)
+        except ValueError:
+            return None
+    return None
+
+
+def check(trace, recs, d=None, names=()):
+    """Compare a trace with ground truth; returns a list of problems."""
+    probs = []
+    x = [e for e in trace.xevents if e.get("cat") != "dftracer"]
+    names = set(names)
+
+    # io: exact calls and bytes per (path, path2, pid, tid, name, syscall),
+    # and no extra events on those files.
+    keys = ["path", "path2", "pid", "tid", "name", "args.syscall"]
+    ios = list(io_filter(truth_io(recs), names, d))
+    if ios or d is not None:
+        want = truth_byte_rows(ios, keys)
+        truth_paths = {r["path"] for r in ios} | {r["path2"] for r in ios}
+        evs = [e for e in x
+               if (not names or e.get("name") in names)
+               and ((d is not None and (under(trace.path(e), d) or
+                                        under(trace.path2(e), d)))
+                    or (d is None and (trace.path(e) in truth_paths)))]
+        got = trace_byte_rows(trace, evs, keys)
+        if want != got:
+            probs.append("io totals differ (- truth, + trace; columns: %s, "
+                         "calls, bytes):" % ",".join(keys))
+            ws, gs = set(want), set(got)
+            for line in want:
+                if line not in gs:
+                    probs.append("  - " + line)
+            for line in got:
+                if line not in ws:
+                    probs.append("  + " + line)
+        # the ret of every call, not just the sums
+        wr = collections.Counter((r["path"], r["pid"], r["tid"], r["name"],
+                                  r["args.ret"]) for r in ios)
+        gr = collections.Counter((trace.path(e), e.get("pid"), e.get("tid"),
+                                  e.get("name"),
+                                  (e.get("args") or {}).get("ret"))
+                                 for e in evs)
+        if wr != gr and want == got:
+            probs.append("io return values differ: missing %s, extra %s" % (
+                sorted(wr - gr, key=str)[:10], sorted(gr - wr, key=str)[:10]))
+
+    by_pid_name = collections.defaultdict(list)
+    for e in x:
+        by_pid_name[(e.get("pid"), e.get("name"))].append(e)
+
+    for pid, tid, name, child in recs.get("spawn", []):
+        alts = name.split("|")
+        hits = [e for a in alts for e in by_pid_name[(int(pid), a)]
+                if (e.get("args") or {}).get("ret") == int(child)]
+        if len(hits) != 1:
+            others = [(e.get("name"), (e.get("args") or {}).get("ret"))
+                      for a in ("fork", "clone", "vfork")
+                      for e in by_pid_name[(int(pid), a)]]
+            probs.append("spawn: pid %s %s -> child %s: %d matching events "
+                         "(want 1); pid %s has fork/clone/vfork events %s"
+                         % (pid, name, child, len(hits), pid,
+                            sorted(others, key=str)[:20]))
+        elif hits[0].get("tid") != int(tid):
+            probs.append("spawn: child %s made by tid %s, trace says tid %s"
+                         % (child, tid, hits[0].get("tid")))
+    for (pid,) in (r[:1] for r in recs.get("exec", [])):
+        if not by_pid_name[(int(pid), "exec")]:
+            probs.append("exec: no exec event for pid %s" % pid)
+    for pid, code in (r[:2] for r in recs.get("exit", [])):
+        evs = by_pid_name[(int(pid), "exit")]
+        codes = [(e.get("args") or {}).get("exit_code") for e in evs]
+        if int(code) not in codes:
+            probs.append("exit: pid %s exited with %s; its exit events have "
+                         "exit_code %s" % (pid, code, codes))
+    tids = {(e.get("pid"), e.get("tid")) for e in x}
+    for pid, tid in (r[:2] for r in recs.get("task", [])):
+        if (int(pid), int(tid)) not in tids:
+            probs.append("task: no event from pid %s tid %s" % (pid, tid))
+    for r in recs.get("ioctl", []):
+        probs += check_ioctl(trace, x, r)
+    for pid, hexpath, nbytes in (r[:3] for r in recs.get("hostile", [])):
+        probs += check_hostile(trace, x, int(pid), bytes.fromhex(hexpath),
+                               int(nbytes))
+    for pid, tid, hexpath, ret in (r[:4] for r in recs.get("toolong", [])):
+        probs += check_toolong(trace, x, int(pid), int(tid),
+                               bytes.fromhex(hexpath), int(ret))
+    return probs
+
+
+def check_ioctl(trace, x, r):
+    pid, tid, path, req, dr, ty, nr, size, ret, reqname = r[:10]
+    req = int(req, 16)
+    cands = [e for e in x if e.get("name") == "ioctl"
+             and e.get("pid") == int(pid) and e.get("tid") == int(tid)
+             and norm_int((e.get("args") or {}).get("request")) == req]
+    if len(cands) != 1:
+        return ["ioctl 0x%x by %s/%s: %d events with that request (want 1)"
+                % (req, pid, tid, len(cands))]
+    e, a = cands[0], cands[0].get("args") or {}
+    probs = []
+    want = {"dir": int(dr), "type": int(ty), "nr": int(nr),
+            "size": int(size), "ret": int(ret)}
+    for k, v in want.items():
+        got = norm_int(a.get(k), k)
+        if got != v:
+            probs.append("ioctl 0x%x: args.%s is %r, want %d"
+                         % (req, k, a.get(k), v))
+    if not (isinstance(a.get("request"), str)
+            and a["request"].lower().startswith("0x")):
+        probs.append("ioctl 0x%x: request %r is not a \"0x...\" string"
+                     % (req, a.get("request")))
+    if e.get("cat") != "IOCTL":
+        probs.append("ioctl 0x%x: cat %r, want IOCTL" % (req, e.get("cat")))
+    if trace.path(e) != path:
+        probs.append("ioctl 0x%x: path %r, want %r" % (req, trace.path(e),
+                                                      path))
+    if reqname != "-" and a.get("req_name") not in (None, reqname):
+        probs.append("ioctl 0x%x: req_name %r, want %r"
+                     % (req, a.get("req_name"), reqname))
+    return probs
+
+
+def valid_runs(b):
+    """The maximal runs of b that are valid UTF-8, decoded."""
+    s = b.decode("utf-8", "replace")
+    return [p for p in s.split("\ufffd") if p]
+
+
+def check_hostile(trace, x, pid, path, nbytes):
+    cands = [e for e in x if e.get("pid") == pid and e.get("name") == "write"
+             and (e.get("args") or {}).get("ret") == nbytes]
+    if len(cands) != 1:
+        return ["hostile: %d write events of %d bytes by pid %d (want 1)"
+                % (len(cands), nbytes, pid)]
+    got = trace.path(cands[0])
+    if got is None:
+        return ["hostile: the write has no FH path"]
+    runs = valid_runs(path)
+    pos = 0
+    for run in runs:
+        i = got.find(run, pos)
+        if i < 0:
+            return ["hostile: FH name %r lacks %r (after position %d)"
+                    % (got, run, pos)]
+        pos = i + len(run)
+    if not got.startswith(runs[0]) or not got.endswith(runs[-1]):
+        return ["hostile: FH name %r does not begin with %r and end with %r"
+                % (got, runs[0], runs[-1])]
+    return []
+
+
+def check_toolong(trace, x, pid, tid, path, ret):
+    cands = [e for e in x if e.get("pid") == pid and e.get("tid") == tid
+             and e.get("name") == "open"
+             and (e.get("args") or {}).get("ret") == ret]
+    if len(cands) != 1:
+        return ["toolong: %d open events with ret %d by %d/%d (want 1)"
+                % (len(cands), ret, pid, tid)]
+    a = cands[0].get("args") or {}
+    probs = []
+    if a.get("fname_truncated") is not True:
+        probs.append("toolong: args.fname_truncated is %r, want true"
+                     % (a.get("fname_truncated"),))
+    fname = a.get("fname")
+    if not isinstance(fname, str):
+        probs.append("toolong: no args.fname (run with -P)")
+    else:
+        fb = fname.encode("utf-8", "surrogateescape")
+        if not (0 < len(fb) <= 4096 and path.startswith(fb)):
+            probs.append("toolong: fname (%d bytes) is not a prefix of the "
+                         "path of at most 4096 bytes" % len(fb))
+    return probs
+
+
+# -- nesting ---------------------------------------------------------------
+def check_nesting(trace):
+    """X events on one tid must nest: any two are disjoint or one contains
+    the other (touching ends are allowed)."""
+    probs = []
+    by_tid = collections.defaultdict(list)
+    for e in trace.xevents:
+        if e.get("cat") == "dftracer":
+            continue
+        by_tid[(e.get("pid"), e.get("tid"))].append(e)
+    for (pid, tid), evs in sorted(by_tid.items(), key=str):
+        evs.sort(key=lambda e: (e["ts"], -e["dur"]))
+        stack = []
+        for e in evs:
+            s, t = e["ts"], e["ts"] + e["dur"]
+            while stack and stack[-1][1] <= s:
+                stack.pop()
+            if stack and t > stack[-1][1]:
+                o = stack[-1][2]
+                probs.append("tid %s: %s [%d,%d] overlaps %s [%d,%d]"
+                             % (tid, e.get("name"), s, t, o.get("name"),
+                                o["ts"], o["ts"] + o["dur"]))
+                continue
+            stack.append((s, t, e))
+    return probs
+
+
+# -- command line ------------------------------------------------------------
+def main(argv=None):
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+
+    p = sub.add_parser("validate", help="check the file's format")
+    p.add_argument("trace")
+    p.add_argument("--partial", action="store_true",
+                   help="accept a trace cut short (no final ']')")
+
+    for cmd in ("count", "names", "bytes", "events", "wait-for"):
+        p = sub.add_parser(cmd)
+        p.add_argument("trace")
+        add_filter_args(p)
+        if cmd == "bytes":
+            p.add_argument("--by", default="path,pid,tid,name")
+        if cmd == "events":
+            p.add_argument("--fields", default="name,pid,tid,path,args.ret")
+            p.add_argument("--json", action="store_true")
+        if cmd == "wait-for":
+            p.add_argument("--timeout", type=float, default=20)
+            p.add_argument("--min", type=int, default=1,
+                           help="wait for at least this many events")
+
+    p = sub.add_parser("paths")
+    p.add_argument("trace")
+    p.add_argument("--under")
+
+    p = sub.add_parser("meta")
+    p.add_argument("trace")
+    p.add_argument("meta_name")
+
+    p = sub.add_parser("lost")
+    p.add_argument("trace")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--op")
+    g.add_argument("--total", action="store_true")
+
+    p = sub.add_parser("check-nesting")
+    p.add_argument("trace")
+
+    p = sub.add_parser("check")
+    p.add_argument("trace")
+    p.add_argument("truth")
+    p.add_argument("--under")
+    p.add_argument("--name", action="append", default=[])
+
+    p = sub.add_parser("truth-bytes")
+    p.add_argument("truth")
+    p.add_argument("--by", default="path,pid,tid,name")
+    p.add_argument("--under")
+    p.add_argument("--name", action="append", default=[])
+
+    a = ap.parse_args(argv)
+    out = sys.stdout
+
+    if a.cmd == "truth-bytes":
+        keys = [k if k in ("path", "path2", "pid", "tid", "name") else
+                ("args." + k if not k.startswith("args.") else k)
+                for k in a.by.split(",")]
+        rows = io_filter(truth_io(load_truth(a.truth)), names_of(a), a.under)
+        for line in truth_byte_rows(rows, keys):
+            print(line)
+        return 0
+
+    if a.cmd == "wait-for":
+        deadline = time.monotonic() + a.timeout
+        while True:
+            if os.path.exists(a.trace):
+                try:
+                    t = Trace.load(a.trace, partial_ok=True)
+                    if sum(1 for _ in select(t, a)) >= a.min:
+                        return 0
+                except OSError:
+                    pass
+            if time.monotonic() > deadline:
+                print("trace.py: timed out waiting for the event in %s"
+                      % a.trace, file=sys.stderr)
+                return 1
+            time.sleep(0.1)
+
+    partial = getattr(a, "partial", False) or a.cmd != "validate"
+    t = Trace.load(a.trace, partial_ok=partial)
+
+    if a.cmd == "validate":
+        for e in t.errors:
+            print(e, file=out)
+        if t.errors:
+            print("invalid: %d problems" % len(t.errors), file=out)
+            return 1
+        print("ok: %d events, %d metadata, %s" % (
+            len(t.xevents), len(t.meta),
+            "complete" if t.complete else "partial"), file=out)
+        return 0
+    # other commands work on what loads, but say when lines were bad
+    bad = [e for e in t.errors if "invalid JSON" in e or "UTF-8" in e]
+    for e in bad[:5]:
+        print("trace.py: warning: %s" % e, file=sys.stderr)
+
+    if a.cmd == "count":
+        print(sum(1 for _ in select(t, a)))
+    elif a.cmd == "names":
+        for n in sorted({e.get("name") for e in select(t, a)}):
+            print(n)
+    elif a.cmd == "bytes":
+        keys = a.by.split(",")
+        for line in trace_byte_rows(t, select(t, a), keys):
+            print(line)
+    elif a.cmd == "events":
+        fields = a.fields.split(",")
+        for e in select(t, a):
+            vals = [field(t, e, f) for f in fields]
+            if a.json:
+                print(json.dumps(dict(zip(fields, vals))))
+            else:
+                print("\t".join(fmt(v) for v in vals))
+    elif a.cmd == "paths":
+        for p in sorted(set(t.fh.values()), key=str):
+            if a.under is None or under(p, a.under):
+                print(json.dumps(p))
+    elif a.cmd == "meta":
+        for m in t.meta:
+            if m.get("name") == a.meta_name:
+                print(json.dumps({k: v for k, v in m.items()
+                                  if k != "_where"}))
+    elif a.cmd == "lost":
+        lost = t.lost_by_op()
+        if a.total:
+            print(fmt(t.total_lost()))
+        elif a.op:
+            print(lost.get(a.op, 0))
+        else:
+            for op in sorted(lost, key=str):
+                print("%s\t%d" % (op, lost[op]))
+    elif a.cmd == "check-nesting":
+        probs = check_nesting(t)
+        for p in probs[:50]:
+            print(p)
+        if probs:
+            print("%d nesting problems" % len(probs))
+            return 1
+        print("ok: %d events nest" % len(t.xevents))
+    elif a.cmd == "check":
+        probs = check(t, load_truth(a.truth), a.under, names_of(a))
+        for p in probs:
+            print(p)
+        if probs:
+            return 1
+        print("ok")
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except BrokenPipeError:
+        sys.exit(1)
+    except (OSError, TraceError) as e:
+        print("trace.py: %s" % e, file=sys.stderr)
+        sys.exit(2)

@@ -1,0 +1,199 @@
+/* Helpers shared by the test workloads.
+ *
+ * A workload does real syscalls and reports what it did ("ground truth") as
+ * TSV records on stdout, one write(2) per record so that records from
+ * several processes and threads never interleave.  tests/lib/trace.py
+ * documents the record kinds and compares them with a trace.
+ *
+ * Control files (ready, done) go in the directory named by $WL_CTL, never in
+ * the data directory whose files the tests account for exactly.
+ */
+#ifndef WORKLOAD_H
+#define WORKLOAD_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#define WL_UNUSED __attribute__((unused))
+
+static WL_UNUSED pid_t wl_pid(void) { return (pid_t)syscall(SYS_getpid); }
+static WL_UNUSED pid_t wl_tid(void) { return (pid_t)syscall(SYS_gettid); }
+
+/* Print a message on stderr and exit 99 (an error of the workload itself,
+ * distinct from any status a test asks for). */
+static WL_UNUSED __attribute__((noreturn, format(printf, 1, 2))) void
+wl_die(const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf) - 2, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		n = 0;
+	if (n > (int)sizeof(buf) - 3)
+		n = sizeof(buf) - 3;
+	n += snprintf(buf + n, sizeof(buf) - n, ": %s\n", strerror(errno));
+	if (write(2, buf, n) < 0) {
+	}
+	_exit(99);
+}
+
+/* One ground-truth record: a single write(2) to stdout. */
+static WL_UNUSED __attribute__((format(printf, 1, 2))) void
+wl_emit(const char *fmt, ...)
+{
+	char buf[8192];
+	va_list ap;
+	int n, saved = errno;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0 || n >= (int)sizeof(buf)) {
+		errno = E2BIG;
+		wl_die("wl_emit: record too long");
+	}
+	if (write(1, buf, n) != n)
+		wl_die("wl_emit: write");
+	errno = saved;
+}
+
+/* "io" record: one syscall on a file.  path2 may be NULL. */
+static WL_UNUSED void wl_io2(const char *path, const char *path2,
+			     const char *name, const char *sc, long ret)
+{
+	wl_emit("io\t%s\t%d\t%d\t%s\t%s\t%ld\t%s\n", path ? path : "-",
+		wl_pid(), wl_tid(), name, sc, ret, path2 ? path2 : "-");
+}
+
+static WL_UNUSED void wl_io(const char *path, const char *name,
+			    const char *sc, long ret)
+{
+	wl_io2(path, NULL, name, sc, ret);
+}
+
+/* Same, and die if the call failed (ret < 0 with errno set). */
+static WL_UNUSED long wl_ok(long ret, const char *what)
+{
+	if (ret < 0)
+		wl_die("%s", what);
+	return ret;
+}
+
+static WL_UNUSED char *wl_path(const char *dir, const char *name)
+{
+	char *p;
+
+	if (asprintf(&p, "%s/%s", dir, name) < 0)
+		wl_die("asprintf");
+	return p;
+}
+
+/* The canonical absolute form of a directory given on the command line. */
+static WL_UNUSED char *wl_realdir(const char *dir)
+{
+	char *p = realpath(dir, NULL);
+
+	if (!p)
+		wl_die("realpath %s", dir);
+	return p;
+}
+
+static WL_UNUSED void wl_msleep(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static WL_UNUSED const char *wl_ctl(void)
+{
+	const char *c = getenv("WL_CTL");
+
+	if (!c || !*c) {
+		errno = EINVAL;
+		wl_die("WL_CTL is not set");
+	}
+	return c;
+}
+
+/* Atomically create $WL_CTL/NAME holding TEXT (write a temp file, then
+ * rename), so that a poller never sees it half written. */
+static WL_UNUSED void wl_ctl_file(const char *name, const char *text)
+{
+	char tmp[PATH_MAX], dst[PATH_MAX];
+	int fd;
+
+	snprintf(tmp, sizeof(tmp), "%s/.%s.%d", wl_ctl(), name, wl_pid());
+	snprintf(dst, sizeof(dst), "%s/%s", wl_ctl(), name);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		wl_die("open %s", tmp);
+	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		wl_die("write %s", tmp);
+	close(fd);
+	if (rename(tmp, dst) < 0)
+		wl_die("rename %s", dst);
+}
+
+/* Tell the test that we are ready ($WL_CTL/ready holds our pid), then keep
+ * making syscalls (a heartbeat: open/pwrite/close of $WL_CTL/heartbeat every
+ * 20 ms) so that the test can see in the trace when the tracer has attached,
+ * until SIGUSR1 arrives.  Returns 0 on SIGUSR1; exits 98 after timeout_s.
+ * The heartbeat file is outside the data directory. */
+static WL_UNUSED int wl_wait_go(int timeout_s)
+{
+	char hb[PATH_MAX], txt[32];
+	struct timespec ts = { 0, 20 * 1000000L };
+	sigset_t set;
+	long i;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	snprintf(hb, sizeof(hb), "%s/heartbeat", wl_ctl());
+	snprintf(txt, sizeof(txt), "%d\n", wl_pid());
+	wl_ctl_file("ready", txt);
+	for (i = 0; i < timeout_s * 50L; i++) {
+		int fd = open(hb, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+
+		if (fd >= 0) {
+			if (pwrite(fd, "h", 1, 0) < 0) {
+			}
+			close(fd);
+		}
+		if (sigtimedwait(&set, NULL, &ts) == SIGUSR1)
+			return 0;
+	}
+	errno = ETIMEDOUT;
+	wl_die("no SIGUSR1 within %d s", timeout_s);
+}
+
+/* A buffer of N bytes of a recognisable pattern. */
+static WL_UNUSED char *wl_buf(size_t n)
+{
+	char *b = malloc(n ? n : 1);
+
+	if (!b)
+		wl_die("malloc");
+	for (size_t i = 0; i < n; i++)
+		b[i] = 'a' + i % 26;
+	return b;
+}
+
+#endif

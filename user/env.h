@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Command-line options of dftrace-bpf. */
+#ifndef ENV_H
+#define ENV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define ENV_MAX_PIDS 64
+
+struct env {
+	pid_t pids[ENV_MAX_PIDS];
+	int npids;
+	const char *output;	/* file, or "-" for stdout */
+	const char *output_dir;	/* one file per process */
+	bool plain;		/* with output_dir: .pfw instead of .pfw.gz */
+	int gzip_level;
+	double duration;	/* seconds; 0 = until the tree exits */
+	bool inline_paths;
+	uint64_t ringbuf_size;
+	bool quiet;
+	bool verbose;
+	char **command;		/* argv after "--", NULL-terminated */
+};
+
+extern struct env env;
+
+/* Parses argv into env; exits with a usage error on bad input. */
+void env_parse(int argc, char **argv);
+
+#endif

@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* JSON line building: buffer growth, string escaping and the string hash.
+ * The number appenders are inline in json.h. */
+#include <endian.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+
+const char jb_digit_pairs[200] =
+	"00010203040506070809101112131415161718192021222324"
+	"25262728293031323334353637383940414243444546474849"
+	"50515253545556575859606162636465666768697071727374"
+	"75767778798081828384858687888990919293949596979899";
+
+int jb_init(struct jbuf *b, size_t cap)
+{
+	b->len = 0;
+	b->cap = 0;
+	b->err = 0;
+	b->p = malloc(cap ? cap : 1);
+	if (!b->p)
+		return -ENOMEM;
+	b->cap = cap ? cap : 1;
+	return 0;
+}
+
+void jb_free(struct jbuf *b)
+{
+	if (!b)
+		return;
+	free(b->p);
+	b->p = NULL;
+	b->len = b->cap = 0;
+	b->err = 0;
+}
+
+int jb_reserve(struct jbuf *b, size_t extra)
+{
+	size_t want, cap;
+	char *p;
+
+	if (b->cap - b->len >= extra)
+		return 0;
+	if (extra > SIZE_MAX - b->len)
+		goto nomem;
+	want = b->len + extra;
+	/* Doubling keeps appends amortised O(1). */
+	cap = b->cap > 64 ? b->cap : 64;
+	while (cap < want)
+		cap = cap > SIZE_MAX / 2 ? want : cap * 2;
+	p = realloc(b->p, cap);
+	if (!p)
+		goto nomem;
+	b->p = p;
+	b->cap = cap;
+	return 0;
+nomem:
+	b->err = -ENOMEM;
+	return -ENOMEM;
+}
+
+/* ---- strings ---------------------------------------------------------- */
+
+#define ONES 0x0101010101010101ULL
+#define HIGHS (ONES * 0x80)
+
+/* True if none of the 8 bytes in w needs escaping or UTF-8 checking: all
+ * are ASCII in 0x20..0x7e and none is '"' or '\\'.  Each term sets a byte's
+ * high bit for one kind of bad byte (the classic "has zero byte" and "has
+ * byte less than" tricks, exact as a yes/no answer). */
+static inline int word_is_plain(uint64_t w)
+{
+	uint64_t bad = w | (w + ONES);			/* >= 0x80, or 0x7f */
+
+	bad |= (w - ONES * 0x20) & ~w;			/* < 0x20 */
+	bad |= ((w ^ (ONES * '"')) - ONES) & ~(w ^ (ONES * '"'));
+	bad |= ((w ^ (ONES * '\\')) - ONES) & ~(w ^ (ONES * '\\'));
+	return !(bad & HIGHS);
+}
+
+static inline int byte_is_plain(unsigned char c)
+{
+	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+}
+
+/* Escapes one ASCII byte that is not plain; returns the new end. */
+static char *put_escape(char *d, unsigned char c)
+{
+	static const char hex[16] = "0123456789abcdef";
+	char esc = 0;
+
+	switch (c) {
+	case '"': esc = '"'; break;
+	case '\\': esc = '\\'; break;
+	case '\b': esc = 'b'; break;
+	case '\f': esc = 'f'; break;
+	case '\n': esc = 'n'; break;
+	case '\r': esc = 'r'; break;
+	case '\t': esc = 't'; break;
+	}
+	if (esc) {
+		d[0] = '\\';
+		d[1] = esc;
+		return d + 2;
+	}
+	memcpy(d, "\\u00", 4);
+	d[4] = hex[c >> 4];
+	d[5] = hex[c & 0xf];
+	return d + 6;
+}
+
+/* Length of the well-formed UTF-8 sequence starting at s (s[0] >= 0x80),
+ * or 0 if it is not one.  The ranges are those of Unicode's table 3-7,
+ * which rule out overlongs (C0, C1, E0 80..9F, F0 80..8F), surrogates
+ * (ED A0..BF) and code points above U+10FFFF (F4 90.., F5..FF). */
+static size_t utf8_len(const unsigned char *s, size_t avail)
+{
+	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
+	size_t len, i;
+
+	if (c >= 0xc2 && c <= 0xdf) {
+		len = 2;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		len = 3;
+		if (c == 0xe0)
+			lo = 0xa0;
+		else if (c == 0xed)
+			hi = 0x9f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4;
+		if (c == 0xf0)
+			lo = 0x90;
+		else if (c == 0xf4)
+			hi = 0x8f;
+	} else {
+		return 0;
+	}
+	if (avail < len || s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < len; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return len;
+}
+
+/* Quoted JSON string of n arbitrary bytes.  Paths come from traced
+ * processes, which may be hostile, so every byte sequence must give valid
+ * JSON in strict UTF-8: a byte that does not start a well-formed sequence
+ * becomes U+FFFD on its own, and the bytes after it are judged afresh. */
+void jb_str(struct jbuf *b, const char *s, size_t n)
+{
+	const unsigned char *src = (const unsigned char *)s, *end = src + n;
+	char *d;
+
+	/* Worst case: every byte becomes a 6-byte \uXXXX escape. */
+	if (n > (SIZE_MAX - 2) / 6) {
+		b->err = -ENOMEM;
+		return;
+	}
+	if (!jb_room(b, 2 + 6 * n))
+		return;
+	d = b->p + b->len;
+	*d++ = '"';
+	while (src < end) {
+		uint64_t w;
+		size_t len;
+
+		if (end - src >= 8) {
+			memcpy(&w, src, 8);
+			if (word_is_plain(w)) {
+				memcpy(d, src, 8);
+				d += 8;
+				src += 8;
+				continue;
+			}
+		}
+		if (byte_is_plain(*src)) {
+			*d++ = (char)*src++;
+		} else if (*src < 0x80) {
+			d = put_escape(d, *src++);
+		} else if ((len = utf8_len(src, end - src))) {
+			memcpy(d, src, len);
+			d += len;
+			src += len;
+		} else {
+			memcpy(d, "\\ufffd", 6);
+			d += 6;
+			src++;
+		}
+	}
+	*d++ = '"';
+	b->len = d - b->p;
+}
+
+/* ---- hash ------------------------------------------------------------- */
+
+/* wyhash (final version 4.2, seed 0, default secret): fast on short paths
+ * and of good quality.  Reads are little-endian so a hash means the same on
+ * every host. */
+static const uint64_t wy_secret[4] = {
+	0x2d358dccaa6c78a5ULL, 0x8bb84b93962eacc9ULL,
+	0x4b33a62ed433d4a3ULL, 0x4d5a2da51de1aa47ULL,
+};
+
+static inline void wy_mum(uint64_t *a, uint64_t *b)
+{
+	__uint128_t r = (__uint128_t)*a * *b;
+
+	*a = (uint64_t)r;
+	*b = (uint64_t)(r >> 64);
+}
+
+static inline uint64_t wy_mix(uint64_t a, uint64_t b)
+{
+	wy_mum(&a, &b);
+	return a ^ b;
+}
+
+static inline uint64_t wy_r8(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return le64toh(v);
+}
+
+static inline uint64_t wy_r4(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return le32toh(v);
+}
+
+static inline uint64_t wy_r3(const uint8_t *p, size_t k)
+{
+	return ((uint64_t)p[0] << 16) | ((uint64_t)p[k >> 1] << 8) | p[k - 1];
+}
+
+uint64_t dft_hash64(const void *s, size_t n)
+{
+	const uint8_t *p = s;
+	const uint64_t *sec = wy_secret;
+	uint64_t seed = wy_mix(sec[0], sec[1]);
+	uint64_t a, b;
+
+	if (n <= 16) {
+		if (n >= 4) {
+			size_t mid = (n >> 3) << 2;
+
+			a = (wy_r4(p) << 32) | wy_r4(p + mid);
+			b = (wy_r4(p + n - 4) << 32) | wy_r4(p + n - 4 - mid);
+		} else if (n > 0) {
+			a = wy_r3(p, n);
+			b = 0;
+		} else {
+			a = b = 0;
+		}
+	} else {
+		size_t i = n;
+
+		if (i >= 48) {
+			uint64_t see1 = seed, see2 = seed;
+
+			do {
+				seed = wy_mix(wy_r8(p) ^ sec[1], wy_r8(p + 8) ^ seed);
+				see1 = wy_mix(wy_r8(p + 16) ^ sec[2], wy_r8(p + 24) ^ see1);
+				see2 = wy_mix(wy_r8(p + 32) ^ sec[3], wy_r8(p + 40) ^ see2);
+				p += 48;
+				i -= 48;
+			} while (i >= 48);
+			seed ^= see1 ^ see2;
+		}
+		while (i > 16) {
+			seed = wy_mix(wy_r8(p) ^ sec[1], wy_r8(p + 8) ^ seed);
+			i -= 16;
+			p += 16;
+		}
+		a = wy_r8(p + i - 16);
+		b = wy_r8(p + i - 8);
+	}
+	a ^= sec[1];
+	b ^= seed;
+	wy_mum(&a, &b);
+	return wy_mix(a ^ sec[0] ^ n, b ^ sec[1]);
+}

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "launch.h"
+
+static long env_id(const char *name)
+{
+	const char *s = getenv(name);
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	return errno || *end || v < 0 ? -1 : v;
+}
+
+void launch_invoking_user(uid_t *uid, gid_t *gid)
+{
+	long u = env_id("SUDO_UID"), g = env_id("SUDO_GID");
+
+	if (getuid() == 0 && u >= 0 && g >= 0) {
+		*uid = u;
+		*gid = g;
+	} else {
+		*uid = getuid();
+		*gid = getgid();
+	}
+}
+
+/* In the child: become the invoking user, groups included. */
+static int drop_privileges(void)
+{
+	const char *user = getenv("SUDO_USER");
+	struct passwd *pw = user ? getpwnam(user) : NULL;
+	uid_t uid;
+	gid_t gid;
+
+	launch_invoking_user(&uid, &gid);
+	if (uid == getuid() && gid == getgid())
+		return 0;
+	if (pw && pw->pw_uid == uid ? initgroups(user, gid) :
+				      setgroups(1, &gid))
+		return -errno;
+	if (setgid(gid) || setuid(uid))
+		return -errno;
+	return 0;
+}
+
+static void child(char **argv, int go_fd, int err_fd)
+{
+	char go;
+	int e = drop_privileges();
+
+	if (!e && read(go_fd, &go, 1) != 1)
+		_exit(127); /* the tracer gave up on us */
+	if (!e) {
+		execvp(argv[0], argv);
+		e = -errno;
+	}
+	e = -e;
+	if (write(err_fd, &e, sizeof(e)) < 0)
+		_exit(127);
+	_exit(e == ENOENT ? 127 : 126);
+}
+
+int launch_prepare(char **argv, struct launch *l, char *err, size_t errlen)
+{
+	int go[2], res[2];
+
+	l->pid = -1;
+	if (pipe2(go, O_CLOEXEC) || pipe2(res, O_CLOEXEC)) {
+		snprintf(err, errlen, "cannot create pipe: %s", strerror(errno));
+		return -errno;
+	}
+	fflush(NULL);
+	l->pid = fork();
+	if (l->pid < 0) {
+		snprintf(err, errlen, "cannot fork: %s", strerror(errno));
+		return -errno;
+	}
+	if (l->pid == 0) {
+		close(go[1]);
+		close(res[0]);
+		child(argv, go[0], res[1]);
+	}
+	close(go[0]);
+	close(res[1]);
+	l->go_fd = go[1];
+	l->err_fd = res[0];
+	return 0;
+}
+
+int launch_start(struct launch *l, char *err, size_t errlen)
+{
+	int child_errno = 0;
+	ssize_t n;
+
+	/* A child that failed before waiting has already sent its errno. */
+	if (write(l->go_fd, "g", 1) != 1)
+		child_errno = EIO;
+	close(l->go_fd);
+	l->go_fd = -1;
+	do
+		n = read(l->err_fd, &child_errno, sizeof(child_errno));
+	while (n < 0 && errno == EINTR);
+	close(l->err_fd);
+	l->err_fd = -1;
+	if (n == 0)
+		return 0; /* exec closed the pipe: running */
+	snprintf(err, errlen, "%s", strerror(child_errno ? child_errno : EIO));
+	waitpid(l->pid, NULL, 0);
+	l->pid = -1;
+	return -(child_errno ? child_errno : EIO);
+}
+
+void launch_abort(struct launch *l)
+{
+	if (!l || l->pid <= 0)
+		return;
+	kill(l->pid, SIGKILL);
+	waitpid(l->pid, NULL, 0);
+	l->pid = -1;
+	if (l->go_fd >= 0)
+		close(l->go_fd);
+	if (l->err_fd >= 0)
+		close(l->err_fd);
+}

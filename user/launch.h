@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Starting the traced command: forked early and held before exec, so it
+ * can be marked as traced and its very first syscall is seen. */
+#ifndef LAUNCH_H
+#define LAUNCH_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+struct launch {
+	pid_t pid;
+	int go_fd;	/* write end: one byte releases the child */
+	int err_fd;	/* read end: errno of a failed exec, or EOF */
+};
+
+/* Forks the child, which drops to SUDO_UID/SUDO_GID and waits. */
+int launch_prepare(char **argv, struct launch *l, char *err, size_t errlen);
+/* Releases the child; fails with a message if exec failed. */
+int launch_start(struct launch *l, char *err, size_t errlen);
+/* Kills and reaps a child that was never started. NULL-safe. */
+void launch_abort(struct launch *l);
+/* The invoking user under sudo, else the current one. */
+void launch_invoking_user(uid_t *uid, gid_t *gid);
+
+#endif

@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * dftrace-bpf: open -> configure -> load -> attach the kernel programs,
+ * mark the traced tree, then drain the ring buffer into the trace until
+ * the tree exits, a signal arrives or the duration ends.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "attach.h"
+#include "dftrace.skel.h"
+#include "env.h"
+#include "launch.h"
+#include "procs.h"
+#include "report.h"
+#include "syscalls.h"
+#include "trace.h"
+
+#define DRAIN_INTERVAL_MS 10
+#define FLUSH_INTERVAL_NS 1000000000ull
+#define LOST_SLOTS (DFT_NR_MAX + 8)
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static void fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "dftrace-bpf: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+}
+
+static int print_libbpf(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	if (level == LIBBPF_DEBUG && !env.verbose)
+		return 0;
+	/* This kernel charges BPF memory to memcg: RLIMIT_MEMLOCK hints
+	 * from libbpf would send users after the wrong limit. */
+	if (!env.verbose && strstr(fmt, "ulimit"))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static bool has_bpf_caps(void)
+{
+	char line[256];
+	unsigned long long eff = 0;
+	FILE *f;
+
+	if (geteuid() == 0)
+		return true;
+	f = fopen("/proc/self/status", "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			break;
+	fclose(f);
+	/* CAP_BPF (39) and CAP_PERFMON (38), or CAP_SYS_ADMIN (21). */
+	return ((eff >> 39) & 1 && (eff >> 38) & 1) || ((eff >> 21) & 1);
+}
+
+static int check_system(void)
+{
+	if (!has_bpf_caps()) {
+		fail("permission denied: tracing needs root or CAP_BPF and CAP_PERFMON; run with sudo");
+		return -EPERM;
+	}
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		fail("no kernel BTF at '/sys/kernel/btf/vmlinux': this kernel needs CONFIG_DEBUG_INFO_BTF=y");
+		return -ENOENT;
+	}
+	for (int i = 0; i < env.npids; i++) {
+		if (kill(env.pids[i], 0) && errno == ESRCH) {
+			fail("no such process '%d'", env.pids[i]);
+			return -ESRCH;
+		}
+	}
+	return 0;
+}
+
+static char *join_command(char **argv)
+{
+	size_t n = 1;
+	char *s;
+
+	for (char **a = argv; *a; a++)
+		n += strlen(*a) + 1;
+	s = calloc(1, n);
+	for (char **a = argv; s && *a; a++) {
+		if (a != argv)
+			strcat(s, " ");
+		strcat(s, *a);
+	}
+	return s;
+}
+
+static char *describe_target(void)
+{
+	char buf[32 * ENV_MAX_PIDS] = "", *p = buf;
+
+	if (env.command)
+		return join_command(env.command);
+	for (int i = 0; i < env.npids; i++)
+		p += sprintf(p, "%s-p %d", i ? " " : "", env.pids[i]);
+	return strdup(buf);
+}
+
+static int gzip_level_for(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n > 3 && !strcmp(path + n - 3, ".gz") ? env.gzip_level : -1;
+}
+
+static int open_main_output(struct sink **sink, uid_t uid, gid_t gid)
+{
+	struct output_opts o = { .path = env.output, .uid = uid, .gid = gid,
+				 .gzip_level = gzip_level_for(env.output) };
+	char err[512];
+	int ret = sink_open(&o, sink, err, sizeof(err));
+
+	if (ret)
+		fail("%s", err);
+	return ret;
+}
+
+static int make_output_dir(uid_t uid, gid_t gid)
+{
+	struct stat st;
+
+	if (mkdir(env.output_dir, 0755) == 0) {
+		if (chown(env.output_dir, uid, gid))
+			fail("cannot hand '%s' to uid %d: %s", env.output_dir, uid,
+			     strerror(errno));
+		return 0;
+	}
+	if (errno == EEXIST && lstat(env.output_dir, &st) == 0 &&
+	    S_ISDIR(st.st_mode))
+		return 0;
+	fail("cannot create output directory '%s': %s", env.output_dir,
+	     errno == EEXIST ? "not a directory" : strerror(errno));
+	return -errno;
+}
+
+static int configure(struct dftrace_bpf *skel)
+{
+	sc_fill_tables((unsigned char *)skel->rodata->interest,
+		       (unsigned char *)skel->rodata->path_args);
+	skel->rodata->wakeup_bytes = env.ringbuf_size / 4;
+	return bpf_map__set_max_entries(skel->maps.events, env.ringbuf_size);
+}
+
+static int load_and_attach(struct dftrace_bpf **out)
+{
+	struct dftrace_bpf *skel;
+	int err;
+
+	skel = dftrace_bpf__open();
+	if (!skel) {
+		fail("cannot open the BPF programs: %s", strerror(errno));
+		return -errno;
+	}
+	err = configure(skel);
+	if (!err)
+		err = dftrace_bpf__load(skel);
+	if (err) {
+		fail("cannot load the BPF programs: %s (run with -v for the verifier log)",
+		     strerror(-err));
+		goto cleanup;
+	}
+	err = dftrace_bpf__attach(skel);
+	if (err) {
+		fail("cannot attach the BPF programs: %s", strerror(-err));
+		goto cleanup;
+	}
+	*out = skel;
+	return 0;
+cleanup:
+	dftrace_bpf__destroy(skel);
+	return err;
+}
+
+static void adopt(pid_t pid)
+{
+	trace_adopt(pid);
+}
+
+static void read_lost(struct dftrace_bpf *skel, uint64_t *lost)
+{
+	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(skel->maps.lost);
+	uint64_t *vals = calloc(ncpu > 0 ? ncpu : 1, sizeof(*vals));
+
+	for (uint32_t k = 0; vals && k < LOST_SLOTS; k++) {
+		lost[k] = 0;
+		if (bpf_map_lookup_elem(fd, &k, vals))
+			continue;
+		for (int c = 0; c < ncpu; c++)
+			lost[k] += vals[c];
+	}
+	free(vals);
+}
+
+struct session {
+	struct dftrace_bpf *skel;
+	struct ring_buffer *rb;
+	struct sink *sink;
+	struct launch launch;
+	int child_status;
+	bool child_reaped;
+};
+
+/* Processes whose exit record was lost would keep us waiting forever. */
+static void forget_dead(struct proc *p, void *ctx)
+{
+	if (kill(p->pid, 0) && errno == ESRCH)
+		*(uint32_t *)ctx += 1;
+}
+
+static bool tree_alive(struct session *s)
+{
+	uint32_t dead = 0;
+
+	if (env.command && !s->child_reaped &&
+	    waitpid(s->launch.pid, &s->child_status, WNOHANG) == s->launch.pid)
+		s->child_reaped = true;
+	if (trace_stats()->live == 0)
+		return false;
+	procs_each(forget_dead, &dead);
+	return dead < procs_count();
+}
+
+static int run_loop(struct session *s)
+{
+	uint64_t start = now_ns(), next_flush = start + FLUSH_INTERVAL_NS;
+	uint64_t deadline = env.duration > 0 ? start + env.duration * 1e9 : 0;
+	uint64_t lost[LOST_SLOTS];
+	int err;
+
+	while (!stop_signal) {
+		err = ring_buffer__poll(s->rb, DRAIN_INTERVAL_MS);
+		if (err >= 0)
+			err = ring_buffer__consume(s->rb);
+		if (err < 0 && err != -EINTR) {
+			fail("cannot read the ring buffer: %s", strerror(-err));
+			return err;
+		}
+		if (trace_stats()->write_error)
+			return trace_stats()->write_error;
+		if (now_ns() >= next_flush) {
+			next_flush += FLUSH_INTERVAL_NS;
+			if (trace_flush())
+				return trace_stats()->write_error;
+			read_lost(s->skel, lost);
+			report_status(trace_stats(), lost, LOST_SLOTS);
+			if (!tree_alive(s))
+				break;
+		}
+		if (trace_stats()->live == 0 && !tree_alive(s))
+			break;
+		if (deadline && now_ns() >= deadline)
+			break;
+	}
+	return 0;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static int start_target(struct session *s)
+{
+	char err[512];
+	int ret;
+
+	if (!env.command)
+		return attach_tree(bpf_map__fd(s->skel->maps.tasks), env.pids,
+				   env.npids, adopt, err, sizeof(err)) ?
+			       (fail("%s", err), -ESRCH) : 0;
+	ret = attach_task(bpf_map__fd(s->skel->maps.tasks), s->launch.pid);
+	if (ret) {
+		fail("cannot trace the command: %s", strerror(-ret));
+		return ret;
+	}
+	trace_adopt(s->launch.pid);
+	ret = launch_start(&s->launch, err, sizeof(err));
+	if (ret)
+		fail("cannot execute '%s': %s", env.command[0], err);
+	return ret;
+}
+
+static int exit_status(struct session *s)
+{
+	if (!env.command)
+		return 0;
+	if (!s->child_reaped && waitpid(s->launch.pid, &s->child_status, 0) < 0)
+		return 0;
+	if (WIFSIGNALED(s->child_status))
+		return 128 + WTERMSIG(s->child_status);
+	return WEXITSTATUS(s->child_status);
+}
+
+static int finish(struct session *s)
+{
+	uint64_t lost[LOST_SLOTS];
+	char err[512];
+	int ret;
+
+	ring_buffer__consume(s->rb);
+	read_lost(s->skel, lost);
+	trace_finish(lost, LOST_SLOTS);
+	ret = sink_close(s->sink, err, sizeof(err));
+	s->sink = NULL;
+	if (ret)
+		fail("%s", err);
+	if (!env.quiet)
+		report_summary(trace_stats(), lost, LOST_SLOTS,
+			       env.output ? env.output : env.output_dir);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct session s = { .launch = { .pid = -1, .go_fd = -1, .err_fd = -1 } };
+	struct trace_config cfg = { 0 };
+	char *target = NULL, err[512];
+	uid_t uid;
+	gid_t gid;
+	int ret;
+
+	env_parse(argc, argv);
+	libbpf_set_print(print_libbpf);
+	signal(SIGPIPE, SIG_IGN);
+	ret = check_system();
+	if (ret)
+		return 1;
+	launch_invoking_user(&uid, &gid);
+	if (env.output_dir ? make_output_dir(uid, gid) :
+			     open_main_output(&s.sink, uid, gid))
+		return 1;
+	if (env.command && launch_prepare(env.command, &s.launch, err, sizeof(err))) {
+		fail("%s", err);
+		goto cleanup;
+	}
+	if (load_and_attach(&s.skel))
+		goto cleanup;
+	s.rb = ring_buffer__new(bpf_map__fd(s.skel->maps.events),
+				trace_handle_record, NULL, NULL);
+	if (!s.rb) {
+		fail("cannot open the ring buffer: %s", strerror(errno));
+		goto cleanup;
+	}
+	target = describe_target();
+	cfg = (struct trace_config){ .inline_paths = env.inline_paths,
+				     .output_dir = env.output_dir,
+				     .gzip_level = env.plain ? -1 : env.gzip_level,
+				     .uid = uid, .gid = gid, .cmdline = target };
+	if (trace_init(&cfg, s.sink))
+		goto cleanup;
+	install_signals();
+	if (start_target(&s))
+		goto cleanup;
+	if (s.sink && output_commit(s.sink->out, err, sizeof(err))) {
+		fail("%s", err);
+		goto cleanup;
+	}
+	report_begin();
+	ret = run_loop(&s);
+	if (finish(&s) || ret) {
+		if (trace_stats()->write_error)
+			fail("stopped tracing: the trace could not be written; what was written up to the last flush is kept");
+		ret = 1;
+	} else {
+		ret = exit_status(&s);
+	}
+	ring_buffer__free(s.rb);
+	dftrace_bpf__destroy(s.skel);
+	free(target);
+	return ret;
+cleanup:
+	launch_abort(&s.launch);
+	sink_abort(s.sink);
+	ring_buffer__free(s.rb);
+	dftrace_bpf__destroy(s.skel);
+	free(target);
+	return 1;
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* One trace file being written: batches lines for the output and
+ * remembers which hashes already have their FH/SH metadata line. */
+#ifndef SINK_H
+#define SINK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "json.h"
+#include "output.h"
+
+struct sink {
+	struct output *out;
+	struct jbuf buf;	/* lines not yet handed to out */
+	uint64_t *seen;		/* open-addressing set of written hashes */
+	size_t seen_cap, seen_n;
+	uint64_t events;	/* "X" events written */
+	uint32_t pid;		/* per-process sink: its process; else 0 */
+};
+
+int sink_open(const struct output_opts *o, struct sink **out, char *err,
+	      size_t errlen);
+/* True the first time hash is offered: the caller then writes its line. */
+bool sink_first_sight(struct sink *s, uint64_t hash);
+/* Hands buffered lines to the output once enough have gathered. */
+static inline int sink_maybe_drain(struct sink *s)
+{
+	int ret;
+
+	if (s->buf.len < (256u << 10))
+		return 0;
+	ret = output_write(s->out, s->buf.p, s->buf.len);
+	jb_reset(&s->buf);
+	return ret;
+}
+int sink_flush(struct sink *s);
+int sink_close(struct sink *s, char *err, size_t errlen);
+void sink_abort(struct sink *s);
+
+#endif

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* What dftrace-bpf records for each syscall, and how it is written. */
+#ifndef SYSCALLS_H
+#define SYSCALLS_H
+
+#include <stdbool.h>
+#include "dftrace.h"
+
+enum sc_cat { CAT_POSIX, CAT_PROC, CAT_IOCTL };
+
+/* How user space treats the call beyond printing it. */
+enum sc_effect {
+	FX_NONE,
+	FX_OPEN,	/* ret is a new fd for path 0 (relative to dirfd) */
+	FX_CLOSE,
+	FX_CLOSE_RANGE,
+	FX_DUP,		/* ret duplicates fd */
+	FX_DUP2,	/* args[1] duplicates args[0] */
+	FX_FCNTL,
+	FX_CHDIR,
+	FX_FCHDIR,
+	FX_MMAP,
+	FX_MUNMAP,
+	FX_FORK,
+	FX_IOCTL,
+};
+
+enum arg_type {
+	ARG_SKIP = 0,
+	ARG_INT,	/* signed decimal */
+	ARG_UINT,	/* unsigned decimal */
+	ARG_FD,		/* fd: printed, and names the file (fhash) */
+	ARG_FD2,	/* second fd: fhash2 */
+	ARG_DIRFD,	/* base for a relative path; printed as dirfd */
+	ARG_PATH,	/* user string, delivered by the kernel side */
+	ARG_HEX,	/* "0x..." string */
+	ARG_LOFF_PTR,	/* loff_t *: printed as present/absent only */
+};
+
+struct arg_desc {
+	const char *key;	/* JSON key, e.g. "count" */
+	enum arg_type type;
+};
+
+struct sc_desc {
+	const char *syscall;	/* exact kernel name, e.g. "pread64" */
+	const char *name;	/* DFAnalyzer's libc-style name, e.g. "pread" */
+	enum sc_cat cat;
+	enum sc_effect effect;
+	struct arg_desc args[6];
+	bool moves_bytes;	/* ret counts bytes read or written */
+	/* Precomputed JSON fragment: "name":"pread","cat":"POSIX", */
+	char *json_name_cat;
+	unsigned short json_name_cat_len;
+};
+
+/* The descriptor for a syscall number, or NULL if it is not recorded. */
+const struct sc_desc *sc_lookup(unsigned int nr);
+/* Fills the kernel side's interest and path-argument tables. */
+void sc_fill_tables(unsigned char interest[DFT_NR_MAX],
+		    unsigned char path_args[DFT_NR_MAX]);
+int sc_init(void);
+/* Index of the libc-style name for per-operation totals (0..sc_nnames()-1). */
+int sc_name_index(const struct sc_desc *d);
+int sc_nnames(void);
+const char *sc_name_at(int i);
+/* Descriptor by kernel syscall name, for tests and options. */
+const struct sc_desc *sc_by_syscall(const char *syscall, unsigned int *nr);
+
+#endif

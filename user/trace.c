@@ -1,0 +1,898 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Correlation and JSON writing. Every kernel record passes through here
+ * once: the fd tables are updated, files are named, and one line per
+ * event is appended to the right sink. This is the consumer's hot path:
+ * no stdio, no allocation per event once paths and tasks are known.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "ioctl_decode.h"
+#include "procs.h"
+#include "syscalls.h"
+#include "trace.h"
+#include "version.h"
+
+#define AT_FDCWD_VALUE (-100)
+#define CLOEXEC_FLAG 02000000
+#define FD_CLOEXEC_FLAG 1
+#define CLOSE_RANGE_CLOEXEC_FLAG (1u << 2)
+#define F_SETFD_CMD 2
+#define F_DUPFD_CLOEXEC_CMD 1030
+
+static struct trace_config cfg;
+static struct sink *main_sink;
+static struct trace_stats stats;
+static int64_t clock_offset_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC */
+static char hhash_hex[17];
+static char host[256];
+static uint64_t host_hash;
+
+uint64_t trace_wall_us(uint64_t mono_ns)
+{
+	return (uint64_t)((int64_t)mono_ns + clock_offset_ns) / 1000;
+}
+
+/* Reads both clocks with the smallest gap we can get, once. */
+static void measure_clock_offset(void)
+{
+	struct timespec m0, r, m1;
+	int64_t best = INT64_MAX;
+
+	for (int i = 0; i < 5; i++) {
+		clock_gettime(CLOCK_MONOTONIC, &m0);
+		clock_gettime(CLOCK_REALTIME, &r);
+		clock_gettime(CLOCK_MONOTONIC, &m1);
+		int64_t gap = (m1.tv_sec - m0.tv_sec) * 1000000000LL +
+			      (m1.tv_nsec - m0.tv_nsec);
+		if (gap < best) {
+			int64_t mid = m0.tv_sec * 1000000000LL + m0.tv_nsec + gap / 2;
+
+			best = gap;
+			clock_offset_ns = r.tv_sec * 1000000000LL + r.tv_nsec - mid;
+		}
+	}
+}
+
+static void hex16(char out[17], uint64_t v)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (int i = 15; i >= 0; i--, v >>= 4)
+		out[i] = digits[v & 15];
+	out[16] = 0;
+}
+
+/* ---- metadata lines ---- */
+
+static void write_hash_meta(struct sink *s, const char *kind, uint32_t pid,
+			    const char *str, size_t len, uint64_t hash)
+{
+	struct jbuf *b = &s->buf;
+
+	JB_LIT(b, "{\"name\":\"");
+	jb_mem(b, kind, 2);
+	JB_LIT(b, "\",\"cat\":\"dftracer\",\"pid\":");
+	jb_u64(b, pid);
+	JB_LIT(b, ",\"tid\":");
+	jb_u64(b, pid);
+	JB_LIT(b, ",\"ph\":\"M\",\"args\":{\"name\":");
+	jb_str(b, str, len);
+	JB_LIT(b, ",\"value\":\"");
+	jb_hex16(b, hash);
+	JB_LIT(b, "\"}}\n");
+}
+
+static void ensure_fh(struct sink *s, uint32_t pid, const struct path *path)
+{
+	if (sink_first_sight(s, path->hash))
+		write_hash_meta(s, "FH", pid, path->str, path->len, path->hash);
+}
+
+static void ensure_sh(struct sink *s, uint32_t pid, const struct path *str)
+{
+	if (sink_first_sight(s, str->hash))
+		write_hash_meta(s, "SH", pid, str->str, str->len, str->hash);
+}
+
+static void write_name_meta(struct sink *s, const char *what, uint32_t pid,
+			    uint32_t tid, const char *name)
+{
+	struct jbuf *b = &s->buf;
+
+	JB_LIT(b, "{\"name\":\"");
+	jb_mem(b, what, strlen(what));
+	JB_LIT(b, "\",\"ph\":\"M\",\"pid\":");
+	jb_u64(b, pid);
+	JB_LIT(b, ",\"tid\":");
+	jb_u64(b, tid);
+	JB_LIT(b, ",\"args\":{\"name\":");
+	jb_str(b, name, strnlen(name, DFT_COMM_LEN));
+	JB_LIT(b, "}}\n");
+}
+
+/* ---- per-process sinks ---- */
+
+static void write_lifecycle(struct sink *s, const char *name, uint32_t pid,
+			    uint64_t ts_us, const struct proc *p, int64_t lost);
+
+static struct sink *open_proc_sink(struct proc *p)
+{
+	struct output_opts o = { .gzip_level = cfg.gzip_level,
+				 .uid = cfg.uid, .gid = cfg.gid };
+	char path[4096], err[512], comm[DFT_COMM_LEN];
+	struct sink *s;
+	struct timespec now;
+
+	/* comm comes from the traced process: keep it to safe bytes. */
+	for (int i = 0; i < DFT_COMM_LEN; i++) {
+		char c = p->comm[i];
+
+		comm[i] = (c == '/' || c == '.' || (c && (c < 0x20 || c > 0x7e))) ?
+				  '_' : c;
+	}
+	comm[DFT_COMM_LEN - 1] = 0;
+	snprintf(path, sizeof(path), "%s/%s-%u.pfw%s", cfg.output_dir,
+		 comm[0] ? comm : "proc", p->pid, cfg.gzip_level >= 0 ? ".gz" : "");
+	o.path = path;
+	if (sink_open(&o, &s, err, sizeof(err)) ||
+	    output_commit(s->out, err, sizeof(err))) {
+		fprintf(stderr, "dftrace-bpf: %s\n", err);
+		stats.write_error = -EIO;
+		return NULL;
+	}
+	s->pid = p->pid;
+	JB_LIT(&s->buf, "[\n");
+	clock_gettime(CLOCK_REALTIME, &now);
+	write_lifecycle(s, "start", p->pid,
+			now.tv_sec * 1000000ull + now.tv_nsec / 1000, p, -1);
+	return s;
+}
+
+static struct sink *sink_of(struct proc *p)
+{
+	if (main_sink)
+		return main_sink;
+	if (!p->sink)
+		p->sink = open_proc_sink(p);
+	return p->sink;
+}
+
+/* ---- tasks ---- */
+
+static struct proc *proc_of(uint32_t pid)
+{
+	struct proc *p = proc_get(pid);
+
+	if (!p) {
+		p = proc_from_procfs(pid);
+		if (p)
+			stats.live++;
+	}
+	return p;
+}
+
+static void read_thread_comm(uint32_t pid, uint32_t tid, char *comm)
+{
+	char name[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(name, sizeof(name), "/proc/%u/task/%u/comm", pid, tid);
+	fd = open(name, O_RDONLY | O_CLOEXEC);
+	n = fd >= 0 ? read(fd, comm, DFT_COMM_LEN - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n > 0 && comm[n - 1] == '\n')
+		n--;
+	comm[n > 0 ? n : 0] = 0;
+}
+
+static struct thread *thread_of(struct proc *p, uint32_t tid)
+{
+	struct thread *t = thread_get(tid);
+	char comm[DFT_COMM_LEN] = "";
+
+	if (t)
+		return t;
+	read_thread_comm(p->pid, tid, comm);
+	return thread_add(tid, p->pid, comm[0] ? comm : p->comm);
+}
+
+static void ensure_names(struct sink *s, struct proc *p, struct thread *t)
+{
+	if (!p->named) {
+		write_name_meta(s, "process_name", p->pid, p->pid, p->comm);
+		p->named = true;
+	}
+	if (t && !t->named) {
+		write_name_meta(s, "thread_name", p->pid, t->tid, t->comm);
+		t->named = true;
+	}
+}
+
+/* ---- complete events ---- */
+
+static void begin_event(struct jbuf *b, struct proc *p, uint32_t tid,
+			const char *name_cat, size_t name_cat_len,
+			uint64_t ts_ns, uint64_t dur_ns)
+{
+	uint64_t ts = trace_wall_us(ts_ns);
+
+	JB_LIT(b, "{\"id\":");
+	jb_u64(b, p->next_id++);
+	jb_char(b, ',');
+	jb_mem(b, name_cat, name_cat_len);
+	JB_LIT(b, "\"pid\":");
+	jb_u64(b, p->pid);
+	JB_LIT(b, ",\"tid\":");
+	jb_u64(b, tid);
+	JB_LIT(b, ",\"ts\":");
+	jb_u64(b, ts);
+	JB_LIT(b, ",\"dur\":");
+	/* Round both ends down so nested events stay nested in µs. */
+	jb_u64(b, trace_wall_us(ts_ns + dur_ns) - ts);
+	JB_LIT(b, ",\"ph\":\"X\",\"args\":{\"hhash\":\"");
+	jb_mem(b, hhash_hex, 16);
+	JB_LIT(b, "\",\"level\":1,\"p_idx\":-1");
+	stats.events++;
+}
+
+static void end_event(struct sink *s)
+{
+	JB_LIT(&s->buf, "}}\n");
+	s->events++;
+	if (sink_maybe_drain(s) && !stats.write_error)
+		stats.write_error = -EIO;
+}
+
+static void key_int(struct jbuf *b, const char *key, size_t klen, int64_t v)
+{
+	jb_mem(b, key, klen);
+	jb_i64(b, v);
+}
+
+#define KEY_INT(b, lit, v) key_int((b), lit, sizeof(lit) - 1, (v))
+
+static void key_file(struct sink *s, const char *hkey, const char *nkey,
+		     const struct path *path)
+{
+	struct jbuf *b = &s->buf;
+
+	jb_mem(b, hkey, strlen(hkey));
+	jb_hex16(b, path->hash);
+	jb_char(b, '"');
+	if (path->truncated) {
+		jb_mem(b, nkey, strlen(nkey));
+		JB_LIT(b, "_truncated\":true");
+	}
+	if (cfg.inline_paths) {
+		jb_mem(b, nkey, strlen(nkey));
+		JB_LIT(b, "\":");
+		jb_str(b, path->str, path->len);
+	}
+}
+
+static void key_hex(struct jbuf *b, const char *key, uint64_t v)
+{
+	char hex[17];
+	int i = 0;
+
+	hex16(hex, v);
+	while (i < 15 && hex[i] == '0')
+		i++;
+	JB_LIT(b, ",\"");
+	jb_mem(b, key, strlen(key));
+	JB_LIT(b, "\":\"0x");
+	jb_mem(b, hex + i, 16 - i);
+	jb_char(b, '"');
+}
+
+/* The file(s) a syscall touches, resolved before its effects apply. */
+struct files {
+	struct path *f[2];
+};
+
+static struct path *resolve_arg(struct proc *p, const struct sc_desc *d,
+				const struct dft_syscall *e, int i,
+				const char *str, size_t len, bool trunc)
+{
+	struct path *base = p->cwd;
+
+	if ((len == 0 || str[0] != '/') && i > 0 &&
+	    d->args[i - 1].type == ARG_DIRFD &&
+	    (int)e->args[i - 1] != AT_FDCWD_VALUE)
+		base = fd_path(p, (int)e->args[i - 1]);
+	return path_resolve(base, str, len, trunc);
+}
+
+static void name_files(struct proc *p, const struct sc_desc *d,
+		       const struct dft_syscall *e, const char **str,
+		       const size_t *len, uint8_t flags, struct files *out)
+{
+	int npath = 0;
+
+	out->f[0] = out->f[1] = NULL;
+	for (int i = 0; i < 6; i++) {
+		switch (d->args[i].type) {
+		case ARG_FD:
+			out->f[0] = fd_path(p, (int)e->args[i]);
+			break;
+		case ARG_FD2:
+			out->f[1] = fd_path(p, (int)e->args[i]);
+			break;
+		case ARG_PATH:
+			if (npath < 2 && str[npath])
+				out->f[npath] = resolve_arg(
+					p, d, e, i, str[npath], len[npath],
+					flags & (npath ? DFT_F_TRUNC1 : DFT_F_TRUNC0));
+			npath++;
+			break;
+		default:
+			break;
+		}
+	}
+	if (d->effect == FX_MUNMAP) {
+		struct mapping *m = map_find(p, e->args[0]);
+
+		out->f[0] = m ? m->path : NULL;
+	}
+}
+
+static void write_args(struct jbuf *b, const struct sc_desc *d,
+		       const struct dft_syscall *e)
+{
+	for (int i = 0; i < 6; i++) {
+		const struct arg_desc *a = &d->args[i];
+
+		switch (a->type) {
+		case ARG_INT:
+		case ARG_FD:
+		case ARG_FD2:
+		case ARG_DIRFD:
+			JB_LIT(b, ",\"");
+			jb_mem(b, a->key, strlen(a->key));
+			JB_LIT(b, "\":");
+			/* offsets and lengths are 64-bit; the rest are C ints */
+			if (a->type == ARG_INT && (!strcmp(a->key, "offset") ||
+						   !strcmp(a->key, "length")))
+				jb_i64(b, (int64_t)e->args[i]);
+			else
+				jb_i64(b, (int32_t)e->args[i]);
+			break;
+		case ARG_UINT:
+			JB_LIT(b, ",\"");
+			jb_mem(b, a->key, strlen(a->key));
+			JB_LIT(b, "\":");
+			jb_u64(b, e->args[i]);
+			break;
+		case ARG_HEX:
+			key_hex(b, a->key, e->args[i]);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+static void write_ioctl_args(struct sink *s, const struct dft_syscall *e,
+			     const struct path *dev)
+{
+	enum dev_class cls = dev ? dev_classify(dev->str) : DEV_NONE;
+	unsigned long req = (unsigned int)e->args[1];
+	struct ioctl_req r;
+	bool transfer = false;
+	const char *name = ioctl_name(cls, req, &transfer);
+	struct jbuf *b = &s->buf;
+
+	ioctl_split(req, &r);
+	JB_LIT(b, ",\"dir\":\"");
+	jb_mem(b, ioctl_dir_name(r.dir), strlen(ioctl_dir_name(r.dir)));
+	JB_LIT(b, "\"");
+	KEY_INT(b, ",\"type\":", r.type);
+	KEY_INT(b, ",\"nr\":", r.nr);
+	KEY_INT(b, ",\"size\":", r.size);
+	if (name) {
+		JB_LIT(b, ",\"req_name\":");
+		jb_str(b, name, strlen(name));
+	}
+	if (cls != DEV_NONE) {
+		JB_LIT(b, ",\"device\":");
+		jb_str(b, dev_class_name(cls), strlen(dev_class_name(cls)));
+		if (transfer)
+			JB_LIT(b, ",\"kind\":\"transfer\"");
+		else
+			JB_LIT(b, ",\"kind\":\"control\"");
+	}
+}
+
+static const char *ioctl_name_cat(struct path *dev, size_t *len)
+{
+	static const char device[] = "\"name\":\"ioctl\",\"cat\":\"DEVICE\",";
+
+	if (dev && dev_classify(dev->str) != DEV_NONE) {
+		*len = sizeof(device) - 1;
+		return device;
+	}
+	return NULL;
+}
+
+/* O_CLOEXEC in a "flags" argument; openat2's flags sit in a struct we do
+ * not copy, so its fds are kept across exec. */
+static bool cloexec_requested(const struct sc_desc *d,
+			      const struct dft_syscall *e)
+{
+	for (int i = 0; i < 6; i++)
+		if (d->args[i].key && !strcmp(d->args[i].key, "flags"))
+			return e->args[i] & CLOEXEC_FLAG;
+	return false;
+}
+
+/* fd-table and mapping updates, applied after the event is written. */
+static void apply_effect(struct proc *p, const struct sc_desc *d,
+			 const struct dft_syscall *e, const struct files *f)
+{
+	int64_t ret = e->ret;
+
+	switch (d->effect) {
+	case FX_OPEN:
+	case FX_DUP2:
+		if (ret >= 0)
+			fd_assign(p, ret, f->f[0], cloexec_requested(d, e));
+		break;
+	case FX_CLOSE:
+		if (ret == 0)
+			fd_close(p, e->args[0]);
+		break;
+	case FX_CLOSE_RANGE:
+		if (ret == 0)
+			fd_close_range(p, e->args[0], e->args[1],
+				       e->args[2] & CLOSE_RANGE_CLOEXEC_FLAG);
+		break;
+	case FX_DUP:
+		if (ret >= 0)
+			fd_assign(p, ret, f->f[0], false);
+		break;
+	case FX_FCNTL:
+		if (ret < 0)
+			break;
+		if ((int)e->args[1] == F_SETFD_CMD)
+			fd_set_cloexec(p, e->args[0], e->args[2] & FD_CLOEXEC_FLAG);
+		else
+			fd_assign(p, ret, f->f[0],
+			       (int)e->args[1] == F_DUPFD_CLOEXEC_CMD);
+		break;
+	case FX_CHDIR:
+	case FX_FCHDIR:
+		if (ret == 0 && f->f[0])
+			p->cwd = f->f[0];
+		break;
+	case FX_MMAP:
+		if (ret >= 0 || ret < -4095)
+			map_add(p, ret, e->args[1], f->f[0]);
+		break;
+	case FX_MUNMAP:
+		if (ret == 0 && !strcmp(d->syscall, "munmap"))
+			map_remove(p, e->args[0], e->args[1]);
+		break;
+	default:
+		break;
+	}
+}
+
+static void count_op(const struct sc_desc *d, int64_t ret)
+{
+	int i = sc_name_index(d);
+
+	stats.count[i]++;
+	if (d->moves_bytes && ret > 0)
+		stats.bytes[i] += ret;
+}
+
+static void on_syscall(const struct dft_syscall *e, const char **str,
+		       const size_t *len, uint8_t flags)
+{
+	const struct sc_desc *d = sc_lookup(e->h.nr);
+	const char *name_cat;
+	size_t name_cat_len;
+	struct proc *p;
+	struct thread *t;
+	struct files f;
+	struct sink *s;
+
+	if (!d || !(p = proc_of(e->h.tgid)))
+		return;
+	name_files(p, d, e, str, len, flags, &f);
+	if (d->effect == FX_MUNMAP && !f.f[0])
+		return; /* anonymous memory: not file I/O */
+	t = thread_of(p, e->h.tid);
+	s = sink_of(p);
+	if (s) {
+		ensure_names(s, p, t);
+		for (int i = 0; i < 2; i++)
+			if (f.f[i])
+				ensure_fh(s, p->pid, f.f[i]);
+		name_cat = d->json_name_cat;
+		name_cat_len = d->json_name_cat_len;
+		if (d->effect == FX_IOCTL) {
+			const char *dev = ioctl_name_cat(f.f[0], &name_cat_len);
+
+			if (dev)
+				name_cat = dev;
+		}
+		begin_event(&s->buf, p, e->h.tid, name_cat, name_cat_len,
+			    e->h.ts, e->dur);
+		JB_LIT(&s->buf, ",\"syscall\":\"");
+		jb_mem(&s->buf, d->syscall, strlen(d->syscall));
+		jb_char(&s->buf, '"');
+		KEY_INT(&s->buf, ",\"ret\":", e->ret);
+		write_args(&s->buf, d, e);
+		if (f.f[0])
+			key_file(s, ",\"fhash\":\"", ",\"fname", f.f[0]);
+		if (f.f[1])
+			key_file(s, ",\"fhash2\":\"", ",\"fname2", f.f[1]);
+		if (d->effect == FX_IOCTL)
+			write_ioctl_args(s, e, f.f[0]);
+		end_event(s);
+	}
+	count_op(d, e->ret);
+	apply_effect(p, d, e, &f);
+}
+
+static void on_paths(const struct dft_paths *e, size_t size)
+{
+	const char *data = (const char *)(e + 1);
+	size_t avail = size - sizeof(*e), len[2] = { 0, 0 };
+	const char *str[2] = { NULL, NULL };
+
+	for (int i = 0, off = 0; i < 2; i++) {
+		size_t n = e->len[i];
+
+		if (!n || off + n > avail)
+			break;
+		str[i] = data + off;
+		len[i] = strnlen(str[i], n);
+		off += n;
+	}
+	on_syscall(&e->sc, str, len, e->sc.h.flags);
+}
+
+/* ---- lifecycle ---- */
+
+static void write_proc_event(struct proc *p, uint32_t tid, const char *name,
+			     uint64_t ts_ns)
+{
+	char name_cat[64];
+	int n = snprintf(name_cat, sizeof(name_cat),
+			 "\"name\":\"%s\",\"cat\":\"PROC\",", name);
+	struct sink *s = sink_of(p);
+
+	if (!s)
+		return;
+	ensure_names(s, p, thread_of(p, tid));
+	begin_event(&s->buf, p, tid, name_cat, n, ts_ns, 0);
+}
+
+static void on_fork(const struct dft_fork *e)
+{
+	struct proc *p = proc_of(e->h.tgid), *c;
+
+	if (!p)
+		return;
+	if (e->h.flags & DFT_F_FAULT0)
+		stats.untracked_children++;
+	if (e->h.flags & DFT_F_THREAD) {
+		thread_add(e->child_tid, p->pid, e->comm);
+		return;
+	}
+	c = proc_get(e->child_tgid);
+	if (!c) {
+		c = proc_fork(p, e->child_tgid);
+		if (c)
+			stats.live++;
+	}
+	if (c)
+		thread_add(e->child_tid, c->pid, e->comm);
+}
+
+static void on_exec(const struct dft_exec *e)
+{
+	struct proc *p = proc_of(e->h.tgid);
+	struct thread *t;
+	struct sink *s;
+
+	if (!p)
+		return;
+	if (e->old_tid != e->h.tid)
+		thread_free(e->old_tid);
+	fd_exec(p);
+	memcpy(p->comm, e->comm, DFT_COMM_LEN);
+	p->comm[DFT_COMM_LEN - 1] = 0;
+	p->named = false;
+	if (e->argv_len)
+		p->cmdline = cmdline_intern(e->argv, e->argv_len,
+					    e->argv_len >= DFT_ARGV_MAX);
+	t = thread_add(e->h.tid, p->pid, e->comm);
+	if (t)
+		t->named = false;
+	s = sink_of(p);
+	if (!s)
+		return;
+	if (p->cmdline)
+		ensure_sh(s, p->pid, p->cmdline);
+	write_proc_event(p, e->h.tid, "exec", e->h.ts);
+	if (p->cmdline) {
+		JB_LIT(&s->buf, ",\"cmd_hash\":\"");
+		jb_hex16(&s->buf, p->cmdline->hash);
+		jb_char(&s->buf, '"');
+		if (cfg.inline_paths) {
+			JB_LIT(&s->buf, ",\"cmd\":");
+			jb_str(&s->buf, p->cmdline->str, p->cmdline->len);
+		}
+	}
+	end_event(s);
+}
+
+static void close_proc_sink(struct proc *p, uint64_t ts_us)
+{
+	char err[512];
+
+	if (!p->sink)
+		return;
+	write_lifecycle(p->sink, "end", p->pid, ts_us, p, -1);
+	JB_LIT(&p->sink->buf, "]\n");
+	if (sink_close(p->sink, err, sizeof(err))) {
+		fprintf(stderr, "dftrace-bpf: %s\n", err);
+		stats.write_error = -EIO;
+	}
+	p->sink = NULL;
+}
+
+static void on_exit_record(const struct dft_exit *e)
+{
+	struct proc *p = proc_get(e->h.tgid);
+	struct sink *s;
+
+	thread_free(e->h.tid);
+	if (!p || !(e->h.flags & DFT_F_GROUP_DEAD))
+		return;
+	s = sink_of(p);
+	if (s) {
+		write_proc_event(p, e->h.tid, "exit", e->h.ts);
+		KEY_INT(&s->buf, ",\"exit_code\":", e->exit_code);
+		end_event(s);
+	}
+	close_proc_sink(p, trace_wall_us(e->h.ts));
+	proc_free(p);
+	if (stats.live)
+		stats.live--;
+}
+
+static void on_comm(const struct dft_comm *e)
+{
+	struct proc *p = proc_of(e->h.tgid);
+	struct thread *t;
+
+	if (!p)
+		return;
+	t = thread_add(e->h.tid, p->pid, e->comm);
+	if (t)
+		t->named = false;
+	if (e->h.tid == p->pid) {
+		memcpy(p->comm, e->comm, DFT_COMM_LEN);
+		p->comm[DFT_COMM_LEN - 1] = 0;
+		p->named = false;
+	}
+}
+
+int trace_handle_record(void *ctx, void *data, size_t size)
+{
+	const struct dft_header *h = data;
+
+	stats.records++;
+	if (size < sizeof(*h))
+		return 0;
+	switch (h->kind) {
+	case DFT_EV_SYSCALL:
+		if (size >= sizeof(struct dft_syscall)) {
+			const char *str[2] = { NULL, NULL };
+			size_t len[2] = { 0, 0 };
+
+			on_syscall(data, str, len, 0);
+		}
+		break;
+	case DFT_EV_PATHS:
+		if (size >= sizeof(struct dft_paths))
+			on_paths(data, size);
+		break;
+	case DFT_EV_FORK:
+		if (size >= sizeof(struct dft_fork))
+			on_fork(data);
+		break;
+	case DFT_EV_EXEC:
+		if (size >= sizeof(struct dft_exec))
+			on_exec(data);
+		break;
+	case DFT_EV_EXIT:
+		if (size >= sizeof(struct dft_exit))
+			on_exit_record(data);
+		break;
+	case DFT_EV_COMM:
+		if (size >= sizeof(struct dft_comm))
+			on_comm(data);
+		break;
+	}
+	return 0;
+}
+
+/* ---- start, end, setup ---- */
+
+static void write_lifecycle(struct sink *s, const char *name, uint32_t pid,
+			    uint64_t ts_us, const struct proc *p, int64_t lost)
+{
+	struct jbuf *b = &s->buf;
+	struct path *cmd = cfg.cmdline ? path_intern(cfg.cmdline,
+						     strlen(cfg.cmdline), false) :
+					 NULL;
+	time_t now = time(NULL);
+	char date[64];
+
+	if (sink_first_sight(s, host_hash))
+		write_hash_meta(s, "HH", pid, host, strlen(host), host_hash);
+	if (cmd)
+		ensure_sh(s, pid, cmd);
+	JB_LIT(b, "{\"id\":0,\"name\":\"");
+	jb_mem(b, name, strlen(name));
+	JB_LIT(b, "\",\"cat\":\"dftracer\",\"pid\":");
+	jb_u64(b, pid);
+	JB_LIT(b, ",\"tid\":");
+	jb_u64(b, pid);
+	JB_LIT(b, ",\"ts\":");
+	jb_u64(b, ts_us);
+	JB_LIT(b, ",\"dur\":0,\"ph\":\"X\",\"args\":{\"hhash\":\"");
+	jb_mem(b, hhash_hex, 16);
+	JB_LIT(b, "\",\"version\":\"" DFTRACE_VERSION "\"");
+	if (cmd) {
+		JB_LIT(b, ",\"cmd_hash\":\"");
+		jb_hex16(b, cmd->hash);
+		JB_LIT(b, "\",\"cmd\":");
+		jb_str(b, cmd->str, cmd->len);
+	}
+	if (p && p->cwd) {
+		JB_LIT(b, ",\"cwd\":");
+		jb_str(b, p->cwd->str, p->cwd->len);
+	}
+	if (p)
+		KEY_INT(b, ",\"ppid\":", p->ppid);
+	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	JB_LIT(b, ",\"date\":");
+	jb_str(b, date, strlen(date));
+	if (lost >= 0) {
+		KEY_INT(b, ",\"num_events\":", s->events);
+		KEY_INT(b, ",\"lost\":", lost);
+	}
+	JB_LIT(b, "}}\n");
+}
+
+int trace_init(const struct trace_config *config, struct sink *sink)
+{
+	struct timespec now;
+	int err;
+
+	cfg = *config;
+	main_sink = sink;
+	measure_clock_offset();
+	err = sc_init();
+	if (err)
+		return err;
+	if (gethostname(host, sizeof(host) - 1))
+		strcpy(host, "localhost");
+	host_hash = dft_hash64(host, strlen(host));
+	hex16(hhash_hex, host_hash);
+	if (main_sink) {
+		JB_LIT(&main_sink->buf, "[\n");
+		clock_gettime(CLOCK_REALTIME, &now);
+		write_lifecycle(main_sink, "start", getpid(),
+				now.tv_sec * 1000000ull + now.tv_nsec / 1000,
+				NULL, -1);
+	}
+	return 0;
+}
+
+void trace_adopt(uint32_t pid)
+{
+	proc_of(pid);
+}
+
+static void write_lost(struct sink *s, uint32_t pid, const char *op,
+		       uint64_t n)
+{
+	struct jbuf *b = &s->buf;
+
+	JB_LIT(b, "{\"name\":\"lost_events\",\"cat\":\"dftracer\",\"pid\":");
+	jb_u64(b, pid);
+	JB_LIT(b, ",\"tid\":");
+	jb_u64(b, pid);
+	JB_LIT(b, ",\"ph\":\"M\",\"args\":{\"name\":");
+	jb_str(b, op, strlen(op));
+	JB_LIT(b, ",\"value\":");
+	jb_u64(b, n);
+	JB_LIT(b, "}}\n");
+}
+
+static const char *kind_name(size_t kind)
+{
+	static const char *names[] = { [DFT_EV_FORK] = "fork",
+				       [DFT_EV_EXEC] = "exec",
+				       [DFT_EV_EXIT] = "exit",
+				       [DFT_EV_COMM] = "comm" };
+
+	return kind < sizeof(names) / sizeof(names[0]) && names[kind] ?
+		       names[kind] : "other";
+}
+
+static void close_each(struct proc *p, void *ctx)
+{
+	close_proc_sink(p, *(uint64_t *)ctx);
+}
+
+void trace_finish(const uint64_t *lost, size_t nslots)
+{
+	uint64_t total = 0, by_name[TRACE_MAX_OPS] = { 0 };
+	struct timespec now;
+	uint64_t now_us;
+	char err[512];
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	now_us = now.tv_sec * 1000000ull + now.tv_nsec / 1000;
+	for (size_t i = 0; i < nslots; i++)
+		total += lost[i];
+	if (main_sink) {
+		for (size_t i = 0; i < nslots && i < DFT_NR_MAX; i++)
+			if (lost[i] && sc_lookup(i))
+				by_name[sc_name_index(sc_lookup(i))] += lost[i];
+		for (int i = 0; i < sc_nnames(); i++)
+			if (by_name[i])
+				write_lost(main_sink, getpid(), sc_name_at(i),
+					   by_name[i]);
+		for (size_t i = DFT_NR_MAX; i < nslots; i++)
+			if (lost[i])
+				write_lost(main_sink, getpid(),
+					   kind_name(i - DFT_NR_MAX), lost[i]);
+		write_lifecycle(main_sink, "end", getpid(), now_us, NULL, total);
+		JB_LIT(&main_sink->buf, "]\n");
+	}
+	procs_each(close_each, &now_us);
+	(void)err;
+}
+
+static void flush_each(struct proc *p, void *ctx)
+{
+	int *ret = ctx;
+
+	if (p->sink && sink_flush(p->sink) && !*ret)
+		*ret = -EIO;
+}
+
+int trace_flush(void)
+{
+	int ret = 0;
+
+	if (main_sink)
+		ret = sink_flush(main_sink);
+	else
+		procs_each(flush_each, &ret);
+	if (ret && !stats.write_error)
+		stats.write_error = ret;
+	return ret;
+}
+
+const struct trace_stats *trace_stats(void)
+{
+	return &stats;
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Turns kernel records into trace lines: correlates them with the fd
+ * tables, names files, and writes DFTracer-compatible JSON. */
+#ifndef TRACE_H
+#define TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "sink.h"
+
+#define TRACE_MAX_OPS 64
+
+struct trace_config {
+	bool inline_paths;
+	const char *output_dir;	/* one file per process, or NULL */
+	int gzip_level;		/* for output_dir files; -1 plain */
+	uid_t uid;		/* owner of files created in output_dir */
+	gid_t gid;
+	const char *cmdline;	/* what was traced, for start/end events */
+};
+
+struct trace_stats {
+	uint64_t events;	/* "X" events written */
+	uint64_t records;	/* kernel records consumed */
+	uint64_t count[TRACE_MAX_OPS];	/* by sc_name_index() */
+	uint64_t bytes[TRACE_MAX_OPS];
+	uint64_t untracked_children;	/* forks the kernel could not track */
+	uint32_t live;		/* traced processes still running */
+	int write_error;	/* first output error, negative errno */
+};
+
+/* main_sink: the single output, or NULL with config->output_dir. */
+int trace_init(const struct trace_config *config, struct sink *main_sink);
+/* A process that is traced from now on (attach or launch). */
+void trace_adopt(uint32_t pid);
+/* libbpf ring_buffer callback. */
+int trace_handle_record(void *ctx, void *data, size_t size);
+/* lost[slot]: per syscall nr, then per record kind (see dftrace.bpf.c). */
+void trace_finish(const uint64_t *lost, size_t nslots);
+/* Periodic flush of every open output; returns the first error. */
+int trace_flush(void);
+const struct trace_stats *trace_stats(void);
+/* CLOCK_MONOTONIC ns to wall-clock µs, as in the trace. */
+uint64_t trace_wall_us(uint64_t mono_ns);
+
+#endif
