@@ -21,11 +21,13 @@ USER_OBJS := $(patsubst user/%.c,$(OUT)/user/%.o,$(USER_SRCS))
 LIB_OBJS := $(filter-out $(OUT)/user/main.o,$(USER_OBJS))
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(wildcard tests/unit/test_*.c))
 WORKLOADS := $(patsubst tests/workloads/%.c,$(OUT)/workloads/%,$(wildcard tests/workloads/*.c))
+EXAMPLES := $(patsubst usdt/examples/%.c,$(OUT)/examples/%,$(wildcard usdt/examples/*.c))
+BENCHES := $(patsubst tests/bench/%.c,$(OUT)/bench/%,$(wildcard tests/bench/*.c))
 
 .PHONY: all clean install test bench check-deps
-all: dftrace-bpf $(UNIT_TESTS) $(WORKLOADS)
+all: dftrace-bpf $(UNIT_TESTS) $(WORKLOADS) $(BENCHES) $(EXAMPLES)
 
-$(OUT) $(OUT)/user $(OUT)/tests $(OUT)/workloads:
+$(OUT) $(OUT)/user $(OUT)/tests $(OUT)/workloads $(OUT)/bench $(OUT)/examples:
 	@mkdir -p $@
 
 $(OUT)/dftrace.bpf.o: bpf/dftrace.bpf.c bpf/dftrace.h vmlinux/vmlinux.h | $(OUT)
@@ -44,6 +46,12 @@ $(OUT)/tests/%: tests/unit/%.c tests/unit/check.h $(LIB_OBJS) | $(OUT)/tests
 	$(CC) $(CFLAGS) -Itests/unit $< $(LIB_OBJS) $(LDLIBS) -o $@
 
 $(OUT)/workloads/%: tests/workloads/%.c $(wildcard tests/workloads/*.h) | $(OUT)/workloads
+	$(CC) -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -Iinclude $< -o $@ -lpthread -ldl
+
+$(OUT)/bench/%: tests/bench/%.c | $(OUT)/bench
+	$(CC) -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -Iinclude $< -o $@
+
+$(OUT)/examples/%: usdt/examples/%.c $(wildcard include/dftrace/*.h) | $(OUT)/examples
 	$(CC) -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -Iinclude $< -o $@ -lpthread -ldl
 
 test: all

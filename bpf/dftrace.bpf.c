@@ -25,6 +25,8 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 const volatile unsigned char interest[DFT_NR_MAX];
 /* (1 + index of path arg 0) | (1 + index of path arg 1) << 4; 0 = none */
 const volatile unsigned char path_args[DFT_NR_MAX];
+/* 1 + index of an int[2] argument the call fills (pipe, socketpair) */
+const volatile unsigned char fd_pair_args[DFT_NR_MAX];
 const volatile __u64 wakeup_bytes = 1 << 20;
 const volatile int nr_mmap = 9, nr_fcntl = 72;
 
@@ -226,6 +228,11 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 			count_lost(nr);
 		} else {
 			fill_syscall(e, st, ret, now, DFT_EV_SYSCALL);
+			/* The new fds live in user memory: args[5] carries them. */
+			if (fd_pair_args[nr] &&
+			    bpf_probe_read_user(&e->args[5], 8,
+						(void *)arg_at(st, fd_pair_args[nr] - 1)))
+				e->args[5] = ~0ull;
 			bpf_ringbuf_submit(e, wakeup_flag());
 		}
 	}

@@ -10,6 +10,7 @@
 #ifndef DFTRACE_JSON_H
 #define DFTRACE_JSON_H
 
+#include <endian.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -78,22 +79,37 @@ static inline unsigned int jb_udigits(uint64_t v)
 	return t + 1 - ((v | 1) < pow10[t]);
 }
 
-/* Writes the ndigits decimal digits of v ending just before end. */
+/* Writes v < 10^8 as exactly 8 digits at d: two independent halves keep
+ * the chain of dependent divisions short. */
+static inline void jb_put8(char *d, uint32_t v)
+{
+	uint32_t hi = v / 10000, lo = v % 10000;
+
+	memcpy(d, jb_digit_pairs + hi / 100 * 2, 2);
+	memcpy(d + 2, jb_digit_pairs + hi % 100 * 2, 2);
+	memcpy(d + 4, jb_digit_pairs + lo / 100 * 2, 2);
+	memcpy(d + 6, jb_digit_pairs + lo % 100 * 2, 2);
+}
+
+/* Writes the decimal digits of v so that they end just before end.
+ * Eight digits at a time first: microsecond timestamps have 16. */
 static inline void jb_put_digits(char *end, uint64_t v)
 {
-	while (v >= 100) {
-		unsigned int pair = (unsigned int)(v % 100) * 2;
+	uint32_t w;
 
-		v /= 100;
-		end -= 2;
-		memcpy(end, jb_digit_pairs + pair, 2);
+	while (v >= 100000000) {
+		end -= 8;
+		jb_put8(end, (uint32_t)(v % 100000000));
+		v /= 100000000;
 	}
-	if (v >= 10) {
+	for (w = (uint32_t)v; w >= 100; w /= 100) {
 		end -= 2;
-		memcpy(end, jb_digit_pairs + v * 2, 2);
-	} else {
-		*--end = (char)('0' + v);
+		memcpy(end, jb_digit_pairs + w % 100 * 2, 2);
 	}
+	if (w >= 10)
+		memcpy(end - 2, jb_digit_pairs + w * 2, 2);
+	else
+		end[-1] = (char)('0' + w);
 }
 
 static inline void jb_u64(struct jbuf *b, uint64_t v)
@@ -122,17 +138,29 @@ static inline void jb_i64(struct jbuf *b, int64_t v)
 	b->len += n;
 }
 
+/* Eight lowercase hex digits of v, most significant first, as the bytes
+ * of a 64-bit word: spread the nibbles into bytes, then add '0', plus
+ * 'a' - '0' - 10 to those >= 10 (found by the carry of n + 6 into bit 4). */
+static inline uint64_t jb_hex8(uint32_t v)
+{
+	uint64_t x = v;
+
+	x = ((x & 0xffff0000ULL) << 16) | (x & 0xffffULL);
+	x = ((x & 0x0000ff000000ff00ULL) << 8) | (x & 0x000000ff000000ffULL);
+	x = ((x & 0x00f000f000f000f0ULL) << 4) | (x & 0x000f000f000f000fULL);
+	x += 0x3030303030303030ULL +
+	     (((x + 0x0606060606060606ULL) >> 4) & 0x0101010101010101ULL) * 39;
+	return htobe64(x);	/* most significant digit at the lowest address */
+}
+
 static inline void jb_hex16(struct jbuf *b, uint64_t v)
 {
-	static const char hex[16] = "0123456789abcdef";
-	char *d;
-	int i;
+	uint64_t hi = jb_hex8((uint32_t)(v >> 32)), lo = jb_hex8((uint32_t)v);
 
 	if (!jb_room(b, 16))
 		return;
-	d = b->p + b->len;
-	for (i = 15; i >= 0; i--, v >>= 4)
-		d[i] = hex[v & 0xf];
+	memcpy(b->p + b->len, &hi, 8);
+	memcpy(b->p + b->len + 8, &lo, 8);
 	b->len += 16;
 }
 

@@ -173,7 +173,8 @@ static int make_output_dir(uid_t uid, gid_t gid)
 static int configure(struct dftrace_bpf *skel)
 {
 	sc_fill_tables((unsigned char *)skel->rodata->interest,
-		       (unsigned char *)skel->rodata->path_args);
+		       (unsigned char *)skel->rodata->path_args,
+		       (unsigned char *)skel->rodata->fd_pair_args);
 	skel->rodata->wakeup_bytes = env.ringbuf_size / 4;
 	return bpf_map__set_max_entries(skel->maps.events, env.ringbuf_size);
 }
@@ -362,6 +363,7 @@ int main(int argc, char **argv)
 	gid_t gid;
 	int ret;
 
+	report_init();
 	env_parse(argc, argv);
 	libbpf_set_print(print_libbpf);
 	signal(SIGPIPE, SIG_IGN);
@@ -388,7 +390,9 @@ int main(int argc, char **argv)
 	cfg = (struct trace_config){ .inline_paths = env.inline_paths,
 				     .output_dir = env.output_dir,
 				     .gzip_level = env.plain ? -1 : env.gzip_level,
-				     .uid = uid, .gid = gid, .cmdline = target };
+				     .uid = uid, .gid = gid, .cmdline = target,
+				     .root_pid = env.command ? s.launch.pid :
+							       env.pids[0] };
 	if (trace_init(&cfg, s.sink))
 		goto cleanup;
 	install_signals();

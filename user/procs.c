@@ -72,6 +72,21 @@ bool proc_refresh_names(struct proc *p)
 	return true;
 }
 
+/* O_CLOEXEC of an fd that was open before we looked, from fdinfo. */
+static bool fd_cloexec_from_procfs(uint32_t pid, long fd)
+{
+	char name[96], buf[256], *flags;
+	ssize_t n;
+
+	snprintf(name, sizeof(name), "/proc/%u/fdinfo/%ld", pid, fd);
+	n = read_small_file(name, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	flags = strstr(buf, "flags:");
+	return flags && (strtoul(flags + 6, NULL, 8) & O_CLOEXEC);
+}
+
 static void read_fd_table(struct proc *p)
 {
 	char dir[64], link[96];
@@ -89,7 +104,8 @@ static void read_fd_table(struct proc *p)
 		if (*end || de->d_name[0] == '.')
 			continue;
 		snprintf(link, sizeof(link), "%s/%ld", dir, fd);
-		fd_assign(p, fd, read_link(link), false);
+		fd_assign(p, fd, read_link(link),
+			  fd_cloexec_from_procfs(p->pid, fd));
 	}
 	closedir(d);
 }
@@ -250,6 +266,17 @@ struct path *fd_path(struct proc *p, int fd)
 	if (path)
 		fd_assign(p, fd, path, false);
 	return path;
+}
+
+void fd_relabel(struct proc *p, int fd, const char *fallback, bool cloexec)
+{
+	char link[64];
+	struct path *path;
+
+	snprintf(link, sizeof(link), "/proc/%u/fd/%d", p->pid, fd);
+	path = read_link(link);
+	fd_assign(p, fd, path ? path : path_intern(fallback, strlen(fallback), false),
+		  cloexec);
 }
 
 void fd_assign(struct proc *p, int fd, struct path *path, bool cloexec)

@@ -61,6 +61,9 @@ void procs_free_all(void);
 /* The path of fd; read from /proc/PID/fd when the table has no entry. */
 struct path *fd_path(struct proc *p, int fd);
 void fd_assign(struct proc *p, int fd, struct path *path, bool cloexec);
+/* An fd made by a call we do not name (pipe, socket...): labelled from
+ * /proc now, or with fallback if it is already gone. */
+void fd_relabel(struct proc *p, int fd, const char *fallback, bool cloexec);
 void fd_close(struct proc *p, int fd);
 void fd_close_range(struct proc *p, unsigned int first, unsigned int last,
 		    bool cloexec_only);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 #include "env.h"
@@ -9,7 +10,7 @@
 
 static bool live_line;
 static uint64_t last_events;
-static struct timespec started, last;
+static struct timespec launched, started, last;
 
 static double since(const struct timespec *t)
 {
@@ -39,6 +40,11 @@ static void human_bytes(char *buf, size_t len, uint64_t b)
 	snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", v, units[u]);
 }
 
+void report_init(void)
+{
+	clock_gettime(CLOCK_MONOTONIC, &launched);
+}
+
 void report_begin(void)
 {
 	clock_gettime(CLOCK_MONOTONIC, &started);
@@ -66,6 +72,7 @@ void report_status(const struct trace_stats *st, const uint64_t *lost,
 void report_summary(const struct trace_stats *st, const uint64_t *lost,
 		    size_t nslots, const char *output)
 {
+	struct rusage ru;
 	char bytes[32];
 
 	if (live_line)
@@ -82,6 +89,12 @@ void report_summary(const struct trace_stats *st, const uint64_t *lost,
 			st->bytes[i] ? bytes : "-");
 	}
 	fprintf(stderr, "lost events: %llu\n", (unsigned long long)sum(lost, nslots));
+	getrusage(RUSAGE_SELF, &ru);
+	fprintf(stderr, "tracer cpu: %llu ns\n",
+		(unsigned long long)((ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ull +
+				     (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull));
+	fprintf(stderr, "attach: %.1f ms\n",
+		((started.tv_sec - launched.tv_sec) + (started.tv_nsec - launched.tv_nsec) / 1e9) * 1e3);
 	if (st->untracked_children)
 		fprintf(stderr, "untracked children: %llu (the kernel could not allocate their state)\n",
 			(unsigned long long)st->untracked_children);

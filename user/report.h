@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include "trace.h"
 
+/* At start-up, and once the probes are live and the target marked. */
+void report_init(void);
 void report_begin(void);
 void report_status(const struct trace_stats *st, const uint64_t *lost,
 		   size_t nslots);

@@ -21,6 +21,13 @@
 #define IOVCNT { "iovcnt", ARG_INT }
 #define SKIP { NULL, ARG_SKIP }
 #define POSIX(sc, nm, fx, ...) { #sc, nm, CAT_POSIX, fx, { __VA_ARGS__ } }
+/* For silent calls the only argument that matters is O_CLOEXEC's home,
+ * keyed "flags" whatever the man page calls it. */
+#define SILENT(sc, ...) { #sc, #sc, CAT_POSIX, FX_NEWFD, { __VA_ARGS__ }, \
+			  .silent = true }
+#define SILENT_PAIR(sc, pair, ...) { #sc, #sc, CAT_POSIX, FX_NEWFD_PAIR, \
+				     { __VA_ARGS__ }, .silent = true, \
+				     .fd_pair_arg = pair }
 
 static struct sc_desc table[DFT_NR_MAX] = {
 	[SYS_open] = POSIX(open, "open", FX_OPEN, PATH, FLAGS, MODE),
@@ -114,6 +121,31 @@ static struct sc_desc table[DFT_NR_MAX] = {
 	[SYS_clone3] = { "clone3", "clone", CAT_PROC, FX_FORK, { SKIP } },
 	[SYS_fork] = { "fork", "fork", CAT_PROC, FX_FORK, { SKIP } },
 	[SYS_vfork] = { "vfork", "vfork", CAT_PROC, FX_FORK, { SKIP } },
+	[SYS_open_by_handle_at] = POSIX(open_by_handle_at, "open", FX_NEWFD,
+					{ "mount_fd", ARG_INT }, SKIP, FLAGS),
+	/* Other ways to get an fd: silent, so later I/O on them is named. */
+	[SYS_pipe] = SILENT_PAIR(pipe, 1),
+	[SYS_pipe2] = SILENT_PAIR(pipe2, 1, FLAGS),
+	[SYS_socketpair] = SILENT_PAIR(socketpair, 4, SKIP, FLAGS),
+	[SYS_socket] = SILENT(socket, SKIP, FLAGS),
+	[SYS_accept] = SILENT(accept),
+	[SYS_accept4] = SILENT(accept4, SKIP, SKIP, SKIP, FLAGS),
+	[SYS_eventfd] = SILENT(eventfd),
+	[SYS_eventfd2] = SILENT(eventfd2, SKIP, FLAGS),
+	[SYS_epoll_create] = SILENT(epoll_create),
+	[SYS_epoll_create1] = SILENT(epoll_create1, FLAGS),
+	[SYS_memfd_create] = SILENT(memfd_create),
+	[SYS_timerfd_create] = SILENT(timerfd_create, SKIP, FLAGS),
+	[SYS_signalfd] = SILENT(signalfd),
+	[SYS_signalfd4] = SILENT(signalfd4, SKIP, SKIP, SKIP, FLAGS),
+	[SYS_inotify_init] = SILENT(inotify_init),
+	[SYS_inotify_init1] = SILENT(inotify_init1, FLAGS),
+	[SYS_fanotify_init] = SILENT(fanotify_init),
+	[SYS_userfaultfd] = SILENT(userfaultfd),
+	[SYS_perf_event_open] = SILENT(perf_event_open),
+	[SYS_pidfd_open] = SILENT(pidfd_open),
+	[SYS_pidfd_getfd] = SILENT(pidfd_getfd),
+	[SYS_io_uring_setup] = SILENT(io_uring_setup),
 };
 
 static const char *names[DFT_NR_MAX];
@@ -206,7 +238,8 @@ const struct sc_desc *sc_by_syscall(const char *syscall, unsigned int *nr)
 }
 
 void sc_fill_tables(unsigned char interest[DFT_NR_MAX],
-		    unsigned char path_args[DFT_NR_MAX])
+		    unsigned char path_args[DFT_NR_MAX],
+		    unsigned char fd_pair_args[DFT_NR_MAX])
 {
 	for (unsigned int nr = 0; nr < DFT_NR_MAX; nr++) {
 		const struct sc_desc *d = &table[nr];
@@ -214,6 +247,7 @@ void sc_fill_tables(unsigned char interest[DFT_NR_MAX],
 
 		interest[nr] = d->syscall != NULL;
 		path_args[nr] = 0;
+		fd_pair_args[nr] = d->fd_pair_arg;
 		for (int i = 0; d->syscall && i < 6 && slot < 2; i++) {
 			if (d->args[i].type != ARG_PATH)
 				continue;

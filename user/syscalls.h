@@ -23,6 +23,8 @@ enum sc_effect {
 	FX_MUNMAP,
 	FX_FORK,
 	FX_IOCTL,
+	FX_NEWFD,	/* ret is an fd we only label (pipe, socket...) */
+	FX_NEWFD_PAIR,	/* args[5] holds two new fds (pipe, socketpair) */
 };
 
 enum arg_type {
@@ -49,6 +51,9 @@ struct sc_desc {
 	enum sc_effect effect;
 	struct arg_desc args[6];
 	bool moves_bytes;	/* ret counts bytes read or written */
+	/* Recorded only to keep fd tables right; no event is written. */
+	bool silent;
+	unsigned char fd_pair_arg;	/* 1 + index of an int[2] the call fills */
 	/* Precomputed JSON fragment: "name":"pread","cat":"POSIX", */
 	char *json_name_cat;
 	unsigned short json_name_cat_len;
@@ -58,7 +63,8 @@ struct sc_desc {
 const struct sc_desc *sc_lookup(unsigned int nr);
 /* Fills the kernel side's interest and path-argument tables. */
 void sc_fill_tables(unsigned char interest[DFT_NR_MAX],
-		    unsigned char path_args[DFT_NR_MAX]);
+		    unsigned char path_args[DFT_NR_MAX],
+		    unsigned char fd_pair_args[DFT_NR_MAX]);
 int sc_init(void);
 /* Index of the libc-style name for per-operation totals (0..sc_nnames()-1). */
 int sc_name_index(const struct sc_desc *d);

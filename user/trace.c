@@ -433,6 +433,17 @@ static bool cloexec_requested(const struct sc_desc *d,
 	return false;
 }
 
+static const char *new_fd_label(const struct sc_desc *d)
+{
+	if (!strncmp(d->syscall, "pipe", 4))
+		return "pipe:[?]";
+	if (strstr(d->syscall, "socket") || !strncmp(d->syscall, "accept", 6))
+		return "socket:[?]";
+	if (!strcmp(d->syscall, "open_by_handle_at"))
+		return "handle:[?]";
+	return "anon_inode:[?]";
+}
+
 /* fd-table and mapping updates, applied after the event is written. */
 static void apply_effect(struct proc *p, const struct sc_desc *d,
 			 const struct dft_syscall *e, const struct files *f)
@@ -444,6 +455,18 @@ static void apply_effect(struct proc *p, const struct sc_desc *d,
 	case FX_DUP2:
 		if (ret >= 0)
 			fd_assign(p, ret, f->f[0], cloexec_requested(d, e));
+		break;
+	case FX_NEWFD:
+		if (ret >= 0)
+			fd_relabel(p, ret, new_fd_label(d), cloexec_requested(d, e));
+		break;
+	case FX_NEWFD_PAIR:
+		if (ret == 0 && e->args[5] != ~0ull) {
+			fd_relabel(p, (int32_t)e->args[5], new_fd_label(d),
+				   cloexec_requested(d, e));
+			fd_relabel(p, (int32_t)(e->args[5] >> 32), new_fd_label(d),
+				   cloexec_requested(d, e));
+		}
 		break;
 	case FX_CLOSE:
 		if (ret == 0)
@@ -507,6 +530,10 @@ static void on_syscall(const struct dft_syscall *e, const char **str,
 
 	if (!d || !(p = proc_of(e->h.tgid)))
 		return;
+	if (d->silent) {
+		apply_effect(p, d, e, NULL);
+		return;
+	}
 	name_files(p, d, e, str, len, flags, &f);
 	if (d->effect == FX_MUNMAP && !f.f[0])
 		return; /* anonymous memory: not file I/O */
@@ -658,15 +685,17 @@ static void on_exit_record(const struct dft_exit *e)
 	struct proc *p = proc_get(e->h.tgid);
 	struct sink *s;
 
-	thread_free(e->h.tid);
-	if (!p || !(e->h.flags & DFT_F_GROUP_DEAD))
+	if (!p || !(e->h.flags & DFT_F_GROUP_DEAD)) {
+		thread_free(e->h.tid);
 		return;
+	}
 	s = sink_of(p);
 	if (s) {
 		write_proc_event(p, e->h.tid, "exit", e->h.ts);
 		KEY_INT(&s->buf, ",\"exit_code\":", e->exit_code);
 		end_event(s);
 	}
+	thread_free(e->h.tid);
 	close_proc_sink(p, trace_wall_us(e->h.ts));
 	proc_free(p);
 	if (stats.live)
@@ -797,7 +826,7 @@ int trace_init(const struct trace_config *config, struct sink *sink)
 	if (main_sink) {
 		JB_LIT(&main_sink->buf, "[\n");
 		clock_gettime(CLOCK_REALTIME, &now);
-		write_lifecycle(main_sink, "start", getpid(),
+		write_lifecycle(main_sink, "start", cfg.root_pid,
 				now.tv_sec * 1000000ull + now.tv_nsec / 1000,
 				NULL, -1);
 	}
@@ -858,13 +887,13 @@ void trace_finish(const uint64_t *lost, size_t nslots)
 				by_name[sc_name_index(sc_lookup(i))] += lost[i];
 		for (int i = 0; i < sc_nnames(); i++)
 			if (by_name[i])
-				write_lost(main_sink, getpid(), sc_name_at(i),
+				write_lost(main_sink, cfg.root_pid, sc_name_at(i),
 					   by_name[i]);
 		for (size_t i = DFT_NR_MAX; i < nslots; i++)
 			if (lost[i])
-				write_lost(main_sink, getpid(),
+				write_lost(main_sink, cfg.root_pid,
 					   kind_name(i - DFT_NR_MAX), lost[i]);
-		write_lifecycle(main_sink, "end", getpid(), now_us, NULL, total);
+		write_lifecycle(main_sink, "end", cfg.root_pid, now_us, NULL, total);
 		JB_LIT(&main_sink->buf, "]\n");
 	}
 	procs_each(close_each, &now_us);

@@ -19,6 +19,7 @@ struct trace_config {
 	uid_t uid;		/* owner of files created in output_dir */
 	gid_t gid;
 	const char *cmdline;	/* what was traced, for start/end events */
+	uint32_t root_pid;	/* the first traced process: owns start/end */
 };
 
 struct trace_stats {

@@ -43,7 +43,7 @@ one record per line, first field the kind:
     hostile PID HEXPATH NBYTES                   a write of NBYTES to a file
                                                  whose name has hostile bytes
     toolong PID TID HEXPATH RET                  open of a path > PATH_MAX
-    count NAME N                                 N calls of NAME were made
+    mm    PID TID NAME ADDR LENGTH RET           msync/munmap of a mapping
     info ...                                     free text, not checked
 Paths in truth are absolute and canonical; "-" means none.
 """
@@ -553,6 +553,21 @@ def check(trace, recs, d=None, names=()):
     for pid, tid in (r[:2] for r in recs.get("task", [])):
         if (int(pid), int(tid)) not in tids:
             probs.append("task: no event from pid %s tid %s" % (pid, tid))
+    for pid, tid, name, addr, length, ret in (r[:6] for r in
+                                              recs.get("mm", [])):
+        hits = [e for e in by_pid_name[(int(pid), name)]
+                if e.get("tid") == int(tid)
+                and norm_int((e.get("args") or {}).get("addr")) == int(addr, 0)]
+        if len(hits) != 1:
+            probs.append("mm: %d %s events of %s by %s/%s (want 1)"
+                         % (len(hits), name, addr, pid, tid))
+            continue
+        a = hits[0].get("args") or {}
+        if (norm_int(a.get("length")), a.get("ret")) != (int(length),
+                                                          int(ret)):
+            probs.append("mm: %s %s: length %r ret %r, want %s %s"
+                         % (name, addr, a.get("length"), a.get("ret"),
+                            length, ret))
     for r in recs.get("ioctl", []):
         probs += check_ioctl(trace, x, r)
     for pid, hexpath, nbytes in (r[:3] for r in recs.get("hostile", [])):

@@ -103,14 +103,17 @@ static WL_UNUSED char *wl_path(const char *dir, const char *name)
 	return p;
 }
 
-/* The canonical absolute form of a directory given on the command line. */
-static WL_UNUSED char *wl_realdir(const char *dir)
+/* What /proc/self/fd shows for fd: the name the trace must give it. */
+static WL_UNUSED char *wl_fdpath(int fd)
 {
-	char *p = realpath(dir, NULL);
+	char l[64], *t = malloc(PATH_MAX);
+	ssize_t n;
 
-	if (!p)
-		wl_die("realpath %s", dir);
-	return p;
+	snprintf(l, sizeof(l), "/proc/self/fd/%d", fd);
+	if (!t || (n = readlink(l, t, PATH_MAX - 1)) < 0)
+		wl_die("readlink %s", l);
+	t[n] = 0;
+	return t;
 }
 
 static WL_UNUSED void wl_msleep(long ms)

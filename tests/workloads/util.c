@@ -1,0 +1,113 @@
+/* Small helpers for the CLI tests.
+ *
+ *   util exit N          exit with status N
+ *   util kill SIG        kill itself with signal SIG
+ *   util wait            wl_wait_go(): ready file, heartbeat until SIGUSR1
+ *                        (exits 0) or 60 s
+ *   util marker DIR      write 4321 bytes to DIR/marker.dat, wait 2.5 s,
+ *                        create $WL_CTL/done, then sleep (up to 60 s) until
+ *                        killed; io records
+ *   util whoami DIR      record "id UID GID EUID EGID"; create DIR/owned.dat
+ *   util spam DIR N      N one-byte pwrites to DIR/spam.dat
+ *   util noise FILE      heavy I/O on FILE, forever: $WL_CTL/noise_ready
+ *                        (holding the pid) after the first 100 writes; on
+ *                        SIGTERM records "noise PID ITERATIONS" and exits 0
+ */
+#include <sys/stat.h>
+#include "workload.h"
+
+#define R(x) ({ long r_ = (long)(x); r_ < 0 ? -(long)errno : r_; })
+
+static volatile sig_atomic_t stop;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	char *buf = wl_buf(65536);
+
+	if (strcmp(mode, "exit") == 0 && argc == 3)
+		return atoi(argv[2]);
+	if (strcmp(mode, "kill") == 0 && argc == 3) {
+		signal(atoi(argv[2]), SIG_DFL);
+		kill(wl_pid(), atoi(argv[2]));
+		return 98;
+	}
+	if (strcmp(mode, "wait") == 0 && argc == 2)
+		return wl_wait_go(60);
+	if (strcmp(mode, "marker") == 0 && argc == 3) {
+		char *p = wl_path(argv[2], "marker.dat"), txt[32];
+		long fd = wl_ok(R(open(p, O_CREAT | O_WRONLY | O_TRUNC, 0644)),
+				"open marker");
+
+		wl_io(p, "open", "openat", fd);
+		wl_io(p, "write", "write", R(write(fd, buf, 4321)));
+		wl_io(p, "close", "close", R(close(fd)));
+		wl_msleep(2500);
+		snprintf(txt, sizeof(txt), "%d\n", wl_pid());
+		wl_ctl_file("done", txt);
+		for (int i = 0; i < 600; i++)
+			wl_msleep(100);
+		return 0;
+	}
+	if (strcmp(mode, "whoami") == 0 && argc == 3) {
+		char *p = wl_path(argv[2], "owned.dat");
+		long fd;
+
+		wl_emit("id\t%d\t%d\t%d\t%d\n", (int)getuid(), (int)getgid(),
+			(int)geteuid(), (int)getegid());
+		fd = wl_ok(R(open(p, O_CREAT | O_WRONLY | O_TRUNC, 0644)),
+			   "open owned");
+		wl_io(p, "open", "openat", fd);
+		wl_io(p, "write", "write", R(write(fd, buf, 99)));
+		wl_io(p, "close", "close", R(close(fd)));
+		return 0;
+	}
+	if (strcmp(mode, "spam") == 0 && argc == 4) {
+		char *p = wl_path(argv[2], "spam.dat");
+		long n = atol(argv[3]), fd;
+
+		fd = wl_ok(R(open(p, O_CREAT | O_WRONLY | O_TRUNC, 0644)),
+			   "open spam");
+		for (long i = 0; i < n; i++)
+			if (pwrite(fd, buf + i % 26, 1, (i * 7919) % 65536) != 1)
+				wl_die("pwrite");
+		close(fd);
+		return 0;
+	}
+	if (strcmp(mode, "noise") == 0 && argc == 3) {
+		struct sigaction sa = { .sa_handler = on_term };
+		long fd, i;
+		char txt[32];
+		sigaction(SIGTERM, &sa, NULL);
+		fd = wl_ok(R(open(argv[2], O_CREAT | O_RDWR | O_TRUNC, 0644)),
+			   "open noise");
+		struct timespec t0, t1;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		for (i = 0; !stop; i++) {
+			if (i % 1024 == 0) { /* never outlive a dead test */
+				clock_gettime(CLOCK_MONOTONIC, &t1);
+				if (t1.tv_sec - t0.tv_sec > 120)
+					break;
+			}
+			if (pwrite(fd, buf, 4096, (i % 256) * 4096) != 4096)
+				wl_die("pwrite");
+			if (pread(fd, buf, 512, (i % 256) * 4096) < 0)
+				wl_die("pread");
+			if (i == 100) {
+				snprintf(txt, sizeof(txt), "%d\n", wl_pid());
+				wl_ctl_file("noise_ready", txt);
+			}
+		}
+		wl_emit("noise\t%d\t%ld\n", wl_pid(), i);
+		return 0;
+	}
+	fprintf(stderr, "util: bad arguments\n");
+	return 2;
+}
