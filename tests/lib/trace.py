@@ -568,47 +568,62 @@ def check(trace, recs, d=None, names=()):
             probs.append("mm: %s %s: length %r ret %r, want %s %s"
                          % (name, addr, a.get("length"), a.get("ret"),
                             length, ret))
-    for r in recs.get("ioctl", []):
-        probs += check_ioctl(trace, x, r)
+    probs += check_ioctls(trace, x, recs.get("ioctl", []))
     for pid, hexpath, nbytes in (r[:3] for r in recs.get("hostile", [])):
         probs += check_hostile(trace, x, int(pid), bytes.fromhex(hexpath),
                                int(nbytes))
-    for pid, tid, hexpath, ret in (r[:4] for r in recs.get("toolong", [])):
-        probs += check_toolong(trace, x, int(pid), int(tid),
-                               bytes.fromhex(hexpath), int(ret))
+    probs += check_toolong(trace, x, recs.get("toolong", []))
     return probs
 
 
-def check_ioctl(trace, x, r):
-    pid, tid, path, req, dr, ty, nr, size, ret, reqname = r[:10]
-    req = int(req, 16)
-    cands = [e for e in x if e.get("name") == "ioctl"
-             and e.get("pid") == int(pid) and e.get("tid") == int(tid)
-             and norm_int((e.get("args") or {}).get("request")) == req]
-    if len(cands) != 1:
-        return ["ioctl 0x%x by %s/%s: %d events with that request (want 1)"
-                % (req, pid, tid, len(cands))]
-    e, a = cands[0], cands[0].get("args") or {}
+def check_ioctls(trace, x, recs):
+    """Every ioctl of the recorded tasks, exactly, with its decoding."""
+    if not recs:
+        return []
     probs = []
-    want = {"dir": int(dr), "type": int(ty), "nr": int(nr),
-            "size": int(size), "ret": int(ret)}
-    for k, v in want.items():
-        got = norm_int(a.get(k), k)
-        if got != v:
-            probs.append("ioctl 0x%x: args.%s is %r, want %d"
-                         % (req, k, a.get(k), v))
-    if not (isinstance(a.get("request"), str)
-            and a["request"].lower().startswith("0x")):
-        probs.append("ioctl 0x%x: request %r is not a \"0x...\" string"
-                     % (req, a.get("request")))
-    if e.get("cat") != "IOCTL":
-        probs.append("ioctl 0x%x: cat %r, want IOCTL" % (req, e.get("cat")))
-    if trace.path(e) != path:
-        probs.append("ioctl 0x%x: path %r, want %r" % (req, trace.path(e),
-                                                      path))
-    if reqname != "-" and a.get("req_name") not in (None, reqname):
-        probs.append("ioctl 0x%x: req_name %r, want %r"
-                     % (req, a.get("req_name"), reqname))
+    tasks = {(int(r[0]), int(r[1])) for r in recs}
+    evs = [e for e in x if e.get("name") == "ioctl"
+           and (e.get("pid"), e.get("tid")) in tasks]
+
+    def key(pid, tid, path, req, ret):
+        return (int(pid), int(tid), path, req, int(ret))
+    want = collections.Counter(key(r[0], r[1], r[2], int(r[3], 16), r[8])
+                               for r in recs)
+    got = collections.Counter(
+        key(e["pid"], e["tid"], trace.path(e),
+            norm_int((e.get("args") or {}).get("request")),
+            (e.get("args") or {}).get("ret", 0)) for e in evs)
+    if want != got:
+        probs.append("ioctl calls differ (pid, tid, path, request, ret): "
+                     "missing %s; unexpected %s"
+                     % (sorted(want - got, key=str), sorted(got - want,
+                                                            key=str)))
+    for r in recs:
+        pid, tid, path, req, dr, ty, nr, size, ret, reqname = r[:10]
+        req = int(req, 16)
+        cands = [e for e in evs if e["pid"] == int(pid)
+                 and e["tid"] == int(tid) and trace.path(e) == path
+                 and norm_int((e.get("args") or {}).get("request")) == req]
+        if not cands:
+            continue
+        e, a = cands[0], cands[0].get("args") or {}
+        want_f = {"dir": int(dr), "type": int(ty), "nr": int(nr),
+                  "size": int(size)}
+        for k, v in want_f.items():
+            got_v = norm_int(a.get(k), k)
+            if got_v != v:
+                probs.append("ioctl %s (0x%x) on %s: args.%s is %r, want %d"
+                             % (reqname, req, path, k, a.get(k), v))
+        if not (isinstance(a.get("request"), str)
+                and a["request"].lower().startswith("0x")):
+            probs.append("ioctl 0x%x: request %r is not a \"0x...\" string"
+                         % (req, a.get("request")))
+        if e.get("cat") != "IOCTL":
+            probs.append("ioctl 0x%x on %s: cat %r, want IOCTL"
+                         % (req, path, e.get("cat")))
+        if "req_name" in a and a["req_name"] != reqname:
+            probs.append("ioctl 0x%x: req_name %r, want %r"
+                         % (req, a.get("req_name"), reqname))
     return probs
 
 
@@ -641,26 +656,47 @@ def check_hostile(trace, x, pid, path, nbytes):
     return []
 
 
-def check_toolong(trace, x, pid, tid, path, ret):
-    cands = [e for e in x if e.get("pid") == pid and e.get("tid") == tid
-             and e.get("name") == "open"
-             and (e.get("args") or {}).get("ret") == ret]
-    if len(cands) != 1:
-        return ["toolong: %d open events with ret %d by %d/%d (want 1)"
-                % (len(cands), ret, pid, tid)]
-    a = cands[0].get("args") or {}
+def check_toolong(trace, x, recs):
+    """Opens of paths longer than PATH_MAX: each failed with ret and has
+    fname_truncated true and an fname that is a prefix of the path."""
+    if not recs:
+        return []
+    tasks = {(int(r[0]), int(r[1])) for r in recs}
+    rets = {int(r[3]) for r in recs}
+    evs = [e for e in x if e.get("name") == "open"
+           and (e.get("pid"), e.get("tid")) in tasks
+           and (e.get("args") or {}).get("ret") in rets
+           and (e.get("args") or {}).get("fname_truncated") is not False]
     probs = []
-    if a.get("fname_truncated") is not True:
-        probs.append("toolong: args.fname_truncated is %r, want true"
-                     % (a.get("fname_truncated"),))
-    fname = a.get("fname")
-    if not isinstance(fname, str):
-        probs.append("toolong: no args.fname (run with -P)")
-    else:
-        fb = fname.encode("utf-8", "surrogateescape")
-        if not (0 < len(fb) <= 4096 and path.startswith(fb)):
-            probs.append("toolong: fname (%d bytes) is not a prefix of the "
-                         "path of at most 4096 bytes" % len(fb))
+    for pid, tid, hexpath, ret in (r[:4] for r in recs):
+        path = bytes.fromhex(hexpath)
+        why = []
+        for e in evs:
+            a = e.get("args") or {}
+            if (e["pid"], e["tid"], a.get("ret")) != (int(pid), int(tid),
+                                                     int(ret)):
+                continue
+            if a.get("fname_truncated") is not True:
+                why.append("fname_truncated is %r"
+                           % (a.get("fname_truncated"),))
+                continue
+            fname = a.get("fname")
+            if not isinstance(fname, str):
+                why.append("no args.fname (run with -P)")
+                continue
+            fb = fname.encode("utf-8", "surrogateescape")
+            if not (0 < len(fb) <= 4096 and path.startswith(fb)):
+                why.append("fname of %d bytes is not a prefix of the path"
+                           % len(fb))
+                continue
+            evs.remove(e)
+            break
+        else:
+            probs.append("toolong: no open by %s/%s with ret %s, "
+                         "fname_truncated true and a prefix fname for the "
+                         "path of %d bytes (%s)"
+                         % (pid, tid, ret, len(path),
+                            "; ".join(why) or "no open event with that ret"))
     return probs
 
 

@@ -56,7 +56,7 @@ wl_die(const char *fmt, ...)
 static WL_UNUSED __attribute__((format(printf, 1, 2))) void
 wl_emit(const char *fmt, ...)
 {
-	char buf[8192];
+	static __thread char buf[24576];
 	va_list ap;
 	int n, saved = errno;
 
