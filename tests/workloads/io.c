@@ -153,10 +153,13 @@ static void basic(const char *D)
 		wl_die("mmap");
 	wl_io(m, "mmap", "mmap", (long)map);
 	memcpy(map, buf, 8192);
+	/* msync and munmap name the mapped file */
 	r = R(syscall(SYS_msync, map, 8192, MS_SYNC));
+	wl_io(m, "msync", "msync", r);
 	wl_emit("mm\t%d\t%d\tmsync\t%#lx\t8192\t%ld\n", wl_pid(), wl_tid(),
 		(unsigned long)map, r);
 	r = R(syscall(SYS_munmap, map, 8192));
+	wl_io(m, "munmap", "munmap", r);
 	wl_emit("mm\t%d\t%d\tmunmap\t%#lx\t8192\t%ld\n", wl_pid(), wl_tid(),
 		(unsigned long)map, r);
 
