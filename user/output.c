@@ -214,8 +214,6 @@ static int cut_back(struct output *o)
 			return err;
 		o->bytes_out += end_len;
 	}
-	/* Later writes (none should come) would land after the end. */
-	lseek(o->fd, o->bytes_out, SEEK_SET);
 	return 0;
 }
 
@@ -476,7 +474,7 @@ int output_open(const struct output_opts *opts, struct output **out,
 	*out = o;
 	return 0;
 nomem:
-	snprintf(err, errlen, "cannot open output '%s': %s", opts->path,
+	snprintf(err, errlen, "cannot create output '%s': %s", opts->path,
 		 strerror(ENOMEM));
 fail:
 	output_abort(o);

@@ -23,9 +23,11 @@ Command line (every command takes one TRACE: a file or a -D directory)
     lost TRACE [--op OP | --total]      per-op loss (TSV), one op, or end's
     check-nesting TRACE                 X events of each tid nest properly
     check TRACE TRUTH [--under DIR] [--name N]...
-                                        compare with a workload's ground truth
+                                        compare with a workload's ground truth:
+                                        events on the files it names (and
+                                        with --under, on anything in DIR)
     truth-bytes TRUTH --by KEYS [...]   the same TSV as `bytes`, from TRUTH
-    wait-for TRACE [FILTER...] [--timeout S]
+    wait-for TRACE [FILTER...] [--timeout S] [--alive PID]
                                         poll a growing trace for an event
 
 FILTERs: --name N[,N..] --cat C --pid P --tid T --syscall S --path P
@@ -37,7 +39,10 @@ one record per line, first field the kind:
     spawn PID TID NAME CHILD                     a fork/clone/vfork; NAME may
                                                  list alternatives: fork|clone
     exec  PID                                    PID exec'd
-    exit  PID CODE                               process PID exited with CODE
+    exit  PID STATUS                             process PID exited; STATUS is
+                                                 the wait(2) status (exit(3)
+                                                 gives 3<<8), which the exit
+                                                 event's args.exit_code holds
     task  PID TID                                this task must show up
     ioctl PID TID PATH REQUEST DIR TYPE NR SIZE RET REQNAME
     hostile PID HEXPATH NBYTES                   a write of NBYTES to a file
@@ -490,15 +495,19 @@ def check(trace, recs, d=None, names=()):
     # io: exact calls and bytes per (path, path2, pid, tid, name, syscall),
     # and no extra events on those files.
     keys = ["path", "path2", "pid", "tid", "name", "args.syscall"]
-    ios = list(io_filter(truth_io(recs), names, d))
+    ios = [r for r in io_filter(truth_io(recs), names, None)
+           if r["path"] is not None or r["path2"] is not None]
     if ios or d is not None:
         want = truth_byte_rows(ios, keys)
-        truth_paths = {r["path"] for r in ios} | {r["path2"] for r in ios}
+        truth_paths = ({r["path"] for r in ios} | {r["path2"] for r in ios})
+        truth_paths.discard(None)
+        # the trace's events on the truth's files, and on anything under d
         evs = [e for e in x
                if (not names or e.get("name") in names)
-               and ((d is not None and (under(trace.path(e), d) or
-                                        under(trace.path2(e), d)))
-                    or (d is None and (trace.path(e) in truth_paths)))]
+               and (trace.path(e) in truth_paths
+                    or trace.path2(e) in truth_paths
+                    or (d is not None and (under(trace.path(e), d) or
+                                           under(trace.path2(e), d))))]
         got = trace_byte_rows(trace, evs, keys)
         if want != got:
             probs.append("io totals differ (- truth, + trace; columns: %s, "
@@ -547,8 +556,8 @@ def check(trace, recs, d=None, names=()):
         evs = by_pid_name[(int(pid), "exit")]
         codes = [(e.get("args") or {}).get("exit_code") for e in evs]
         if int(code) not in codes:
-            probs.append("exit: pid %s exited with %s; its exit events have "
-                         "exit_code %s" % (pid, code, codes))
+            probs.append("exit: pid %s exited with wait status %s; its exit "
+                         "events have exit_code %s" % (pid, code, codes))
     tids = {(e.get("pid"), e.get("tid")) for e in x}
     for pid, tid in (r[:2] for r in recs.get("task", [])):
         if (int(pid), int(tid)) not in tids:
@@ -573,7 +582,20 @@ def check(trace, recs, d=None, names=()):
         probs += check_hostile(trace, x, int(pid), bytes.fromhex(hexpath),
                                int(nbytes))
     probs += check_toolong(trace, x, recs.get("toolong", []))
-    return probs
+    return cap(probs)
+
+
+def cap(probs, n=25):
+    """At most n problems of each kind (the text before the first ':')."""
+    out, seen = [], collections.Counter()
+    for p in probs:
+        k = p.split(":", 1)[0] if not p.startswith("  ") else "  "
+        seen[k] += 1
+        if seen[k] <= n:
+            out.append(p)
+        elif seen[k] == n + 1:
+            out.append("%s: ... (more like this left out)" % k.strip())
+    return out
 
 
 def check_ioctls(trace, x, recs):
@@ -727,6 +749,15 @@ def check_nesting(trace):
     return probs
 
 
+def pid_running(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            state = f.read().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X")
+
+
 # -- command line ------------------------------------------------------------
 def main(argv=None):
     ap = argparse.ArgumentParser(
@@ -752,6 +783,8 @@ def main(argv=None):
             p.add_argument("--timeout", type=float, default=20)
             p.add_argument("--min", type=int, default=1,
                            help="wait for at least this many events")
+            p.add_argument("--alive", type=int,
+                           help="give up as soon as this pid has exited")
 
     p = sub.add_parser("paths")
     p.add_argument("trace")
@@ -804,6 +837,10 @@ def main(argv=None):
                         return 0
                 except OSError:
                     pass
+            if a.alive is not None and not pid_running(a.alive):
+                print("trace.py: pid %d exited before the event showed in %s"
+                      % (a.alive, a.trace), file=sys.stderr)
+                return 1
             if time.monotonic() > deadline:
                 print("trace.py: timed out waiting for the event in %s"
                       % a.trace, file=sys.stderr)

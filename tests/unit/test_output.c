@@ -37,7 +37,7 @@ static char *path_in(const char *name)
 
 static void make_data(void)
 {
-	size_t cap = 8 << 20, i;
+	size_t cap = 4 << 20, i;
 
 	data = malloc(cap);
 	line_end = malloc(sizeof(*line_end) * 100000);
@@ -449,7 +449,7 @@ static void test_relative_and_owner(void)
 	struct output_opts opts = { "rel.pfw", -1, getuid(), getgid() };
 	struct output *o;
 	char cwd[512], err[256];
-	struct stat st;
+	struct stat st = { 0 };
 	int rc;
 
 	if (!getcwd(cwd, sizeof(cwd)) || chdir(tmpdir)) {

@@ -72,7 +72,7 @@ static void reap(pid_t pid)
 
 	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
 		wl_die("waitpid %d", pid);
-	wl_emit("exit\t%d\t%d\n", pid, WEXITSTATUS(st));
+	wl_emit("exit\t%d\t%d\n", pid, st); /* the raw wait(2) status */
 }
 
 static void attach(void)

@@ -8,6 +8,9 @@
  *                     splice, mmap + msync + munmap, failing calls
  *   io relative DIR   relative paths: initial cwd, chdir, "x/../y", openat
  *                     with a dirfd, fchdir  (run it with cwd = DIR)
+ *   io pipe DIR       pipes, a socketpair and an eventfd, made by syscalls
+ *                     the tracer does not record: named as /proc/PID/fd
+ *                     names them; then a file reuses the freed fd numbers
  *   io dup DIR        dup/dup2/dup3/fcntl(F_DUPFD*), close_range: I/O on a
  *                     duplicate counts for the original file
  *
@@ -16,6 +19,8 @@
 #include <dirent.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
 #include <linux/stat.h>
 #include "workload.h"
@@ -33,13 +38,11 @@ static void basic(const char *D)
 	char *sub = wl_path(D, "sub"), *sub2 = wl_path(D, "sub2");
 	char *out = wl_path(D, "out.dat"), *m = wl_path(D, "m.dat");
 	char *none = wl_path(D, "nonexistent");
-	char pipename[64];
 	struct iovec wv[3] = { { buf, 10 }, { buf + 10, 20 }, { buf + 30, 30 } };
 	struct iovec rv[2] = { { rbuf, 7 }, { rbuf + 100, 9 } };
 	struct stat st;
 	struct statx stx;
 	long fa, fb, fc, fd_d, dfd, fo, fm, r;
-	int p[2];
 	loff_t off, off2;
 	char *map;
 
@@ -128,21 +131,6 @@ static void basic(const char *D)
 	off2 = 1000;
 	wl_io2(a, out, "copy_file_range", "copy_file_range",
 	       R(syscall(SYS_copy_file_range, fa, &off, fo, &off2, 400, 0)));
-	if (pipe(p) < 0)
-		wl_die("pipe");
-	if (fstat(p[0], &st) < 0)
-		wl_die("fstat pipe");
-	snprintf(pipename, sizeof(pipename), "pipe:[%lu]",
-		 (unsigned long)st.st_ino);
-	off = 0;
-	wl_io2(a, pipename, "splice", "splice",
-	       R(syscall(SYS_splice, fa, &off, p[1], NULL, 256, 0)));
-	off2 = 5000;
-	wl_io2(pipename, out, "splice", "splice",
-	       R(syscall(SYS_splice, p[0], NULL, fo, &off2, 256, 0)));
-	close(p[0]);
-	close(p[1]);
-
 	/* mmap of a file */
 	fm = wl_ok(R(open(m, O_CREAT | O_RDWR | O_TRUNC, 0644)), "open m");
 	wl_io(m, "open", "openat", fm);
@@ -169,6 +157,63 @@ static void basic(const char *D)
 	wl_io(D, "close", "close", R(close(dfd)));
 	wl_io(out, "close", "close", R(close(fo)));
 	wl_io(m, "close", "close", R(close(fm)));
+}
+
+static void pipes(const char *D)
+{
+	char *a = wl_path(D, "a.dat"), *out = wl_path(D, "out.dat");
+	char *after = wl_path(D, "after.dat");
+	char *pn, *s0, *s1, *en;
+	int p[2], sv[2], ev;
+	long fa, fo, fd, r;
+	loff_t off;
+	unsigned long long v = 5;
+
+	fa = wl_ok(R(open(a, O_CREAT | O_RDWR | O_TRUNC, 0644)), "open a");
+	wl_io(a, "open", "openat", fa);
+	wl_io(a, "write", "write", R(write(fa, buf, 1000)));
+	fo = wl_ok(R(open(out, O_CREAT | O_RDWR | O_TRUNC, 0644)), "open out");
+	wl_io(out, "open", "openat", fo);
+
+	if (pipe(p) < 0 || socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
+		wl_die("pipe/socketpair");
+	ev = eventfd(0, 0);
+	if (ev < 0)
+		wl_die("eventfd");
+	pn = wl_fdpath(p[0]);
+	s0 = wl_fdpath(sv[0]);
+	s1 = wl_fdpath(sv[1]);
+	en = wl_fdpath(ev);
+
+	wl_io(pn, "write", "write", R(write(p[1], buf, 100)));
+	wl_io(pn, "read", "read", R(read(p[0], rbuf, 100)));
+	off = 0;
+	wl_io2(a, pn, "splice", "splice",
+	       R(syscall(SYS_splice, fa, &off, p[1], NULL, 256, 0)));
+	off = 5000;
+	wl_io2(pn, out, "splice", "splice",
+	       R(syscall(SYS_splice, p[0], NULL, fo, &off, 256, 0)));
+	wl_io(s0, "write", "write", R(write(sv[0], buf, 123)));
+	wl_io(s1, "read", "read", R(read(sv[1], rbuf, 123)));
+	wl_io(en, "write", "write", R(write(ev, &v, 8)));
+	wl_io(en, "read", "read", R(read(ev, &v, 8)));
+	wl_io(pn, "close", "close", R(close(p[0])));
+	wl_io(pn, "close", "close", R(close(p[1])));
+	wl_io(s0, "close", "close", R(close(sv[0])));
+	wl_io(s1, "close", "close", R(close(sv[1])));
+	wl_io(en, "close", "close", R(close(ev)));
+
+	/* the freed numbers now name a file */
+	fd = wl_ok(R(open(after, O_CREAT | O_RDWR | O_TRUNC, 0644)), "after");
+	wl_io(after, "open", "openat", fd);
+	wl_io(after, "write", "write", R(write(fd, buf, 10)));
+	r = R(syscall(SYS_dup2, fd, p[1]));
+	wl_io(after, "dup2", "dup2", r);
+	wl_io(after, "write", "write", R(write(p[1], buf, 20)));
+	wl_io(after, "close", "close", R(close(p[1])));
+	wl_io(after, "close", "close", R(close(fd)));
+	wl_io(a, "close", "close", R(close(fa)));
+	wl_io(out, "close", "close", R(close(fo)));
 }
 
 static void relative(const char *D)
@@ -280,7 +325,8 @@ static void dups(const char *D)
 	wl_io(h, "open", "openat", hfd);
 	wl_io(h, "dup2", "dup2", R(syscall(SYS_dup2, hfd, 60)));
 	wl_io(h, "write", "write", R(write(60, buf, 13)));
-	wl_io(h, "fcntl", "fcntl", R(syscall(SYS_fcntl, 60, F_GETFL)));
+	/* (the tracer records only fcntls that change the fd table) */
+	wl_io(h, "fcntl", "fcntl", R(syscall(SYS_fcntl, 60, F_SETFD, FD_CLOEXEC)));
 	/* a write on an fd that close_range closed fails: -EBADF, no path */
 	wl_io(NULL, "write", "write", R(write(70, buf, 3)));
 
@@ -295,7 +341,7 @@ int main(int argc, char **argv)
 	char *D;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: io basic|relative|dup DIR\n");
+		fprintf(stderr, "usage: io basic|pipe|relative|dup DIR\n");
 		return 2;
 	}
 	D = argv[2]; /* absolute and canonical: the test passes realpath */
@@ -304,6 +350,8 @@ int main(int argc, char **argv)
 		basic(D);
 	else if (strcmp(argv[1], "relative") == 0)
 		relative(D);
+	else if (strcmp(argv[1], "pipe") == 0)
+		pipes(D);
 	else if (strcmp(argv[1], "dup") == 0)
 		dups(D);
 	else {

@@ -11,8 +11,8 @@
  *                     NFD files open at once, NTHREAD threads, NFORK forks
  *
  * Records: io (every file syscall under DIR), spawn (parent pid/tid, the
- * expected event name, child pid or tid), exec, exit (code passed to exit or
- * seen by waitpid), task (a task that must appear), tname (a thread name).
+ * expected event name, child pid or tid), exec, exit (the wait(2) status
+ * that waitpid saw, or that exit(N) gives: N << 8), task (a task that must appear), tname (a thread name).
  */
 #include <pthread.h>
 #include <sched.h>
@@ -50,7 +50,7 @@ static void reap(pid_t pid)
 		errno = ECHILD;
 		wl_die("child %d did not exit normally (%#x)", pid, st);
 	}
-	wl_emit("exit\t%d\t%d\n", pid, WEXITSTATUS(st));
+	wl_emit("exit\t%d\t%d\n", pid, st); /* the raw wait(2) status */
 }
 
 /* -------------------------------------------------------------- tree -- */
@@ -198,7 +198,7 @@ static void tree(void)
 			while (getppid() == c)
 				wl_msleep(1);
 			first_write(CF_DFORK);
-			wl_emit("exit\t%d\t17\n", wl_pid());
+			wl_emit("exit\t%d\t%d\n", wl_pid(), 17 << 8);
 			_exit(17);
 		}
 		wl_emit("spawn\t%d\t%d\tclone\t%d\n", c, c, g);

@@ -1,0 +1,70 @@
+#!/usr/bin/env bats
+# File I/O: every syscall a workload makes on its files shows up with the
+# exact name, syscall, return value, byte count and resolved path.
+
+load lib/common
+
+@test "io: open/read/write family, sync, stat, dirs, two-fd calls, mmap match exactly" {
+	traced -- "$WL/io" basic "$D"
+	valid
+	check_truth --under "$D"
+}
+
+@test "io: the trace is well formed and X events nest on every thread" {
+	traced -- "$WL/io" basic "$D"
+	valid
+	run tpy check-nesting "$TRACE"
+	echo "$output"
+	[ "$status" = 0 ]
+}
+
+@test "io: failed calls carry -errno (EBADF read, ENOENT open)" {
+	traced -- "$WL/io" basic "$D"
+	run tpy events "$TRACE" --path "$D/c.dat" --name read --fields args.ret
+	expect_eq "read of a write-only fd" "$output" "-9"
+	run tpy events "$TRACE" --path "$D/nonexistent" --name open --fields args.syscall,args.ret
+	expect_eq "open of a missing file" "$output" "$(printf 'openat\t-2')"
+}
+
+@test "io: pipe, socket and eventfd fds are named as in /proc/PID/fd; their numbers reused by a file are not confused" {
+	traced -- "$WL/io" pipe "$D"
+	check_truth --under "$D"
+}
+
+@test "io: relative paths (initial cwd, chdir, fchdir, x/../y, openat dirfd) resolve to absolute paths" {
+	cd "$D"
+	traced -- "$WL/io" relative "$D"
+	check_truth --under "$D"
+	# no FH name is relative or keeps . or .. components
+	run tpy paths "$TRACE"
+	bad=$(printf '%s\n' "$output" | grep -vE '^"(/|pipe:|socket:|anon_inode:)' || true)
+	expect_eq "relative FH names" "$bad" ""
+	bad=$(printf '%s\n' "$output" | grep -E '/\.\.?(/|")' || true)
+	expect_eq "FH names with . or .." "$bad" ""
+}
+
+@test "io: I/O on dup/dup2/dup3/F_DUPFD duplicates counts for the original file" {
+	traced -- "$WL/io" dup "$D"
+	check_truth --under "$D"
+}
+
+@test "io: --inline-paths adds fname equal to the FH name on every file event" {
+	traced -P -- "$WL/io" basic "$D"
+	valid      # checks fname == FH name wherever both exist
+	check_truth --under "$D"
+	# every event with an fhash has an fname
+	run tpy events "$TRACE" --under "$D" --fields args.fname
+	missing=$(printf '%s\n' "$output" | grep -c '^-$' || true)
+	expect_eq "events under $D without fname" "$missing" 0
+	n=$(tpy count "$TRACE" --under "$D")
+	[ "$n" -gt 50 ]
+}
+
+@test "io: plain .pfw output holds the same events" {
+	TRACE="$T/t.pfw"
+	traced -- "$WL/io" basic "$D"
+	head -c2 "$TRACE" | grep -q '^\[' 
+	! gzip -t "$TRACE" 2>/dev/null
+	valid
+	check_truth --under "$D"
+}

@@ -1,0 +1,197 @@
+# Shared setup for tests/*.bats.  Load with:  load lib/common
+#
+# Every test gets a fresh directory $T (mode 755, canonical path) holding
+#   $D        data directory: the workload's files, accounted exactly
+#   $WL_CTL   control files (ready, done, heartbeat), exported
+#   $TRACE    the trace ($T/t.pfw.gz)
+#   $TRUTH    the workload's ground truth (its stdout, appended)
+# and removed afterwards (set DFT_KEEP=1 to keep it).  Background processes
+# are started only through start_bg, and teardown kills only those pids.
+
+ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
+DFT="$ROOT/dftrace-bpf"
+WL="$ROOT/build/workloads"
+TRACEPY="$ROOT/tests/lib/trace.py"
+# generous upper bounds, never assertions: a hung tracer fails the test
+DFT_TIMEOUT="${DFT_TIMEOUT:-120}"
+
+setup() {
+	[ -x "$DFT" ] || { echo "# $DFT is not built (run make)"; return 1; }
+	[ -d "$WL" ] || { echo "# $WL is not built (run make)"; return 1; }
+	T="$(mktemp -d /tmp/dft-test.XXXXXX)"
+	chmod 755 "$T"
+	T="$(realpath "$T")"
+	D="$T/d"
+	export WL_CTL="$T/ctl"
+	mkdir -p "$D" "$WL_CTL"
+	TRACE="$T/t.pfw.gz"
+	TRUTH="$T/truth.tsv"
+	: >"$TRUTH"
+	BG_PIDS=()
+	MOUNTS=()
+}
+
+teardown() {
+	local p m
+	for p in "${BG_PIDS[@]}"; do
+		kill -KILL "$p" 2>/dev/null || true
+	done
+	for p in "${BG_PIDS[@]}"; do
+		wait "$p" 2>/dev/null || true
+	done
+	for m in "${MOUNTS[@]}"; do
+		umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
+	done
+	if [ -n "${DFT_KEEP:-}" ]; then
+		echo "# kept $T" >&3
+	else
+		rm -rf "$T"
+	fi
+}
+
+# trace.py, the trace reader and checker
+tpy() { python3 "$TRACEPY" "$@"; }
+
+# dft [ARG...]: run the tracer in the foreground with a time limit; its
+# stdout (with -- CMD: the workload's ground truth) goes to $TRUTH, stderr
+# to $T/dft.err.  Sets DFT_STATUS; never fails by itself.
+dft() {
+	DFT_STATUS=0
+	timeout -k 5 "$DFT_TIMEOUT" "$DFT" "$@" >>"$TRUTH" 2>"$T/dft.err" ||
+		DFT_STATUS=$?
+	if [ "$DFT_STATUS" = 124 ] || [ "$DFT_STATUS" = 137 ]; then
+		echo "# dftrace-bpf did not finish within ${DFT_TIMEOUT}s"
+	fi
+	return 0
+}
+
+# traced [OPT...] -- CMD...: trace CMD into $TRACE; fail unless the tracer
+# exits 0.
+traced() {
+	dft -q -o "$TRACE" "$@"
+	if [ "$DFT_STATUS" != 0 ]; then
+		echo "# dftrace-bpf exited $DFT_STATUS; stderr:"
+		sed 's/^/#   /' "$T/dft.err"
+		return 1
+	fi
+}
+
+# start_bg VAR CMD...: start CMD in the background (stdout appended to
+# $TRUTH, stderr to $T/bg.err); its pid goes into VAR and into BG_PIDS.
+start_bg() {
+	local var=$1
+	shift
+	"$@" >>"$TRUTH" 2>>"$T/bg.err" &
+	BG_PIDS+=("$!")
+	printf -v "$var" '%s' "$!"
+}
+
+# wait_file PATH [SECONDS]: wait until PATH exists.
+wait_file() {
+	local i n=$(( ${2:-20} * 50 ))
+	for ((i = 0; i < n; i++)); do
+		[ -e "$1" ] && return 0
+		sleep 0.02
+	done
+	echo "# timed out waiting for $1"
+	[ ! -s "$T/bg.err" ] || sed 's/^/#   /' "$T/bg.err"
+	return 1
+}
+
+# running PID: PID exists and is not a zombie
+running() {
+	local st
+	st=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 1
+	[ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]
+}
+
+# await PID [SECONDS]: wait for a background child to end; sets
+# AWAIT_STATUS to its exit status.  Fails if it does not end in time.
+await() {
+	local i n=$(( ${2:-$DFT_TIMEOUT} * 50 ))
+	for ((i = 0; i < n; i++)); do
+		running "$1" || break
+		sleep 0.02
+	done
+	if running "$1"; then
+		echo "# pid $1 did not exit within ${2:-$DFT_TIMEOUT}s"
+		return 1
+	fi
+	AWAIT_STATUS=0
+	wait "$1" || AWAIT_STATUS=$?
+}
+
+# start_workload CMD...: start a workload that calls wl_wait_go() and wait
+# for its ready file; sets WL_PID.
+start_workload() {
+	rm -f "$WL_CTL/ready"
+	start_bg WL_PID "$@"
+	wait_file "$WL_CTL/ready" 20
+	[ "$(cat "$WL_CTL/ready")" = "$WL_PID" ] ||
+		{ echo "# ready file holds $(cat "$WL_CTL/ready"), pid is $WL_PID"; return 1; }
+}
+
+# attach [OPT...]: attach the tracer to $WL_PID in the background (DFT_PID),
+# writing $TRACE, and wait until the workload's heartbeat shows in the
+# trace: then the tracer is surely attached.
+attach() {
+	"$DFT" -o "$TRACE" -p "$WL_PID" "$@" 2>"$T/dft.err" &
+	DFT_PID=$!
+	BG_PIDS+=("$DFT_PID")
+	tpy wait-for "$TRACE" --pid "$WL_PID" --alive "$DFT_PID" --timeout 30 || {
+		echo "# the tracer never showed the workload's heartbeat; stderr:"
+		sed 's/^/#   /' "$T/dft.err"
+		return 1
+	}
+}
+
+# finish_attached: send SIGUSR1 to the workload, wait for it (must exit 0)
+# and for the tracer, which must stop by itself once the tree has exited
+# and exit 0.
+finish_attached() {
+	kill -USR1 "$WL_PID"
+	await "$WL_PID" 60
+	[ "$AWAIT_STATUS" = 0 ] || { echo "# workload exited $AWAIT_STATUS"; cat "$T/bg.err"; return 1; }
+	await "$DFT_PID"
+	[ "$AWAIT_STATUS" = 0 ] || { echo "# dftrace-bpf exited $AWAIT_STATUS"; cat "$T/dft.err"; return 1; }
+}
+
+# check_truth [trace.py check options]: the trace agrees with $TRUTH.
+check_truth() {
+	run tpy check "$TRACE" "$TRUTH" "$@"
+	if [ "$status" != 0 ]; then
+		echo "# trace.py check $* failed:"
+		printf '%s\n' "$output" | sed 's/^/#   /'
+		return 1
+	fi
+}
+
+# valid [--partial]: the trace file is well formed (complete unless
+# --partial).
+valid() {
+	run tpy validate "$TRACE" "$@"
+	if [ "$status" != 0 ]; then
+		printf '%s\n' "$output" | head -40 | sed 's/^/#   /'
+		return 1
+	fi
+}
+
+# is_error_line FILE: FILE holds exactly one line, "dftrace-bpf: " and a
+# message that does not start with a capital.
+is_error_line() {
+	local n
+	n=$(wc -l <"$1")
+	if [ "$n" != 1 ] || ! grep -qE '^dftrace-bpf: [^A-Z]' "$1"; then
+		echo "# expected one 'dftrace-bpf: <lowercase message>' line; got:"
+		sed 's/^/#   /' "$1"
+		return 1
+	fi
+}
+
+# expect_eq WHAT GOT WANT
+expect_eq() {
+	if [ "$2" != "$3" ]; then
+		echo "# $1: got '$2', want '$3'"
+		return 1
+	fi
+}

@@ -1,0 +1,74 @@
+#!/usr/bin/env bats
+# Process trees: every child, thread and exec'd image is followed from its
+# first syscall, with exact bytes per pid/tid, and fork/clone/vfork/exec/exit
+# events that match what the processes report.
+
+load lib/common
+
+@test "proc: fork, glibc fork, vfork, clone, pthreads, exec, double fork: all I/O attributed exactly" {
+	traced -- "$WL/proc" tree "$D"
+	valid
+	check_truth --under "$D"
+}
+
+@test "proc: each child's first syscall after fork is captured" {
+	traced -- "$WL/proc" tree "$D"
+	# the first write of each child, by its own pid, is in the trace
+	for f in fork libcfork vfork clone dfork; do
+		want=$(awk -F'\t' -v p="$D/$f.dat" '$1=="io" && $2==p && $5=="write" {print $3 "\t" $7}' "$TRUTH")
+		got=$(tpy events "$TRACE" --path "$D/$f.dat" --name write --fields pid,args.ret)
+		expect_eq "first write to $f.dat (pid, bytes)" "$got" "$want"
+	done
+}
+
+@test "proc: fork/clone/vfork events give the child pid, exec and exit events match" {
+	traced -- "$WL/proc" tree "$D"
+	# spawn, exec, exit and task records; io restricted to nothing
+	check_truth --name none
+}
+
+@test "proc: thread names set with prctl appear as thread_name metadata" {
+	traced -- "$WL/proc" tree "$D"
+	run tpy meta "$TRACE" thread_name
+	meta="$output"
+	while IFS=$'\t' read -r kind pid tid name; do
+		[ "$kind" = tname ] || continue
+		printf '%s\n' "$meta" | python3 -c '
+import json, sys
+pid, tid, name = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+ok = any(m.get("pid") == pid and m.get("tid") == tid and
+         (m.get("args") or {}).get("name") == name
+         for m in map(json.loads, sys.stdin))
+sys.exit(0 if ok else 1)' "$pid" "$tid" "$name" ||
+			{ echo "# no thread_name $name for $pid/$tid"; return 1; }
+	done <"$TRUTH"
+}
+
+@test "proc: -D writes one complete file per process, holding only that process" {
+	dft -q -D "$T/out" -- "$WL/proc" tree "$D"
+	expect_eq "exit status" "$DFT_STATUS" 0
+	[ ! -e "$ROOT/dftrace.pfw.gz" ] || [ "$ROOT/dftrace.pfw.gz" -ot "$TRUTH" ]
+	# every process (not thread) that did I/O has its own file
+	pids=$(awk -F'\t' '$1=="io" {print $3}' "$TRUTH" | sort -u)
+	for pid in $pids; do
+		f=$(ls "$T/out" | grep -E -- "-$pid\.pfw\.gz$" || true)
+		[ -n "$f" ] || { echo "# no file for pid $pid in $T/out: $(ls "$T/out")"; return 1; }
+		run tpy validate "$T/out/$f"
+		[ "$status" = 0 ] || { echo "$output"; return 1; }
+		others=$(tpy events "$T/out/$f" --fields pid | grep -vx "$pid" | sort -u)
+		expect_eq "pids other than $pid in $f" "$others" ""
+	done
+	# merged, the files agree with the truth
+	TRACE="$T/out"
+	check_truth --under "$D"
+}
+
+@test "proc: storm of 3000 open fds, 200 threads, 500 forks: exact and nothing lost" {
+	traced -- "$WL/proc" storm "$D" 3000 200 500
+	valid
+	check_truth --under "$D"
+	expect_eq "end args.lost" "$(tpy lost "$TRACE" --total)" 0
+	expect_eq "lost_events metadata" "$(tpy lost "$TRACE")" ""
+	n=$(awk -F'\t' '$1=="spawn"' "$TRUTH" | wc -l)
+	expect_eq "spawn records" "$n" 700
+}
