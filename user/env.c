@@ -7,7 +7,7 @@
 #include "version.h"
 
 struct env env = {
-	.gzip_level = 1,
+	.gzip_level = 2,
 	.ringbuf_size = 16 << 20,
 };
 
@@ -39,7 +39,7 @@ static const struct argp_option opts[] = {
 	{ "output", 'o', "PATH", 0, "Trace file: *.pfw plain, *.pfw.gz gzip, - stdout (default: dftrace.pfw.gz)", 0 },
 	{ "output-dir", 'D', "DIR", 0, "One file per process: DIR/<comm>-<pid>.pfw.gz", 0 },
 	{ "plain", 'T', NULL, 0, "With -D, write plain .pfw files", 0 },
-	{ "compress-level", 'z', "N", 0, "gzip level 1..9 (default 1: fastest)", 0 },
+	{ "compress-level", 'z', "N", 0, "gzip level 1..9 (default 2: the fastest on trace lines here, and smaller than 1)", 0 },
 	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS", 0 },
 	{ "inline-paths", 'P', NULL, 0, "Add args.fname with the path to every file event (readable in Perfetto)", 0 },
 	{ "ringbuf-size", 'b', "SIZE", 0, "Kernel ring buffer size, power of two >= 4096, K/M suffix (default 16M)", 0 },

@@ -27,6 +27,8 @@ static inline int sink_maybe_drain(struct sink *s)
 {
 	int ret;
 
+	if (__builtin_expect(s->buf.err, 0))
+		return s->buf.err; /* out of memory: lines are garbage */
 	if (s->buf.len < (256u << 10))
 		return 0;
 	ret = output_write(s->out, s->buf.p, s->buf.len);

@@ -199,7 +199,23 @@ int sc_init(void)
 		if (n < 0)
 			return -ENOMEM;
 		d->json_name_cat_len = n;
+		n = asprintf(&d->json_syscall_ret, ",\"syscall\":\"%s\",\"ret\":",
+			     d->syscall);
+		if (n < 0)
+			return -ENOMEM;
+		d->json_syscall_ret_len = n;
 		d->moves_bytes = moves_bytes(d->name);
+		for (int i = 0; i < 6; i++) {
+			struct arg_desc *a = &d->args[i];
+
+			if (!a->key)
+				continue;
+			n = asprintf(&a->json_key, ",\"%s\":", a->key);
+			if (n < 0)
+				return -ENOMEM;
+			a->json_key_len = n;
+			a->wide = !strcmp(a->key, "offset") || !strcmp(a->key, "length");
+		}
 		name_index[nr] = intern_name(d->name);
 	}
 	return 0;

@@ -42,6 +42,10 @@ enum arg_type {
 struct arg_desc {
 	const char *key;	/* JSON key, e.g. "count" */
 	enum arg_type type;
+	/* Filled by sc_init() so the writer never measures or compares: */
+	bool wide;		/* 64-bit value (offsets, lengths) vs C int */
+	unsigned char json_key_len;
+	char *json_key;		/* ,"count": */
 };
 
 struct sc_desc {
@@ -54,9 +58,10 @@ struct sc_desc {
 	/* Recorded only to keep fd tables right; no event is written. */
 	bool silent;
 	unsigned char fd_pair_arg;	/* 1 + index of an int[2] the call fills */
-	/* Precomputed JSON fragment: "name":"pread","cat":"POSIX", */
-	char *json_name_cat;
-	unsigned short json_name_cat_len;
+	/* Precomputed JSON fragments: "name":"pread","cat":"POSIX", and
+	 * ,"syscall":"pread64","ret": */
+	char *json_name_cat, *json_syscall_ret;
+	unsigned short json_name_cat_len, json_syscall_ret_len;
 };
 
 /* The descriptor for a syscall number, or NULL if it is not recorded. */

@@ -259,20 +259,29 @@ static void key_int(struct jbuf *b, const char *key, size_t klen, int64_t v)
 
 #define KEY_INT(b, lit, v) key_int((b), lit, sizeof(lit) - 1, (v))
 
-static void key_file(struct sink *s, const char *hkey, const char *nkey,
+struct file_keys {
+	const char *hash, *name;
+	unsigned char hash_len, name_len;
+};
+
+#define FILE_KEYS(h, n) (&(const struct file_keys){ h, n, sizeof(h) - 1, sizeof(n) - 1 })
+#define FILE1_KEYS FILE_KEYS(",\"fhash\":\"", ",\"fname")
+#define FILE2_KEYS FILE_KEYS(",\"fhash2\":\"", ",\"fname2")
+
+static void key_file(struct sink *s, const struct file_keys *k,
 		     const struct path *path)
 {
 	struct jbuf *b = &s->buf;
 
-	jb_mem(b, hkey, strlen(hkey));
+	jb_mem(b, k->hash, k->hash_len);
 	jb_hex16(b, path->hash);
 	jb_char(b, '"');
 	if (path->truncated) {
-		jb_mem(b, nkey, strlen(nkey));
+		jb_mem(b, k->name, k->name_len);
 		JB_LIT(b, "_truncated\":true");
 	}
 	if (cfg.inline_paths) {
-		jb_mem(b, nkey, strlen(nkey));
+		jb_mem(b, k->name, k->name_len);
 		JB_LIT(b, "\":");
 		jb_str(b, path->str, path->len);
 	}
@@ -355,20 +364,11 @@ static void write_args(struct jbuf *b, const struct sc_desc *d,
 		case ARG_FD:
 		case ARG_FD2:
 		case ARG_DIRFD:
-			JB_LIT(b, ",\"");
-			jb_mem(b, a->key, strlen(a->key));
-			JB_LIT(b, "\":");
-			/* offsets and lengths are 64-bit; the rest are C ints */
-			if (a->type == ARG_INT && (!strcmp(a->key, "offset") ||
-						   !strcmp(a->key, "length")))
-				jb_i64(b, (int64_t)e->args[i]);
-			else
-				jb_i64(b, (int32_t)e->args[i]);
+			jb_mem(b, a->json_key, a->json_key_len);
+			jb_i64(b, a->wide ? (int64_t)e->args[i] : (int32_t)e->args[i]);
 			break;
 		case ARG_UINT:
-			JB_LIT(b, ",\"");
-			jb_mem(b, a->key, strlen(a->key));
-			JB_LIT(b, "\":");
+			jb_mem(b, a->json_key, a->json_key_len);
 			jb_u64(b, e->args[i]);
 			break;
 		case ARG_HEX:
@@ -554,15 +554,13 @@ static void on_syscall(const struct dft_syscall *e, const char **str,
 		}
 		begin_event(&s->buf, p, e->h.tid, name_cat, name_cat_len,
 			    e->h.ts, e->dur);
-		JB_LIT(&s->buf, ",\"syscall\":\"");
-		jb_mem(&s->buf, d->syscall, strlen(d->syscall));
-		jb_char(&s->buf, '"');
-		KEY_INT(&s->buf, ",\"ret\":", e->ret);
+		jb_mem(&s->buf, d->json_syscall_ret, d->json_syscall_ret_len);
+		jb_i64(&s->buf, e->ret);
 		write_args(&s->buf, d, e);
 		if (f.f[0])
-			key_file(s, ",\"fhash\":\"", ",\"fname", f.f[0]);
+			key_file(s, FILE1_KEYS, f.f[0]);
 		if (f.f[1])
-			key_file(s, ",\"fhash2\":\"", ",\"fname2", f.f[1]);
+			key_file(s, FILE2_KEYS, f.f[1]);
 		if (d->effect == FX_IOCTL)
 			write_ioctl_args(s, e, f.f[0]);
 		end_event(s);

@@ -1,0 +1,152 @@
+#!/usr/bin/env bats
+# -p PID: attach to a running process tree; stop conditions and signals;
+# loss accounting; processes outside the traced tree stay out.
+
+load lib/common
+
+@test "attach: pre-existing fds, threads, child and grandchild are named and counted; new thread and child followed" {
+	start_workload "$WL/attach" attach "$D"
+	attach -q
+	finish_attached
+	valid
+	check_truth --under "$D"
+}
+
+@test "attach: the tracer stops by itself when the attached tree exits, exit status 0" {
+	start_workload "$WL/util" wait
+	attach -q
+	kill -USR1 "$WL_PID"
+	await "$WL_PID" 30
+	expect_eq "workload status" "$AWAIT_STATUS" 0
+	await "$DFT_PID" 30
+	expect_eq "tracer status" "$AWAIT_STATUS" 0
+	valid
+}
+
+@test "attach: a process outside the traced tree is never traced (-p)" {
+	start_bg NOISE "$WL/util" noise "$T/noise.dat"
+	wait_file "$WL_CTL/noise_ready"
+	start_workload "$WL/attach" attach "$D"
+	attach -q
+	finish_attached
+	running "$NOISE"
+	kill -TERM "$NOISE"
+	await "$NOISE" 10
+	valid
+	expect_eq "events of the noise pid" "$(tpy count "$TRACE" --pid "$NOISE")" 0
+	expect_eq "events on the noise file" "$(tpy count "$TRACE" --path "$T/noise.dat")" 0
+	run tpy paths "$TRACE"
+	! printf '%s\n' "$output" | grep -qF "\"$T/noise.dat\""
+	check_truth --under "$D"
+}
+
+@test "noise: a process outside the traced tree is never traced (-- CMD)" {
+	start_bg NOISE "$WL/util" noise "$T/noise.dat"
+	wait_file "$WL_CTL/noise_ready"
+	traced -- "$WL/proc" tree "$D"
+	running "$NOISE"
+	kill -TERM "$NOISE"
+	await "$NOISE" 10
+	expect_eq "noise exit status" "$AWAIT_STATUS" 0
+	iters=$(awk -F'\t' '$1=="noise" {print $3}' "$TRUTH")
+	[ "$iters" -gt 100 ]
+	expect_eq "events of the noise pid" "$(tpy count "$TRACE" --pid "$NOISE")" 0
+	expect_eq "events on the noise file" "$(tpy count "$TRACE" --path "$T/noise.dat")" 0
+	check_truth --under "$D"
+}
+
+@test "loss: with -b 4096, read events + lost read events == reads made, and lost > 0" {
+	start_workload "$WL/attach" loss "$D" 200000
+	"$DFT" -b 4096 -o "$TRACE" -p "$WL_PID" 2>"$T/dft.err" &
+	DFT_PID=$!
+	BG_PIDS+=("$DFT_PID")
+	tpy wait-for "$TRACE" --pid "$WL_PID" --alive "$DFT_PID" --timeout 30
+	finish_attached
+	valid
+	n=$(awk -F'\t' '$1=="count" && $2=="read" {print $3}' "$TRUTH")
+	expect_eq "reads made" "$n" 200000
+	got=$(tpy count "$TRACE" --name read --pid "$WL_PID")
+	lost=$(tpy lost "$TRACE" --op read)
+	echo "# read events $got, lost read events $lost"
+	[ "$lost" -gt 0 ]
+	expect_eq "read events + lost reads" "$((got + lost))" "$n"
+	# the total in the end event and the summary agree with the per-op lines
+	total=$(tpy lost "$TRACE" --total)
+	sum=$(tpy lost "$TRACE" | awk -F'\t' '{s += $2} END {print s + 0}')
+	expect_eq "end args.lost vs sum of lost_events" "$total" "$sum"
+	summary=$(sed -n 's/^lost events: \([0-9]*\).*/\1/p' "$T/dft.err")
+	expect_eq "summary 'lost events:'" "$summary" "$total"
+}
+
+@test "attach: -d 1 stops after the duration, leaves a complete file and the target running" {
+	start_workload "$WL/util" wait
+	attach -q -d 1
+	await "$DFT_PID" 30
+	expect_eq "tracer status" "$AWAIT_STATUS" 0
+	valid
+	running "$WL_PID"
+	n=$(tpy count "$TRACE" --pid "$WL_PID")
+	[ "$n" -gt 0 ]
+}
+
+@test "-d 1 with -- CMD stops and leaves a complete file" {
+	dft -q -d 1 -o "$TRACE" -- "$WL/util" wait
+	valid
+	pid=$(cat "$WL_CTL/ready")
+	n=$(tpy count "$TRACE" --pid "$pid")
+	[ "$n" -gt 0 ]
+	# the workload may still be running: it was started through the tracer
+	if running "$pid"; then BG_PIDS+=("$pid"); fi
+}
+
+signal_test() {
+	start_workload "$WL/util" wait
+	attach -q
+	kill "-$1" "$DFT_PID"
+	await "$DFT_PID" 30
+	expect_eq "tracer status after SIG$1" "$AWAIT_STATUS" 0
+	valid
+	n=$(tpy count "$TRACE" --pid "$WL_PID")
+	[ "$n" -gt 0 ]
+	running "$WL_PID"
+}
+
+@test "signals: SIGINT stops the tracer with a complete file" {
+	signal_test INT
+}
+
+@test "signals: SIGTERM stops the tracer with a complete file" {
+	signal_test TERM
+}
+
+@test "signals: SIGHUP stops the tracer with a complete file" {
+	signal_test HUP
+}
+
+@test "signals: SIGTERM to the tracer with -- CMD leaves a complete file" {
+	"$DFT" -q -o "$TRACE" -- "$WL/util" wait >>"$TRUTH" 2>"$T/dft.err" &
+	DFT_PID=$!
+	BG_PIDS+=("$DFT_PID")
+	wait_file "$WL_CTL/ready"
+	WL_PID=$(cat "$WL_CTL/ready")
+	tpy wait-for "$TRACE" --pid "$WL_PID" --alive "$DFT_PID" --timeout 30
+	kill -TERM "$DFT_PID"
+	await "$DFT_PID" 30
+	if running "$WL_PID"; then kill -USR1 "$WL_PID"; fi
+	valid
+}
+
+@test "signals: SIGKILL leaves a gzip readable up to the last flush, with events older than 2.5 s" {
+	"$DFT" -q -o "$TRACE" -- "$WL/util" marker "$D" >>"$TRUTH" 2>"$T/dft.err" &
+	DFT_PID=$!
+	BG_PIDS+=("$DFT_PID")
+	# the workload writes its marker, then 2.5 s later creates "done"
+	wait_file "$WL_CTL/done" 30
+	WL_PID=$(cat "$WL_CTL/done")
+	BG_PIDS+=("$WL_PID")
+	kill -KILL "$DFT_PID"
+	await "$DFT_PID" 10
+	kill -KILL "$WL_PID"
+	valid --partial
+	check_truth --under "$D"
+}
