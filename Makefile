@@ -51,6 +51,15 @@ $(OUT)/workloads/%: tests/workloads/%.c $(wildcard tests/workloads/*.h) | $(OUT)
 $(OUT)/bench/%: tests/bench/%.c | $(OUT)/bench
 	$(CC) -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -Iinclude $< -o $@
 
+$(OUT)/probecost.bpf.o: bpf/probecost.bpf.c vmlinux/vmlinux.h | $(OUT)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUT)/probecost.skel.h: $(OUT)/probecost.bpf.o
+	$(BPFTOOL) gen skeleton $< name probecost_bpf > $@.tmp && mv $@.tmp $@
+
+$(OUT)/bench/probecost: tests/bench/probecost.c $(OUT)/probecost.skel.h | $(OUT)/bench
+	$(CC) $(CFLAGS) $< $(LDLIBS) -o $@
+
 $(OUT)/examples/%: usdt/examples/%.c $(wildcard include/dftrace/*.h) | $(OUT)/examples
 	$(CC) -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -Iinclude $< -o $@ -lpthread -ldl
 

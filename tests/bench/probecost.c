@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * probecost [N]: ns per lseek with no program, with a classic
+ * syscalls:sys_enter_lseek tracepoint program, and with a tp_btf sys_enter
+ * program; the difference to "none" is the cost of one hit.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include "probecost.skel.h"
+
+static double ns_per_call(long n)
+{
+	struct timespec a, b;
+	double best = 1e18;
+
+	for (int r = 0; r < 5; r++) {
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		for (long i = 0; i < n; i++)
+			lseek(0, 0, SEEK_CUR);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		double ns = ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / n;
+		if (ns < best)
+			best = ns;
+	}
+	return best;
+}
+
+static int quiet(enum libbpf_print_level l, const char *f, va_list ap)
+{
+	return l == LIBBPF_WARN ? vfprintf(stderr, f, ap) : 0;
+}
+
+static double with_program(const char *which, long n)
+{
+	struct probecost_bpf *skel = probecost_bpf__open();
+	struct bpf_link *link = NULL;
+	double ns = -1;
+
+	if (!skel)
+		return -1;
+	skel->rodata->target_tgid = getpid();
+	bpf_program__set_autoload(strcmp(which, "classic") ? skel->progs.classic_lseek :
+							     skel->progs.raw_enter, false);
+	if (probecost_bpf__load(skel))
+		goto out;
+	link = bpf_program__attach(strcmp(which, "classic") ? skel->progs.raw_enter :
+							      skel->progs.classic_lseek);
+	if (!link)
+		goto out;
+	ns = ns_per_call(n);
+out:
+	bpf_link__destroy(link);
+	probecost_bpf__destroy(skel);
+	return ns;
+}
+
+int main(int argc, char **argv)
+{
+	long n = argc > 1 ? atol(argv[1]) : 500000;
+	struct stat st;
+	double none, classic, raw;
+
+	libbpf_set_print(quiet);
+	/* Classic tracepoints attach through tracefs, which may be unmounted. */
+	if (stat("/sys/kernel/tracing/events", &st))
+		mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL);
+	none = ns_per_call(n);
+	classic = with_program("classic", n);
+	raw = with_program("raw", n);
+	printf("lseek untraced        %7.1f ns/call\n", none);
+	if (classic > 0)
+		printf("classic tracepoint    %7.1f ns/call (+%.1f ns per hit)\n", classic, classic - none);
+	else
+		printf("classic tracepoint    failed to attach\n");
+	if (raw > 0)
+		printf("tp_btf sys_enter      %7.1f ns/call (+%.1f ns per hit)\n", raw, raw - none);
+	else
+		printf("tp_btf sys_enter      failed to attach\n");
+	return 0;
+}
