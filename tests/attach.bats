@@ -72,7 +72,7 @@ load lib/common
 	expect_eq "read events + lost reads" "$((got + lost))" "$n"
 	# the total in the end event and the summary agree with the per-op lines
 	total=$(tpy lost "$TRACE" --total)
-	sum=$(tpy lost "$TRACE" | awk -F'\t' '{s += $2} END {print s + 0}')
+	sum=$(tpy lost "$TRACE" | awk -F'\t' '{s += $2} END {printf "%d", s}')
 	expect_eq "end args.lost vs sum of lost_events" "$total" "$sum"
 	summary=$(sed -n 's/^lost events: \([0-9]*\).*/\1/p' "$T/dft.err")
 	expect_eq "summary 'lost events:'" "$summary" "$total"

@@ -408,13 +408,14 @@ int main(int argc, char **argv)
 		if (trace_stats()->write_error)
 			fail("stopped tracing: the trace could not be written; what was written up to the last flush is kept");
 		ret = 1;
-	} else {
-		ret = exit_status(&s);
 	}
+	/* Detach before waiting: the command may outlive the trace (-d). */
 	ring_buffer__free(s.rb);
 	dftrace_bpf__destroy(s.skel);
 	free(target);
-	return ret;
+	if (env.command && stop_signal == SIGTERM && !s.child_reaped)
+		kill(s.launch.pid, SIGTERM); /* a terminal's SIGINT reached it already */
+	return ret ? ret : exit_status(&s);
 cleanup:
 	launch_abort(&s.launch);
 	sink_abort(s.sink);

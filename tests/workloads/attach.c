@@ -20,18 +20,6 @@
 static char *buf, rbuf[65536];
 static const char *D;
 
-static char *pipe_name(int fd)
-{
-	struct stat st;
-	char *s;
-
-	if (fstat(fd, &st) < 0)
-		wl_die("fstat");
-	if (asprintf(&s, "pipe:[%lu]", (unsigned long)st.st_ino) < 0)
-		wl_die("asprintf");
-	return s;
-}
-
 static long xopen(const char *path, int flags)
 {
 	return wl_ok(R(open(path, flags, 0644)), path);
@@ -82,9 +70,9 @@ static void attach(void)
 	char *p_child = wl_path(D, "pre_child.dat");
 	char *p_gchild = wl_path(D, "pre_grandchild.dat");
 	char *p_post_child = wl_path(D, "post_child.dat");
-	char *pipe_n, *gate_n;
+	char *pipe_n;
 	long fd_r, fd_w, fd_c, fd_g, fd_pc, fd;
-	int p[2], gate[2];
+	int p[2];
 	pthread_t t1, t2;
 	pid_t c1, c2, me, mytid;
 
@@ -104,10 +92,9 @@ static void attach(void)
 	fd_c = xopen(p_child, O_CREAT | O_WRONLY | O_TRUNC);
 	fd_g = xopen(p_gchild, O_CREAT | O_WRONLY | O_TRUNC);
 	fd_pc = xopen(p_post_child, O_CREAT | O_WRONLY | O_TRUNC);
-	if (pipe(p) < 0 || pipe(gate) < 0)
+	if (pipe(p) < 0)
 		wl_die("pipe");
-	pipe_n = pipe_name(p[0]);
-	gate_n = pipe_name(gate[0]);
+	pipe_n = wl_fdpath(p[0]);
 
 	pthread_barrier_init(&bar, NULL, 2);
 	if (pthread_create(&t1, NULL, pre_thread, NULL))
@@ -117,19 +104,27 @@ static void attach(void)
 	if (c1 < 0)
 		wl_die("fork");
 	if (c1 == 0) {
-		/* existing child, with an existing child of its own */
-		pid_t g = fork();
-		char c;
+		/* existing child, with an existing child of its own; both
+		 * wait for SIGUSR2 (not in a traced syscall, whose entry the
+		 * tracer could not have seen) */
+		sigset_t set;
+		pid_t g;
 
+		sigemptyset(&set);
+		sigaddset(&set, SIGUSR2);
+		sigprocmask(SIG_BLOCK, &set, NULL);
+		g = fork();
 		if (g < 0)
 			wl_die("fork");
 		wl_emit("task\t%d\t%d\n", wl_pid(), wl_tid());
-		wl_io(gate_n, "read", "read", R(read(gate[0], &c, 1)));
+		while (sigwaitinfo(&set, NULL) != SIGUSR2)
+			;
 		if (g == 0) {
 			wl_io(p_gchild, "write", "write",
 			      R(write(fd_g, buf, 3003)));
 			_exit(22);
 		}
+		kill(g, SIGUSR2);
 		wl_io(p_child, "write", "write", R(write(fd_c, buf, 3002)));
 		reap(g);
 		_exit(21);
@@ -148,7 +143,7 @@ static void attach(void)
 	wl_io(p_write, "pwrite", "pwrite64", R(pwrite(fd_w, buf, 10, 0)));
 	wl_io(pipe_n, "write", "write", R(write(p[1], buf, 64)));
 	wl_io(pipe_n, "read", "read", R(read(p[0], rbuf, 64)));
-	wl_io(gate_n, "write", "write", R(write(gate[1], "gg", 2)));
+	kill(c1, SIGUSR2);
 	pthread_barrier_wait(&bar);
 
 	if (pthread_create(&t2, NULL, post_thread, NULL))
