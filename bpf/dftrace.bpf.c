@@ -27,6 +27,8 @@ const volatile unsigned char interest[DFT_NR_MAX];
 const volatile unsigned char path_args[DFT_NR_MAX];
 /* 1 + index of an int[2] argument the call fills (pipe, socketpair) */
 const volatile unsigned char fd_pair_args[DFT_NR_MAX];
+/* Calls whose ret is a new fd worth an inode number (socket, accept...) */
+const volatile unsigned char new_fd_ino[DFT_NR_MAX];
 const volatile __u64 wakeup_bytes = 1 << 20;
 const volatile int nr_mmap = 9, nr_fcntl = 72;
 
@@ -157,6 +159,37 @@ static __always_inline __u64 arg_at(struct dft_task *st, int i)
 	return i >= 0 && i < 6 ? st->args[i] : 0;
 }
 
+/* Inode number behind an fd of the current task: it names pipes and
+ * sockets ("pipe:[ino]") even when they are closed before we look. */
+static __always_inline __u64 fd_ino(long fd)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct fdtable *fdt = BPF_CORE_READ(t, files, fdt);
+	struct file **fds = BPF_CORE_READ(fdt, fd);
+	struct file *f = NULL;
+
+	if (fd < 0 || fd >= BPF_CORE_READ(fdt, max_fds) ||
+	    bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]) || !f)
+		return 0;
+	return BPF_CORE_READ(f, f_inode, i_ino);
+}
+
+/* pipe/socketpair: the new fds live in user memory. args[5] carries
+ * them, args[3] and args[4] their inode numbers. */
+static __always_inline void fill_fd_pair(struct dft_syscall *e,
+					 struct dft_task *st, int arg)
+{
+	int fds[2];
+
+	if (bpf_probe_read_user(fds, sizeof(fds), (void *)arg_at(st, arg))) {
+		e->args[5] = ~0ull;
+		return;
+	}
+	e->args[5] = (__u32)fds[0] | (__u64)(__u32)fds[1] << 32;
+	e->args[3] = fd_ino(fds[0]);
+	e->args[4] = fd_ino(fds[1]);
+}
+
 /* Reads one user string into dst; returns its length with the NUL, and
  * flags truncation (longer than DFT_PATH_MAX) or a fault. */
 static __always_inline __u32 read_path(char *dst, __u64 uptr, __u8 *flags,
@@ -228,11 +261,10 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 			count_lost(nr);
 		} else {
 			fill_syscall(e, st, ret, now, DFT_EV_SYSCALL);
-			/* The new fds live in user memory: args[5] carries them. */
-			if (fd_pair_args[nr] &&
-			    bpf_probe_read_user(&e->args[5], 8,
-						(void *)arg_at(st, fd_pair_args[nr] - 1)))
-				e->args[5] = ~0ull;
+			if (fd_pair_args[nr])
+				fill_fd_pair(e, st, fd_pair_args[nr] - 1);
+			else if (new_fd_ino[nr])
+				e->args[5] = fd_ino(ret);
 			bpf_ringbuf_submit(e, wakeup_flag());
 		}
 	}

@@ -56,7 +56,7 @@ load lib/common
 }
 
 @test "loss: with -b 4096, read events + lost read events == reads made, and lost > 0" {
-	start_workload "$WL/attach" loss "$D" 200000
+	start_workload "$WL/attach" loss "$D" 50000
 	"$DFT" -b 4096 -o "$TRACE" -p "$WL_PID" 2>"$T/dft.err" &
 	DFT_PID=$!
 	BG_PIDS+=("$DFT_PID")
@@ -64,7 +64,7 @@ load lib/common
 	finish_attached
 	valid
 	n=$(awk -F'\t' '$1=="count" && $2=="read" {print $3}' "$TRUTH")
-	expect_eq "reads made" "$n" 200000
+	expect_eq "reads made" "$n" 50000
 	got=$(tpy count "$TRACE" --name read --pid "$WL_PID")
 	lost=$(tpy lost "$TRACE" --op read)
 	echo "# read events $got, lost read events $lost"
@@ -72,6 +72,7 @@ load lib/common
 	expect_eq "read events + lost reads" "$((got + lost))" "$n"
 	# the total in the end event and the summary agree with the per-op lines
 	total=$(tpy lost "$TRACE" --total)
+	tpy lost "$TRACE" | sed 's/^/# lost_events: /'
 	sum=$(tpy lost "$TRACE" | awk -F'\t' '{s += $2} END {printf "%d", s}')
 	expect_eq "end args.lost vs sum of lost_events" "$total" "$sum"
 	summary=$(sed -n 's/^lost events: \([0-9]*\).*/\1/p' "$T/dft.err")
@@ -89,14 +90,20 @@ load lib/common
 	[ "$n" -gt 0 ]
 }
 
-@test "-d 1 with -- CMD stops and leaves a complete file" {
-	dft -q -d 1 -o "$TRACE" -- "$WL/util" wait
+@test "-d 1 with -- CMD: the file is complete after the duration while CMD runs on; then CMD's status" {
+	"$DFT" -q -d 1 -o "$TRACE" -- "$WL/util" wait >>"$TRUTH" 2>"$T/dft.err" &
+	DFT_PID=$!
+	BG_PIDS+=("$DFT_PID")
+	wait_file "$WL_CTL/ready"
+	WL_PID=$(cat "$WL_CTL/ready")
+	# the workload runs until SIGUSR1 (up to 60 s): the trace must be
+	# finished well before that
+	tpy wait-for "$TRACE" --pid "$WL_PID" --complete --timeout 30
+	running "$WL_PID"
 	valid
-	pid=$(cat "$WL_CTL/ready")
-	n=$(tpy count "$TRACE" --pid "$pid")
-	[ "$n" -gt 0 ]
-	# the workload may still be running: it was started through the tracer
-	if running "$pid"; then BG_PIDS+=("$pid"); fi
+	kill -USR1 "$WL_PID"
+	await "$DFT_PID" 30
+	expect_eq "tracer status (CMD's)" "$AWAIT_STATUS" 0
 }
 
 signal_test() {
@@ -149,4 +156,34 @@ signal_test() {
 	kill -KILL "$WL_PID"
 	valid --partial
 	check_truth --under "$D"
+}
+
+@test "attach: -p is repeatable: two unrelated processes, both traced; the tracer exits when both have" {
+	WL_CTL="$T/ctl1" && mkdir -p "$WL_CTL" && start_workload "$WL/util" wait
+	A=$WL_PID
+	WL_CTL="$T/ctl2" && mkdir -p "$WL_CTL" && start_workload "$WL/util" wait
+	B=$WL_PID
+	"$DFT" -q -o "$TRACE" -p "$A" -p "$B" 2>"$T/dft.err" &
+	DFT_PID=$!
+	BG_PIDS+=("$DFT_PID")
+	tpy wait-for "$TRACE" --pid "$A" --alive "$DFT_PID" --timeout 30
+	tpy wait-for "$TRACE" --pid "$B" --alive "$DFT_PID" --timeout 30
+	kill -USR1 "$A"
+	await "$A" 30
+	running "$DFT_PID"    # B still runs: the tracer must go on
+	kill -USR1 "$B"
+	await "$B" 30
+	await "$DFT_PID" 30
+	expect_eq "tracer status" "$AWAIT_STATUS" 0
+	valid
+	[ "$(tpy count "$TRACE" --pid "$A")" -gt 0 ]
+	[ "$(tpy count "$TRACE" --pid "$B")" -gt 0 ]
+}
+
+@test "-b accepts K and M suffixes" {
+	dft -q -b 64K -o "$TRACE" -- "$WL/util" exit 0
+	expect_eq "status with -b 64K" "$DFT_STATUS" 0
+	dft -q -b 1M -o "$TRACE" -- "$WL/util" exit 0
+	expect_eq "status with -b 1M" "$DFT_STATUS" 0
+	valid
 }

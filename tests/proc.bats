@@ -9,6 +9,8 @@ load lib/common
 	traced -- "$WL/proc" tree "$D"
 	valid
 	check_truth --under "$D"
+	run tpy check-nesting "$TRACE"
+	[ "$status" = 0 ] || { echo "$output"; return 1; }
 }
 
 @test "proc: each child's first syscall after fork is captured" {
@@ -71,4 +73,23 @@ sys.exit(0 if ok else 1)' "$pid" "$tid" "$name" ||
 	expect_eq "lost_events metadata" "$(tpy lost "$TRACE")" ""
 	n=$(awk -F'\t' '$1=="spawn"' "$TRUTH" | wc -l)
 	expect_eq "spawn records" "$n" 700
+}
+
+@test "proc: categories: fork/clone/vfork/exec/exit are PROC, file calls POSIX" {
+	traced -- "$WL/proc" tree "$D"
+	run tpy events "$TRACE" --name fork,clone,vfork,exec,exit --fields cat
+	expect_eq "categories of process events" "$(printf '%s\n' "$output" | sort -u)" "PROC"
+	run tpy events "$TRACE" --under "$D" --fields cat
+	expect_eq "categories of events on files" "$(printf '%s\n' "$output" | sort -u)" "POSIX"
+}
+
+@test "proc: every process that did I/O has process_name metadata" {
+	traced -- "$WL/proc" tree "$D"
+	run tpy meta "$TRACE" process_name
+	named=$(printf '%s\n' "$output" | python3 -c '
+import json, sys
+print("\n".join(sorted({str(json.loads(l)["pid"]) for l in sys.stdin if l.strip()})))')
+	for pid in $(awk -F'\t' '$1=="io" {print $3}' "$TRUTH" | sort -u); do
+		printf '%s\n' "$named" | grep -qx "$pid" || { echo "# no process_name for $pid"; return 1; }
+	done
 }

@@ -139,6 +139,9 @@ void env_parse(int argc, char **argv)
 {
 	static const struct argp argp = { opts, parse_opt, NULL, doc, NULL, NULL, NULL };
 
+	/* Messages start "dftrace-bpf: " however the binary was invoked. */
+	argv[0] = "dftrace-bpf";
+	program_invocation_name = program_invocation_short_name = argv[0];
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, NULL);
 	if (!env.output && !env.output_dir)
 		env.output = "dftrace.pfw.gz";

@@ -174,7 +174,8 @@ static int configure(struct dftrace_bpf *skel)
 {
 	sc_fill_tables((unsigned char *)skel->rodata->interest,
 		       (unsigned char *)skel->rodata->path_args,
-		       (unsigned char *)skel->rodata->fd_pair_args);
+		       (unsigned char *)skel->rodata->fd_pair_args,
+		       (unsigned char *)skel->rodata->new_fd_ino);
 	skel->rodata->wakeup_bytes = env.ringbuf_size / 4;
 	return bpf_map__set_max_entries(skel->maps.events, env.ringbuf_size);
 }
@@ -402,6 +403,7 @@ int main(int argc, char **argv)
 		fail("%s", err);
 		goto cleanup;
 	}
+	trace_flush(); /* the header is on disk before the first event */
 	report_begin();
 	ret = run_loop(&s);
 	if (finish(&s) || ret) {

@@ -148,7 +148,7 @@ static struct sc_desc table[DFT_NR_MAX] = {
 	[SYS_io_uring_setup] = SILENT(io_uring_setup),
 };
 
-static const char *names[DFT_NR_MAX];
+static const char *names[SC_MAX_NAMES];
 static unsigned char name_index[DFT_NR_MAX];
 static int nnames;
 
@@ -169,6 +169,8 @@ static int intern_name(const char *name)
 	for (int i = 0; i < nnames; i++)
 		if (strcmp(names[i], name) == 0)
 			return i;
+	if (nnames == SC_MAX_NAMES)
+		return -1;
 	names[nnames] = name;
 	return nnames++;
 }
@@ -216,6 +218,10 @@ int sc_init(void)
 			a->json_key_len = n;
 			a->wide = !strcmp(a->key, "offset") || !strcmp(a->key, "length");
 		}
+		if (d->silent)
+			continue; /* never written or counted */
+		if (nnames == SC_MAX_NAMES && intern_name(d->name) < 0)
+			return -E2BIG;
 		name_index[nr] = intern_name(d->name);
 	}
 	return 0;
@@ -255,7 +261,8 @@ const struct sc_desc *sc_by_syscall(const char *syscall, unsigned int *nr)
 
 void sc_fill_tables(unsigned char interest[DFT_NR_MAX],
 		    unsigned char path_args[DFT_NR_MAX],
-		    unsigned char fd_pair_args[DFT_NR_MAX])
+		    unsigned char fd_pair_args[DFT_NR_MAX],
+		    unsigned char new_fd_ino[DFT_NR_MAX])
 {
 	for (unsigned int nr = 0; nr < DFT_NR_MAX; nr++) {
 		const struct sc_desc *d = &table[nr];
@@ -264,6 +271,7 @@ void sc_fill_tables(unsigned char interest[DFT_NR_MAX],
 		interest[nr] = d->syscall != NULL;
 		path_args[nr] = 0;
 		fd_pair_args[nr] = d->fd_pair_arg;
+		new_fd_ino[nr] = d->silent && d->effect == FX_NEWFD;
 		for (int i = 0; d->syscall && i < 6 && slot < 2; i++) {
 			if (d->args[i].type != ARG_PATH)
 				continue;

@@ -69,8 +69,11 @@ const struct sc_desc *sc_lookup(unsigned int nr);
 /* Fills the kernel side's interest and path-argument tables. */
 void sc_fill_tables(unsigned char interest[DFT_NR_MAX],
 		    unsigned char path_args[DFT_NR_MAX],
-		    unsigned char fd_pair_args[DFT_NR_MAX]);
+		    unsigned char fd_pair_args[DFT_NR_MAX],
+		    unsigned char new_fd_ino[DFT_NR_MAX]);
 int sc_init(void);
+/* Distinct libc-style names; sc_init() fails if the table has more. */
+#define SC_MAX_NAMES 96
 /* Index of the libc-style name for per-operation totals (0..sc_nnames()-1). */
 int sc_name_index(const struct sc_desc *d);
 int sc_nnames(void);

@@ -433,15 +433,46 @@ static bool cloexec_requested(const struct sc_desc *d,
 	return false;
 }
 
-static const char *new_fd_label(const struct sc_desc *d)
+/* How /proc/PID/fd shows an fd made by a call we do not name. Pipes and
+ * sockets are exact from the inode number the kernel side read; other
+ * anonymous inodes are read from /proc, or named after their call. */
+static const char *new_fd_kind(const struct sc_desc *d)
 {
-	if (!strncmp(d->syscall, "pipe", 4))
-		return "pipe:[?]";
-	if (strstr(d->syscall, "socket") || !strncmp(d->syscall, "accept", 6))
-		return "socket:[?]";
-	if (!strcmp(d->syscall, "open_by_handle_at"))
-		return "handle:[?]";
-	return "anon_inode:[?]";
+	static const struct { const char *prefix, *kind; } kinds[] = {
+		{ "pipe", "pipe" }, { "socket", "socket" }, { "accept", "socket" },
+		{ "eventfd", "anon_inode:[eventfd]" },
+		{ "epoll", "anon_inode:[eventpoll]" },
+		{ "timerfd", "anon_inode:[timerfd]" },
+		{ "signalfd", "anon_inode:[signalfd]" },
+		{ "inotify", "anon_inode:inotify" },
+		{ "fanotify", "anon_inode:[fanotify]" },
+		{ "userfaultfd", "anon_inode:[userfaultfd]" },
+		{ "perf_event", "anon_inode:[perf_event]" },
+		{ "pidfd", "anon_inode:[pidfd]" },
+		{ "io_uring", "anon_inode:[io_uring]" },
+		{ "memfd", "memfd:?" },
+	};
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strncmp(d->syscall, kinds[i].prefix, strlen(kinds[i].prefix)))
+			return kinds[i].kind;
+	return "handle:?";
+}
+
+static void label_new_fd(struct proc *p, const struct sc_desc *d, int fd,
+			 uint64_t ino, bool cloexec)
+{
+	const char *kind = new_fd_kind(d);
+	char label[64];
+	int n;
+
+	if (ino && (!strcmp(kind, "pipe") || !strcmp(kind, "socket"))) {
+		n = snprintf(label, sizeof(label), "%s:[%llu]", kind,
+			     (unsigned long long)ino);
+		fd_assign(p, fd, path_intern(label, n, false), cloexec);
+	} else {
+		fd_relabel(p, fd, kind, cloexec);
+	}
 }
 
 /* fd-table and mapping updates, applied after the event is written. */
@@ -458,14 +489,15 @@ static void apply_effect(struct proc *p, const struct sc_desc *d,
 		break;
 	case FX_NEWFD:
 		if (ret >= 0)
-			fd_relabel(p, ret, new_fd_label(d), cloexec_requested(d, e));
+			label_new_fd(p, d, ret, d->silent ? e->args[5] : 0,
+				     cloexec_requested(d, e));
 		break;
 	case FX_NEWFD_PAIR:
 		if (ret == 0 && e->args[5] != ~0ull) {
-			fd_relabel(p, (int32_t)e->args[5], new_fd_label(d),
-				   cloexec_requested(d, e));
-			fd_relabel(p, (int32_t)(e->args[5] >> 32), new_fd_label(d),
-				   cloexec_requested(d, e));
+			label_new_fd(p, d, (int32_t)e->args[5], e->args[3],
+				     cloexec_requested(d, e));
+			label_new_fd(p, d, (int32_t)(e->args[5] >> 32), e->args[4],
+				     cloexec_requested(d, e));
 		}
 		break;
 	case FX_CLOSE:
@@ -799,10 +831,10 @@ static void write_lifecycle(struct sink *s, const char *name, uint32_t pid,
 	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	JB_LIT(b, ",\"date\":");
 	jb_str(b, date, strlen(date));
-	if (lost >= 0) {
+	if (!strcmp(name, "end"))
 		KEY_INT(b, ",\"num_events\":", s->events);
+	if (lost >= 0)
 		KEY_INT(b, ",\"lost\":", lost);
-	}
 	JB_LIT(b, "}}\n");
 }
 
@@ -881,7 +913,10 @@ void trace_finish(const uint64_t *lost, size_t nslots)
 		total += lost[i];
 	if (main_sink) {
 		for (size_t i = 0; i < nslots && i < DFT_NR_MAX; i++)
-			if (lost[i] && sc_lookup(i))
+			if (lost[i] && sc_lookup(i) && sc_lookup(i)->silent)
+				write_lost(main_sink, cfg.root_pid,
+					   sc_lookup(i)->syscall, lost[i]);
+			else if (lost[i] && sc_lookup(i))
 				by_name[sc_name_index(sc_lookup(i))] += lost[i];
 		for (int i = 0; i < sc_nnames(); i++)
 			if (by_name[i])

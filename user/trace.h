@@ -9,8 +9,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "sink.h"
+#include "syscalls.h"
 
-#define TRACE_MAX_OPS 64
+#define TRACE_MAX_OPS SC_MAX_NAMES
 
 struct trace_config {
 	bool inline_paths;

@@ -22,12 +22,12 @@ Command line (every command takes one TRACE: a file or a -D directory)
     meta TRACE NAME                     metadata lines with that name (JSON)
     lost TRACE [--op OP | --total]      per-op loss (TSV), one op, or end's
     check-nesting TRACE                 X events of each tid nest properly
-    check TRACE TRUTH [--under DIR] [--name N]...
+    check TRACE TRUTH [--under DIR] [--name N]... [--only KIND,...]
                                         compare with a workload's ground truth:
                                         events on the files it names (and
                                         with --under, on anything in DIR)
     truth-bytes TRUTH --by KEYS [...]   the same TSV as `bytes`, from TRUTH
-    wait-for TRACE [FILTER...] [--timeout S] [--alive PID]
+    wait-for TRACE [FILTER...] [--timeout S] [--alive PID] [--complete]
                                         poll a growing trace for an event
 
 FILTERs: --name N[,N..] --cat C --pid P --tid T --syscall S --path P
@@ -67,6 +67,7 @@ DATA_OPS = frozenset("""read write pread pwrite readv writev preadv pwritev
     sendfile copy_file_range splice""".split())
 
 HEX16 = re.compile(r"^[0-9a-f]{16}$")
+SURROGATE_ESC = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 class TraceError(Exception):
@@ -193,7 +194,9 @@ class Trace:
         if lines[0] != b"[":
             self._err(name + ":1", "first line is not '['")
         last = lines[-1]
-        if last != b"]" or info["truncated"] or info["partial"]:
+        file_complete = not (last != b"]" or info["truncated"]
+                             or info["partial"])
+        if not file_complete:
             self.complete = False
             if not partial_ok:
                 self._err(name, "trace does not end with ']' (%s)" %
@@ -201,7 +204,9 @@ class Trace:
                            else "last line cut off" if info["partial"]
                            else "last line %r" % last[:60]))
         local_fh = {}
+        local_other = set()   # HH and SH hashes seen so far in this file
         ids = collections.defaultdict(set)
+        n_x, ends = 0, []
         for no, raw in enumerate(lines, 1):
             where = "%s:%d" % (name, no)
             if raw in (b"[", b"]"):
@@ -223,7 +228,8 @@ class Trace:
             if not isinstance(obj, dict):
                 self._err(where, "not a JSON object")
                 continue
-            if any(_has_lone_surrogate(s) for s in _walk_strings(obj)):
+            if (SURROGATE_ESC.search(text) and
+                    any(_has_lone_surrogate(s) for s in _walk_strings(obj))):
                 self._err(where, "string with a lone UTF-16 surrogate")
             obj["_where"] = where
             self.objects.append(obj)
@@ -252,14 +258,29 @@ class Trace:
                             else:
                                 self._err(where, "FH %s written twice" % val)
                         local_fh[val] = nm
+                    else:
+                        local_other.add(val)
                     table[val] = nm
             elif ph == "X":
-                self._check_x(obj, where, local_fh, ids)
+                self._check_x(obj, where, local_fh, local_other, ids)
                 self.xevents.append(obj)
+                if obj.get("cat") != "dftracer":
+                    n_x += 1
+                elif obj.get("name") == "end":
+                    ends.append(obj)
             else:
                 self._err(where, "unknown ph %r" % (ph,))
+        # a finished file has one end event counting the X events before it
+        if file_complete:
+            if len(ends) != 1:
+                self._err(name, "%d end events (want 1)" % len(ends))
+            else:
+                ne = (ends[0].get("args") or {}).get("num_events")
+                if ne != n_x:
+                    self._err(name, "end args.num_events is %r, the file has "
+                              "%d X events" % (ne, n_x))
 
-    def _check_x(self, ev, where, local_fh, ids):
+    def _check_x(self, ev, where, local_fh, local_other, ids):
         for k in ("name", "cat"):
             if not isinstance(ev.get(k), str):
                 self._err(where, "%s is not a string" % k)
@@ -289,6 +310,13 @@ class Trace:
                     self._err(where, "%s is not 16 hex digits" % k)
                 elif h not in local_fh:
                     self._err(where, "%s %s has no FH line before it" % (k, h))
+        for k, h in args.items():
+            if k in ("fhash", "fhash2") or not k.endswith("hash"):
+                continue
+            if not isinstance(h, str) or not HEX16.match(h):
+                self._err(where, "%s is not 16 hex digits" % k)
+            elif h not in local_other:
+                self._err(where, "%s %s has no HH/SH line before it" % (k, h))
         for fk, hk in (("fname", "fhash"), ("fname2", "fhash2")):
             if fk in args and hk in args and args[hk] in local_fh:
                 if (args[fk] != local_fh[args[hk]]
@@ -486,8 +514,11 @@ def norm_int(v, kind=None):
     return None
 
 
-def check(trace, recs, d=None, names=()):
-    """Compare a trace with ground truth; returns a list of problems."""
+def check(trace, recs, d=None, names=(), only=None):
+    """Compare a trace with ground truth; returns a list of problems.
+    only: the record kinds to check (default: all)."""
+    if only:
+        recs = {k: v for k, v in recs.items() if k in only}
     probs = []
     x = [e for e in trace.xevents if e.get("cat") != "dftracer"]
     names = set(names)
@@ -515,10 +546,10 @@ def check(trace, recs, d=None, names=()):
             ws, gs = set(want), set(got)
             for line in want:
                 if line not in gs:
-                    probs.append("  - " + line)
+                    probs.append("  - " + shorten(line))
             for line in got:
                 if line not in ws:
-                    probs.append("  + " + line)
+                    probs.append("  + " + shorten(line))
         # the ret of every call, not just the sums
         wr = collections.Counter((r["path"], r["pid"], r["tid"], r["name"],
                                   r["args.ret"]) for r in ios)
@@ -583,6 +614,17 @@ def check(trace, recs, d=None, names=()):
                                int(nbytes))
     probs += check_toolong(trace, x, recs.get("toolong", []))
     return cap(probs)
+
+
+def shorten(line, n=300):
+    """A TSV line for display: long fields cut in the middle, control
+    characters escaped."""
+    out = []
+    for f in line.split("\t"):
+        if len(f) > n:
+            f = "%s...[%d chars]...%s" % (f[:60], len(f), f[-60:])
+        out.append(f)
+    return json.dumps("\t".join(out), ensure_ascii=False)[1:-1]
 
 
 def cap(probs, n=25):
@@ -785,6 +827,8 @@ def main(argv=None):
                            help="wait for at least this many events")
             p.add_argument("--alive", type=int,
                            help="give up as soon as this pid has exited")
+            p.add_argument("--complete", action="store_true",
+                           help="wait until the trace ends with ']'")
 
     p = sub.add_parser("paths")
     p.add_argument("trace")
@@ -808,6 +852,7 @@ def main(argv=None):
     p.add_argument("truth")
     p.add_argument("--under")
     p.add_argument("--name", action="append", default=[])
+    p.add_argument("--only", help="record kinds to check, comma-separated")
 
     p = sub.add_parser("truth-bytes")
     p.add_argument("truth")
@@ -833,7 +878,8 @@ def main(argv=None):
             if os.path.exists(a.trace):
                 try:
                     t = Trace.load(a.trace, partial_ok=True)
-                    if sum(1 for _ in select(t, a)) >= a.min:
+                    if (sum(1 for _ in select(t, a)) >= a.min
+                            and (t.complete or not a.complete)):
                         return 0
                 except OSError:
                     pass
@@ -909,7 +955,8 @@ def main(argv=None):
             return 1
         print("ok: %d events nest" % len(t.xevents))
     elif a.cmd == "check":
-        probs = check(t, load_truth(a.truth), a.under, names_of(a))
+        probs = check(t, load_truth(a.truth), a.under, names_of(a),
+                      set(a.only.split(",")) if a.only else None)
         for p in probs:
             print(p)
         if probs:

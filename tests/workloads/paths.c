@@ -1,6 +1,7 @@
 /* paths DIR: file names that are hard to write as JSON, and path lengths at
  * the kernel's limit.
  *
+ * in DIR/hostile, DIR/long and DIR/toolong:
  *  - a file whose name holds quotes, backslashes, a newline, a tab, control
  *    bytes, DEL, valid multibyte UTF-8 and invalid UTF-8; one write of 77
  *    bytes to it ("hostile" record, path in hex)
@@ -28,7 +29,7 @@ static void hex(char *out, const char *s, size_t n)
 int main(int argc, char **argv)
 {
 	const char *D;
-	char *p, *h, comp[256];
+	char *p, *h, *hd, *ld, *td, comp[256];
 	size_t len;
 	long fd, dfd, nfd;
 
@@ -36,14 +37,22 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: paths DIR\n");
 		return 2;
 	}
-	D = argv[1];
+	/* three subdirectories, so that a test can account for each alone */
+	if (asprintf(&hd, "%s/hostile", argv[1]) < 0 ||
+	    asprintf(&ld, "%s/long", argv[1]) < 0 ||
+	    asprintf(&td, "%s/toolong", argv[1]) < 0)
+		wl_die("asprintf");
+	wl_io(hd, "mkdir", "mkdir", wl_ok(R(syscall(SYS_mkdir, hd, 0755)), "mkdir"));
+	wl_io(ld, "mkdir", "mkdir", wl_ok(R(syscall(SYS_mkdir, ld, 0755)), "mkdir"));
+	wl_io(td, "mkdir", "mkdir", wl_ok(R(syscall(SYS_mkdir, td, 0755)), "mkdir"));
+	D = ld;
 	p = malloc(8192);
 	h = malloc(16384 + 1);
 	if (!p || !h)
 		wl_die("malloc");
 
 	/* hostile name */
-	snprintf(p, 8192, "%s/%s", D, hostile);
+	snprintf(p, 8192, "%s/%s", hd, hostile);
 	fd = wl_ok(R(open(p, O_CREAT | O_WRONLY | O_TRUNC, 0644)), "hostile");
 	if (write(fd, wl_buf(77), 77) != 77)
 		wl_die("write hostile");
@@ -84,6 +93,14 @@ int main(int argc, char **argv)
 	wl_io(p, "close", "close", R(close(fd)));
 
 	/* 4096 and 5000 bytes: too long */
+	strcpy(p, td);
+	len = strlen(p);
+	while (len + 201 < 4096) {
+		p[len++] = '/';
+		memset(p + len, 'M', 200);
+		len += 200;
+	}
+	p[len++] = '/';
 	for (int n = 4096; n <= 5000; n += 904) {
 		memset(p + len, 'g', n - len);
 		p[n] = 0;

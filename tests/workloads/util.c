@@ -8,7 +8,9 @@
  *                        create $WL_CTL/done, then sleep (up to 60 s) until
  *                        killed; io records
  *   util whoami DIR      record "id UID GID EUID EGID"; create DIR/owned.dat
- *   util spam DIR N      N one-byte pwrites to DIR/spam.dat
+ *   util spam DIR N [SLOW_MS]
+ *                        N one-byte pwrites to DIR/spam.dat (after SLOW_MS
+ *                        of 100 pwrites per 100 ms)
  *   util noise FILE      heavy I/O on FILE, forever: $WL_CTL/noise_ready
  *                        (holding the pid) after the first 100 writes; on
  *                        SIGTERM records "noise PID ITERATIONS" and exits 0
@@ -68,12 +70,19 @@ int main(int argc, char **argv)
 		wl_io(p, "close", "close", R(close(fd)));
 		return 0;
 	}
-	if (strcmp(mode, "spam") == 0 && argc == 4) {
+	if (strcmp(mode, "spam") == 0 && (argc == 4 || argc == 5)) {
 		char *p = wl_path(argv[2], "spam.dat");
-		long n = atol(argv[3]), fd;
+		long n = atol(argv[3]), slow = argc == 5 ? atol(argv[4]) : 0, fd;
 
 		fd = wl_ok(R(open(p, O_CREAT | O_WRONLY | O_TRUNC, 0644)),
 			   "open spam");
+		/* a slow start: 100 writes every 100 ms for SLOW_MS */
+		for (long t = 0; t < slow; t += 100) {
+			for (int i = 0; i < 100; i++)
+				if (pwrite(fd, buf, 1, i) != 1)
+					wl_die("pwrite");
+			wl_msleep(100);
+		}
 		for (long i = 0; i < n; i++)
 			if (pwrite(fd, buf + i % 26, 1, (i * 7919) % 65536) != 1)
 				wl_die("pwrite");

@@ -1,0 +1,184 @@
+#!/usr/bin/env bats
+# Command line contract: exit status, errors, output files, privileges.
+
+load lib/common
+
+@test "cli: -- CMD exit status is CMD's: 0 and 3" {
+	dft -q -o "$TRACE" -- "$WL/util" exit 0
+	expect_eq "status" "$DFT_STATUS" 0
+	dft -q -o "$TRACE" -- "$WL/util" exit 3
+	expect_eq "status" "$DFT_STATUS" 3
+	valid
+}
+
+@test "cli: -- CMD killed by a signal gives 128+signal (SIGKILL 137, SIGTERM 143), file complete" {
+	dft -q -o "$TRACE" -- "$WL/util" kill 9
+	expect_eq "status" "$DFT_STATUS" 137
+	valid
+	dft -q -o "$TRACE" -- "$WL/util" kill 15
+	expect_eq "status" "$DFT_STATUS" 143
+	valid
+}
+
+@test "cli: without -q a summary on stderr ends the run, with 'lost events: 0'" {
+	dft -o "$TRACE" -- "$WL/util" exit 0
+	expect_eq "status" "$DFT_STATUS" 0
+	grep -qx 'lost events: 0' "$T/dft.err" || { cat "$T/dft.err"; return 1; }
+}
+
+@test "cli: -q prints nothing on stderr" {
+	dft -q -o "$TRACE" -- "$WL/util" exit 0
+	expect_eq "stderr" "$(cat "$T/dft.err")" ""
+}
+
+@test "cli: the default output is dftrace.pfw.gz in the working directory" {
+	cd "$T"
+	dft -q -- "$WL/util" exit 0
+	expect_eq "status" "$DFT_STATUS" 0
+	TRACE="$T/dftrace.pfw.gz"
+	valid
+}
+
+@test "cli: -o - writes the trace to stdout" {
+	"$DFT" -q -o - -- sh -c 'exec "$0" basic "$1" >"$2"' "$WL/io" "$D" "$TRUTH" \
+		>"$T/stdout.pfw" 2>"$T/dft.err"
+	TRACE="$T/stdout.pfw"
+	valid
+	check_truth --under "$D"
+}
+
+@test "cli: nonexistent pid: exit 1, one error line, no trace file" {
+	pid=$(( $(cat /proc/sys/kernel/pid_max) - 1 ))
+	while [ -e "/proc/$pid" ]; do pid=$((pid - 1)); done
+	dft -o "$TRACE" -p "$pid"
+	expect_eq "status" "$DFT_STATUS" 1
+	is_error_line "$T/dft.err"
+	[ ! -e "$TRACE" ]
+}
+
+@test "cli: a command that does not exist: error line, non-zero exit, no trace file" {
+	dft -o "$TRACE" -- /nonexistent/command
+	[ "$DFT_STATUS" != 0 ]
+	is_error_line "$T/dft.err"
+	[ ! -e "$TRACE" ]
+}
+
+@test "cli: a command that is not executable: error line, non-zero exit, no trace file" {
+	printf 'not a program\n' >"$T/noexec"
+	chmod 644 "$T/noexec"
+	dft -o "$TRACE" -- "$T/noexec"
+	[ "$DFT_STATUS" != 0 ]
+	is_error_line "$T/dft.err"
+	[ ! -e "$TRACE" ]
+}
+
+@test "cli: output in a directory that does not exist: exit 1, error line" {
+	dft -o "$T/nodir/t.pfw.gz" -- "$WL/util" exit 0
+	expect_eq "status" "$DFT_STATUS" 1
+	is_error_line "$T/dft.err"
+	[ ! -e "$T/nodir" ]
+}
+
+@test "cli: a directory as -o: exit 1, error line, directory untouched" {
+	mkdir "$T/adir"
+	dft -o "$T/adir" -- "$WL/util" exit 0
+	expect_eq "status" "$DFT_STATUS" 1
+	is_error_line "$T/dft.err"
+	[ -d "$T/adir" ]
+	expect_eq "directory contents" "$(ls -A "$T/adir")" ""
+}
+
+@test "cli: a symlink planted at -o does not let the tracer write through it" {
+	printf 'precious\n' >"$T/victim"
+	ln -s "$T/victim" "$TRACE"
+	dft -q -o "$TRACE" -- "$WL/util" exit 0
+	expect_eq "victim" "$(cat "$T/victim")" "precious"
+	if [ "$DFT_STATUS" = 0 ]; then
+		# it replaced the link with a trace
+		[ ! -L "$TRACE" ]
+		valid
+	else
+		is_error_line "$T/dft.err"
+	fi
+}
+
+@test "cli: an existing trace file survives a failed start (bad pid, bad command)" {
+	printf 'old trace\n' >"$TRACE"
+	pid=$(( $(cat /proc/sys/kernel/pid_max) - 1 ))
+	while [ -e "/proc/$pid" ]; do pid=$((pid - 1)); done
+	dft -o "$TRACE" -p "$pid"
+	[ "$DFT_STATUS" != 0 ]
+	expect_eq "trace after bad pid" "$(cat "$TRACE")" "old trace"
+	dft -o "$TRACE" -- /nonexistent/command
+	[ "$DFT_STATUS" != 0 ]
+	expect_eq "trace after bad command" "$(cat "$TRACE")" "old trace"
+}
+
+@test "cli: usage errors exit 64 and create no file" {
+	cd "$T"
+	for args in "--bogus" "-b 1000" "-b 2048" "-b 3K" "-d abc" "-p abc" "-p 0" ""; do
+		# shellcheck disable=SC2086
+		dft $args
+		expect_eq "status of 'dftrace-bpf $args'" "$DFT_STATUS" 64
+		[ ! -e "$T/dftrace.pfw.gz" ]
+	done
+}
+
+@test "cli: usage errors start with 'dftrace-bpf: ' (also when run by path)" {
+	cd "$T"
+	bad=""
+	for args in "--bogus" "-b 1000" "-d abc" "-p abc" ""; do
+		# shellcheck disable=SC2086
+		dft $args
+		head -1 "$T/dft.err" | grep -q '^dftrace-bpf: ' ||
+			bad="$bad"$'\n'"# 'dftrace-bpf $args': $(head -1 "$T/dft.err")"
+	done
+	[ -z "$bad" ] || { echo "# first stderr lines without the prefix:$bad"; return 1; }
+}
+
+@test "cli: not root: a clear error, non-zero exit, no trace file" {
+	chmod 777 "$T"
+	run setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$DFT" -o "$T/t.pfw.gz" -- "$WL/util" exit 0
+	echo "# status $status: $output"
+	[ "$status" != 0 ]
+	printf '%s\n' "$output" >"$T/err"
+	is_error_line "$T/err"
+	[ ! -e "$T/t.pfw.gz" ]
+}
+
+@test "cli: with SUDO_UID/SUDO_GID the command runs as that user and the trace belongs to it" {
+	chmod 777 "$D"
+	SUDO_UID=65534 SUDO_GID=65534 dft -q -o "$TRACE" -- "$WL/util" whoami "$D"
+	expect_eq "status" "$DFT_STATUS" 0
+	expect_eq "uid gid euid egid of CMD" \
+		"$(awk -F'\t' '$1=="id" {print $2, $3, $4, $5}' "$TRUTH")" "65534 65534 65534 65534"
+	expect_eq "owner of the trace" "$(stat -c %u:%g "$TRACE")" "65534:65534"
+	expect_eq "owner of the file CMD made" "$(stat -c %u:%g "$D/owned.dat")" "65534:65534"
+	valid
+	check_truth --under "$D"
+}
+
+disk_full() {
+	mkdir "$T/full"
+	mount -t tmpfs -o size=256k tmpfs "$T/full"
+	MOUNTS+=("$T/full")
+	TRACE="$T/full/t.pfw.gz"
+	dft -q -o "$TRACE" -- "$WL/util" spam "$D" 300000 "$1"
+	echo "# status $DFT_STATUS; stderr: $(cat "$T/dft.err")"
+	[ "$DFT_STATUS" != 0 ]
+	grep -iE '^dftrace-bpf: .*(no space|disk full)' "$T/dft.err"
+	gzip -t "$TRACE"
+	valid --partial
+}
+
+@test "cli: disk full after a while: an error on stderr, non-zero exit, a valid gzip of valid JSON lines with the early events" {
+	disk_full 2000
+	# the slow start (2 s: 20 x 100 pwrites) was flushed before the disk filled
+	n=$(tpy count "$TRACE" --name pwrite --path "$D/spam.dat")
+	[ "$n" -ge 1000 ]
+}
+
+@test "cli: disk full before the first flush: an error on stderr, non-zero exit, still a valid gzip" {
+	disk_full 0
+}
