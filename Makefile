@@ -14,6 +14,7 @@ CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
 	  -I$(OUT) -Ibpf -Iuser -Iinclude $(LIBBPF_CFLAGS)
 LDLIBS := $(LIBBPF_LIBS) -lelf -lz
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux -Ibpf \
+	      -idirafter /usr/include/$(shell $(CC) -dumpmachine) \
 	      $(LIBBPF_CFLAGS) -Wall -Wno-unused-function
 
 USER_SRCS := $(wildcard user/*.c)

@@ -11,6 +11,8 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#define BPF_USDT_MAX_SPEC_CNT 1024
+#include <bpf/usdt.bpf.h>
 #include "dftrace.h"
 
 #define MAP_ANONYMOUS 0x20
@@ -371,4 +373,66 @@ int BPF_PROG(task_rename, struct task_struct *task, const char *comm)
 	bpf_probe_read_kernel_str(e->comm, sizeof(e->comm), comm);
 	bpf_ringbuf_submit(e, wakeup_flag());
 	return 0;
+}
+
+/* ---- annotations: the dftrace USDT probes of include/dftrace/usdt.h ---- */
+
+static __always_inline int emit_annot(int op, const char *a, const char *b,
+				      long long value)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct dft_annot *e;
+
+	if (!tracked(t))
+		return 0;
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count_lost(DFT_NR_MAX + DFT_EV_ANNOT);
+		return 0;
+	}
+	fill_header(&e->h, DFT_EV_ANNOT, t);
+	e->h.nr = op;
+	e->value = value;
+	if (!a || bpf_probe_read_user_str(e->cat, sizeof(e->cat), a) < 0)
+		e->cat[0] = 0;
+	if (!b || bpf_probe_read_user_str(e->name, sizeof(e->name), b) < 0)
+		e->name[0] = 0;
+	bpf_ringbuf_submit(e, wakeup_flag());
+	return 0;
+}
+
+SEC("usdt")
+int BPF_USDT(region_begin, const char *cat, const char *name, long long count)
+{
+	return emit_annot(DFT_ANNOT_BEGIN, cat, name, count);
+}
+
+SEC("usdt")
+int BPF_USDT(region_end, const char *cat, const char *name, long long count)
+{
+	return emit_annot(DFT_ANNOT_END, cat, name, count);
+}
+
+SEC("usdt")
+int BPF_USDT(meta, const char *cat, const char *name, long long is_end)
+{
+	return emit_annot(DFT_ANNOT_META, cat, name, is_end);
+}
+
+SEC("usdt")
+int BPF_USDT(ctx_int, const char *key, long long value)
+{
+	return emit_annot(DFT_ANNOT_CTX_INT, key, NULL, value);
+}
+
+SEC("usdt")
+int BPF_USDT(ctx_str, const char *key, const char *value)
+{
+	return emit_annot(DFT_ANNOT_CTX_STR, key, value, 0);
+}
+
+SEC("usdt")
+int BPF_USDT(ctx_clear, const char *key)
+{
+	return emit_annot(DFT_ANNOT_CTX_CLEAR, key, NULL, 0);
 }

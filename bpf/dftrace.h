@@ -17,7 +17,21 @@ enum dft_kind {
 	DFT_EV_EXEC,	    /* a tracked process exec'd */
 	DFT_EV_EXIT,	    /* a tracked task exited */
 	DFT_EV_COMM,	    /* a tracked task was renamed */
+	DFT_EV_ANNOT,	    /* a dftrace USDT annotation fired */
 };
+
+/* What an annotation did: one per probe of include/dftrace/usdt.h. */
+enum dft_annot_op {
+	DFT_ANNOT_BEGIN = 1,
+	DFT_ANNOT_END,
+	DFT_ANNOT_META,
+	DFT_ANNOT_CTX_INT,
+	DFT_ANNOT_CTX_STR,
+	DFT_ANNOT_CTX_CLEAR,
+};
+
+#define DFT_CAT_LEN 64
+#define DFT_NAME_LEN 128
 
 enum dft_flags {
 	DFT_F_TRUNC0 = 1 << 0, /* path 0 did not fit DFT_PATH_MAX */
@@ -77,6 +91,15 @@ struct dft_exit {
 struct dft_comm {
 	struct dft_header h;
 	char comm[DFT_COMM_LEN];
+};
+
+/* cat/name hold the probe's two strings (for ctx_*: key and string
+ * value), value its integer (count, is_end, or the context value). */
+struct dft_annot {
+	struct dft_header h; /* nr holds the dft_annot_op */
+	long long value;
+	char cat[DFT_CAT_LEN];
+	char name[DFT_NAME_LEN];
 };
 
 /* Per-task state in task storage: presence means "tracked". */

@@ -25,6 +25,7 @@
 #include "report.h"
 #include "syscalls.h"
 #include "trace.h"
+#include "usdt.h"
 
 #define DRAIN_INTERVAL_MS 10
 #define FLUSH_INTERVAL_NS 1000000000ull
@@ -204,6 +205,7 @@ static int load_and_attach(struct dftrace_bpf **out)
 		goto cleanup;
 	}
 	*out = skel;
+	usdt_init(skel, env.verbose);
 	return 0;
 cleanup:
 	dftrace_bpf__destroy(skel);
@@ -213,6 +215,33 @@ cleanup:
 static void adopt(pid_t pid)
 {
 	trace_adopt(pid);
+	usdt_offer_maps(pid);
+}
+
+/* The file execvp() will run, so its annotations are live before exec. */
+static void offer_command_binary(const char *cmd)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+
+	if (strchr(cmd, '/')) {
+		if (realpath(cmd, buf))
+			usdt_offer(buf);
+		return;
+	}
+	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+		size_t n = strcspn(p, ":");
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, p, cmd);
+		if (!access(buf, X_OK)) {
+			char real[4096];
+
+			if (realpath(buf, real))
+				usdt_offer(real);
+			return;
+		}
+		p += n + (p[n] == ':');
+	}
 }
 
 static void read_lost(struct dftrace_bpf *skel, uint64_t *lost)
@@ -270,6 +299,7 @@ static int run_loop(struct session *s)
 		err = ring_buffer__poll(s->rb, DRAIN_INTERVAL_MS);
 		if (err >= 0)
 			err = ring_buffer__consume(s->rb);
+		usdt_attach_pending();
 		if (err < 0 && err != -EINTR) {
 			fail("cannot read the ring buffer: %s", strerror(-err));
 			return err;
@@ -309,16 +339,22 @@ static int start_target(struct session *s)
 	char err[512];
 	int ret;
 
-	if (!env.command)
-		return attach_tree(bpf_map__fd(s->skel->maps.tasks), env.pids,
-				   env.npids, adopt, err, sizeof(err)) ?
-			       (fail("%s", err), -ESRCH) : 0;
+	if (!env.command) {
+		ret = attach_tree(bpf_map__fd(s->skel->maps.tasks), env.pids,
+				  env.npids, adopt, err, sizeof(err));
+		if (ret)
+			fail("%s", err);
+		usdt_attach_pending();
+		return ret;
+	}
 	ret = attach_task(bpf_map__fd(s->skel->maps.tasks), s->launch.pid);
 	if (ret) {
 		fail("cannot trace the command: %s", strerror(-ret));
 		return ret;
 	}
 	trace_adopt(s->launch.pid);
+	offer_command_binary(env.command[0]);
+	usdt_attach_pending();
 	ret = launch_start(&s->launch, err, sizeof(err));
 	if (ret)
 		fail("cannot execute '%s': %s", env.command[0], err);
@@ -412,6 +448,7 @@ int main(int argc, char **argv)
 		ret = 1;
 	}
 	/* Detach before waiting: the command may outlive the trace (-d). */
+	usdt_free();
 	ring_buffer__free(s.rb);
 	dftrace_bpf__destroy(s.skel);
 	free(target);
@@ -421,6 +458,7 @@ int main(int argc, char **argv)
 cleanup:
 	launch_abort(&s.launch);
 	sink_abort(s.sink);
+	usdt_free();
 	ring_buffer__free(s.rb);
 	dftrace_bpf__destroy(s.skel);
 	free(target);

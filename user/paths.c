@@ -96,6 +96,10 @@ struct path *path_resolve(const struct path *base, const char *rel, size_t n,
 
 	if (!buf)
 		return NULL;
+	if (n == 0 && base) { /* AT_EMPTY_PATH: the dirfd's own file */
+		free(buf);
+		return path_intern(base->str, base->len, truncated || base->truncated);
+	}
 	if (!(n > 0 && rel[0] == '/') && base)
 		push_all(buf, &len, base->str, blen);
 	push_all(buf, &len, rel, n);

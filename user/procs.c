@@ -147,6 +147,7 @@ struct proc *proc_fork(struct proc *parent, uint32_t child_pid)
 	for (uint32_t i = 0; i < parent->nmaps; i++)
 		map_add(c, parent->maps[i].addr, parent->maps[i].len,
 			parent->maps[i].path);
+	ctx_copy(&c->ctx, &parent->ctx); /* the child has the same memory */
 	return c;
 }
 
@@ -157,6 +158,7 @@ void proc_free(struct proc *p)
 	idmap_del(&procs, p->pid);
 	free(p->fds);
 	free(p->maps);
+	ctx_free(&p->ctx);
 	free(p);
 }
 
@@ -198,6 +200,7 @@ void thread_free(uint32_t tid)
 	p = proc_get(t->pid);
 	if (p && p->nthreads)
 		p->nthreads--;
+	phase_stack_free(&t->phases);
 	free(t);
 }
 
@@ -221,12 +224,18 @@ void procs_free_all(void)
 		if (procs.keys[i]) {
 			free(p->fds);
 			free(p->maps);
+			ctx_free(&p->ctx);
 			free(p);
 		}
 	}
-	for (size_t i = 0; i < threads.cap; i++)
-		if (threads.keys[i])
-			free(threads.vals[i]);
+	for (size_t i = 0; i < threads.cap; i++) {
+		struct thread *t = threads.vals[i];
+
+		if (threads.keys[i]) {
+			phase_stack_free(&t->phases);
+			free(t);
+		}
+	}
 	idmap_free(&procs);
 	idmap_free(&threads);
 }

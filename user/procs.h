@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include "dftrace.h"
 #include "paths.h"
+#include "phases.h"
 
 #define FD_LIMIT (1u << 20) /* fds beyond this are not named */
 
@@ -36,12 +37,14 @@ struct proc {
 	char comm[DFT_COMM_LEN];
 	struct path *cmdline;	/* NUL-separated argv, as an SH string */
 	struct sink *sink;	/* per-process output, or NULL */
+	struct phase_ctx ctx;	/* epoch, step and user keys from annotations */
 };
 
 struct thread {
 	uint32_t tid, pid;
 	bool named;		/* thread_name written since last rename */
 	char comm[DFT_COMM_LEN];
+	struct phase_stack phases;	/* open annotated regions */
 };
 
 struct proc *proc_get(uint32_t pid);

@@ -16,6 +16,7 @@
 #include "procs.h"
 #include "syscalls.h"
 #include "trace.h"
+#include "usdt.h"
 #include "version.h"
 
 #define AT_FDCWD_VALUE (-100)
@@ -24,6 +25,7 @@
 #define CLOSE_RANGE_CLOEXEC_FLAG (1u << 2)
 #define F_SETFD_CMD 2
 #define F_DUPFD_CLOEXEC_CMD 1030
+#define PROT_EXEC_FLAG 4
 
 static struct trace_config cfg;
 static struct sink *main_sink;
@@ -218,14 +220,53 @@ static void ensure_names(struct sink *s, struct proc *p, struct thread *t)
 
 /* ---- complete events ---- */
 
-static void begin_event(struct jbuf *b, struct proc *p, uint32_t tid,
-			const char *name_cat, size_t name_cat_len,
-			uint64_t ts_ns, uint64_t dur_ns)
+/* Where an event sits among its thread's annotated phases. */
+struct nesting {
+	uint64_t id;
+	int level;		/* DFTracer's level: 1 at the top */
+	int64_t parent_id;	/* DFTracer's p_idx: -1 at the top */
+	const struct phase_frame *phase; /* innermost enclosing region */
+};
+
+/* A new event inside whatever the thread has open. */
+static struct nesting nest_in(struct proc *p, const struct thread *t)
+{
+	const struct phase_frame *top = t ? phase_top(&t->phases) : NULL;
+
+	return (struct nesting){ p->next_id++, t ? (int)t->phases.depth + 1 : 1,
+				 top ? (int64_t)top->id : -1, top };
+}
+
+static void write_context(struct jbuf *b, const struct proc *p,
+			  const struct phase_frame *phase)
+{
+	if (phase) {
+		JB_LIT(b, ",\"phase_cat\":");
+		jb_str(b, phase->cat->str, phase->cat->len);
+		JB_LIT(b, ",\"phase\":");
+		jb_str(b, phase->name->str, phase->name->len);
+	}
+	for (uint32_t i = 0; i < p->ctx.n; i++) {
+		const struct ctx_entry *c = &p->ctx.e[i];
+
+		jb_char(b, ',');
+		jb_str(b, c->key->str, c->key->len);
+		jb_char(b, ':');
+		if (c->str)
+			jb_str(b, c->str->str, c->str->len);
+		else
+			jb_i64(b, c->num);
+	}
+}
+
+static void begin_event_at(struct jbuf *b, struct proc *p, uint32_t tid,
+			   const struct nesting *n, const char *name_cat,
+			   size_t name_cat_len, uint64_t ts_ns, uint64_t dur_ns)
 {
 	uint64_t ts = trace_wall_us(ts_ns);
 
 	JB_LIT(b, "{\"id\":");
-	jb_u64(b, p->next_id++);
+	jb_u64(b, n->id);
 	jb_char(b, ',');
 	jb_mem(b, name_cat, name_cat_len);
 	JB_LIT(b, "\"pid\":");
@@ -239,8 +280,21 @@ static void begin_event(struct jbuf *b, struct proc *p, uint32_t tid,
 	jb_u64(b, trace_wall_us(ts_ns + dur_ns) - ts);
 	JB_LIT(b, ",\"ph\":\"X\",\"args\":{\"hhash\":\"");
 	jb_mem(b, hhash_hex, 16);
-	JB_LIT(b, "\",\"level\":1,\"p_idx\":-1");
+	JB_LIT(b, "\",\"level\":");
+	jb_u64(b, n->level);
+	JB_LIT(b, ",\"p_idx\":");
+	jb_i64(b, n->parent_id);
+	write_context(b, p, n->phase);
 	stats.events++;
+}
+
+static void begin_event(struct jbuf *b, struct proc *p, struct thread *t,
+			uint32_t tid, const char *name_cat, size_t name_cat_len,
+			uint64_t ts_ns, uint64_t dur_ns)
+{
+	struct nesting n = nest_in(p, t);
+
+	begin_event_at(b, p, tid, &n, name_cat, name_cat_len, ts_ns, dur_ns);
 }
 
 static void end_event(struct sink *s)
@@ -530,6 +584,8 @@ static void apply_effect(struct proc *p, const struct sc_desc *d,
 	case FX_MMAP:
 		if (ret >= 0 || ret < -4095)
 			map_add(p, ret, e->args[1], f->f[0]);
+		if ((ret >= 0 || ret < -4095) && (e->args[2] & PROT_EXEC_FLAG) && f->f[0])
+			usdt_offer(f->f[0]->str);
 		break;
 	case FX_MUNMAP:
 		if (ret == 0 && !strcmp(d->syscall, "munmap"))
@@ -584,7 +640,7 @@ static void on_syscall(const struct dft_syscall *e, const char **str,
 			if (dev)
 				name_cat = dev;
 		}
-		begin_event(&s->buf, p, e->h.tid, name_cat, name_cat_len,
+		begin_event(&s->buf, p, t, e->h.tid, name_cat, name_cat_len,
 			    e->h.ts, e->dur);
 		jb_mem(&s->buf, d->json_syscall_ret, d->json_syscall_ret_len);
 		jb_i64(&s->buf, e->ret);
@@ -598,6 +654,9 @@ static void on_syscall(const struct dft_syscall *e, const char **str,
 		end_event(s);
 	}
 	count_op(d, e->ret);
+	if (d->moves_bytes && e->ret > 0 && t && phase_top(&t->phases))
+		phase_add_bytes(phase_top(&t->phases)->cat,
+				phase_top(&t->phases)->name, e->ret);
 	apply_effect(p, d, e, &f);
 }
 
@@ -628,11 +687,13 @@ static void write_proc_event(struct proc *p, uint32_t tid, const char *name,
 	int n = snprintf(name_cat, sizeof(name_cat),
 			 "\"name\":\"%s\",\"cat\":\"PROC\",", name);
 	struct sink *s = sink_of(p);
+	struct thread *t;
 
 	if (!s)
 		return;
-	ensure_names(s, p, thread_of(p, tid));
-	begin_event(&s->buf, p, tid, name_cat, n, ts_ns, 0);
+	t = thread_of(p, tid);
+	ensure_names(s, p, t);
+	begin_event(&s->buf, p, t, tid, name_cat, n, ts_ns, 0);
 }
 
 static void on_fork(const struct dft_fork *e)
@@ -657,6 +718,20 @@ static void on_fork(const struct dft_fork *e)
 		thread_add(e->child_tid, c->pid, e->comm);
 }
 
+/* A new program may carry annotations: its file, from /proc. */
+static void offer_exe(uint32_t pid)
+{
+	char link[64], exe[4096];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%u/exe", pid);
+	n = readlink(link, exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		usdt_offer(exe);
+	}
+}
+
 static void on_exec(const struct dft_exec *e)
 {
 	struct proc *p = proc_of(e->h.tgid);
@@ -677,6 +752,7 @@ static void on_exec(const struct dft_exec *e)
 	t = thread_add(e->h.tid, p->pid, e->comm);
 	if (t)
 		t->named = false;
+	offer_exe(p->pid);
 	s = sink_of(p);
 	if (!s)
 		return;
@@ -710,11 +786,153 @@ static void close_proc_sink(struct proc *p, uint64_t ts_us)
 	p->sink = NULL;
 }
 
+/* ---- annotations ---- */
+
+static const struct path *intern_str(const char *s, size_t max)
+{
+	return path_intern(s, strnlen(s, max), false);
+}
+
+/* A region is written when it ends, with the id it took at its begin. */
+static void write_region(struct sink *s, struct proc *p, uint32_t tid,
+			 const struct phase_stack *st, int idx, uint64_t end_ns,
+			 const char *unbalanced)
+{
+	const struct phase_frame *f = &st->f[idx];
+	const struct phase_frame *parent = idx ? &st->f[idx - 1] : NULL;
+	struct nesting n = { f->id, idx + 1, parent ? (int64_t)parent->id : -1, parent };
+	uint64_t dur = end_ns > f->ts ? end_ns - f->ts : 0;
+	static struct jbuf name_cat;
+
+	jb_reset(&name_cat);
+	JB_LIT(&name_cat, "\"name\":");
+	jb_str(&name_cat, f->name->str, f->name->len);
+	JB_LIT(&name_cat, ",\"cat\":");
+	jb_str(&name_cat, f->cat->str, f->cat->len);
+	jb_char(&name_cat, ',');
+	if (name_cat.err)
+		return;
+	begin_event_at(&s->buf, p, tid, &n, name_cat.p, name_cat.len, f->ts, dur);
+	if (f->count)
+		KEY_INT(&s->buf, ",\"count\":", f->count);
+	if (unbalanced) {
+		JB_LIT(&s->buf, ",\"unbalanced\":");
+		jb_str(&s->buf, unbalanced, strlen(unbalanced));
+	}
+	end_event(s);
+	phase_add_time(f->cat, f->name, dur);
+}
+
+/* Ends every region from the innermost down to depth `to`. */
+static void close_regions(struct sink *s, struct proc *p, struct thread *t,
+			  uint32_t to, uint64_t end_ns, const char *why)
+{
+	while (t->phases.depth > to) {
+		if (s)
+			write_region(s, p, t->tid, &t->phases, t->phases.depth - 1,
+				     end_ns, why);
+		t->phases.depth--;
+	}
+}
+
+static void on_region_end(struct sink *s, struct proc *p, struct thread *t,
+			  const struct dft_annot *e)
+{
+	int idx = phase_find(&t->phases, intern_str(e->cat, DFT_CAT_LEN),
+			     intern_str(e->name, DFT_NAME_LEN));
+
+	if (idx < 0) {
+		/* Keep the stray end visible, as an empty event. */
+		struct phase_frame *f = phase_push(&t->phases);
+
+		if (!f)
+			return;
+		*f = (struct phase_frame){ intern_str(e->cat, DFT_CAT_LEN),
+					   intern_str(e->name, DFT_NAME_LEN),
+					   e->h.ts, p->next_id++, e->value };
+		close_regions(s, p, t, t->phases.depth - 1, e->h.ts,
+			      "end_without_begin");
+		return;
+	}
+	close_regions(s, p, t, idx + 1, e->h.ts, "ended_by_outer_end");
+	close_regions(s, p, t, idx, e->h.ts, NULL);
+}
+
+static void write_meta_mark(struct sink *s, struct proc *p, uint32_t tid,
+			    const struct dft_annot *e)
+{
+	struct jbuf *b = &s->buf;
+	char value[24], mark[DFT_NAME_LEN + 8];
+	int n = snprintf(value, sizeof(value), "%llu",
+			 (unsigned long long)trace_wall_us(e->h.ts));
+	int m = snprintf(mark, sizeof(mark), "%.*s%s", DFT_NAME_LEN, e->name,
+			 e->value ? ".end" : ".start");
+
+	JB_LIT(b, "{\"id\":");
+	jb_u64(b, p->next_id);
+	JB_LIT(b, ",\"name\":\"CM\",\"cat\":\"dftracer\",\"pid\":");
+	jb_u64(b, p->pid);
+	JB_LIT(b, ",\"tid\":");
+	jb_u64(b, tid);
+	JB_LIT(b, ",\"ph\":\"M\",\"args\":{\"hhash\":\"");
+	jb_mem(b, hhash_hex, 16);
+	JB_LIT(b, "\",\"name\":");
+	jb_str(b, mark, m);
+	JB_LIT(b, ",\"value\":\"");
+	jb_mem(b, value, n);
+	JB_LIT(b, "\"}}\n");
+}
+
+static void on_annot(const struct dft_annot *e)
+{
+	struct proc *p = proc_of(e->h.tgid);
+	struct thread *t;
+	struct phase_frame *f;
+	struct sink *s;
+
+	if (!p || !(t = thread_of(p, e->h.tid)))
+		return;
+	s = sink_of(p);
+	if (s)
+		ensure_names(s, p, t);
+	switch (e->h.nr) {
+	case DFT_ANNOT_BEGIN:
+		f = phase_push(&t->phases);
+		if (f)
+			*f = (struct phase_frame){ intern_str(e->cat, DFT_CAT_LEN),
+						   intern_str(e->name, DFT_NAME_LEN),
+						   e->h.ts, p->next_id++, e->value };
+		break;
+	case DFT_ANNOT_END:
+		on_region_end(s, p, t, e);
+		break;
+	case DFT_ANNOT_META:
+		if (s)
+			write_meta_mark(s, p, e->h.tid, e);
+		break;
+	case DFT_ANNOT_CTX_INT:
+		if (e->cat[0])
+			ctx_set(&p->ctx, intern_str(e->cat, DFT_CAT_LEN), NULL, e->value);
+		break;
+	case DFT_ANNOT_CTX_STR:
+		if (e->cat[0])
+			ctx_set(&p->ctx, intern_str(e->cat, DFT_CAT_LEN),
+			intern_str(e->name, DFT_NAME_LEN), 0);
+		break;
+	case DFT_ANNOT_CTX_CLEAR:
+		ctx_clear(&p->ctx, e->cat[0] ? intern_str(e->cat, DFT_CAT_LEN) : NULL);
+		break;
+	}
+}
+
 static void on_exit_record(const struct dft_exit *e)
 {
 	struct proc *p = proc_get(e->h.tgid);
+	struct thread *t = thread_get(e->h.tid);
 	struct sink *s;
 
+	if (p && t && t->phases.depth)
+		close_regions(sink_of(p), p, t, 0, e->h.ts, "open_at_exit");
 	if (!p || !(e->h.flags & DFT_F_GROUP_DEAD)) {
 		thread_free(e->h.tid);
 		return;
@@ -784,6 +1002,10 @@ int trace_handle_record(void *ctx, void *data, size_t size)
 	case DFT_EV_COMM:
 		if (size >= sizeof(struct dft_comm))
 			on_comm(data);
+		break;
+	case DFT_EV_ANNOT:
+		if (size >= sizeof(struct dft_annot))
+			on_annot(data);
 		break;
 	}
 	return 0;
@@ -889,7 +1111,8 @@ static const char *kind_name(size_t kind)
 	static const char *names[] = { [DFT_EV_FORK] = "fork",
 				       [DFT_EV_EXEC] = "exec",
 				       [DFT_EV_EXIT] = "exit",
-				       [DFT_EV_COMM] = "comm" };
+				       [DFT_EV_COMM] = "comm",
+				       [DFT_EV_ANNOT] = "annotation" };
 
 	return kind < sizeof(names) / sizeof(names[0]) && names[kind] ?
 		       names[kind] : "other";
