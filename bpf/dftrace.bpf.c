@@ -393,10 +393,13 @@ static __always_inline int emit_annot(int op, const char *a, const char *b,
 	fill_header(&e->h, DFT_EV_ANNOT, t);
 	e->h.nr = op;
 	e->value = value;
-	if (!a || bpf_probe_read_user_str(e->cat, sizeof(e->cat), a) < 0)
-		e->cat[0] = 0;
-	if (!b || bpf_probe_read_user_str(e->name, sizeof(e->name), b) < 0)
-		e->name[0] = 0;
+	e->cat_ptr = (unsigned long)a;
+	e->name_ptr = (unsigned long)b;
+	e->cat[0] = e->name[0] = 0;
+	if (a && bpf_probe_read_user_str(e->cat, sizeof(e->cat), a) < 0)
+		e->h.flags |= DFT_F_FAULT0;
+	if (b && bpf_probe_read_user_str(e->name, sizeof(e->name), b) < 0)
+		e->h.flags |= DFT_F_FAULT1;
 	bpf_ringbuf_submit(e, wakeup_flag());
 	return 0;
 }

@@ -98,6 +98,9 @@ struct dft_comm {
 struct dft_annot {
 	struct dft_header h; /* nr holds the dft_annot_op */
 	long long value;
+	/* A string not yet paged in cannot be read from a uprobe: its
+	 * address goes along (flag DFT_F_FAULT0/1) for user space to read. */
+	unsigned long long cat_ptr, name_ptr;
 	char cat[DFT_CAT_LEN];
 	char name[DFT_NAME_LEN];
 };

@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include "env.h"
 #include "report.h"
+#include "phases.h"
 #include "syscalls.h"
 
 static bool live_line;
@@ -69,6 +70,26 @@ void report_status(const struct trace_stats *st, const uint64_t *lost,
 	clock_gettime(CLOCK_MONOTONIC, &last);
 }
 
+/* Time and bytes by annotated phase; bytes count I/O whose innermost
+ * enclosing region is the phase. */
+static void report_phases(void)
+{
+	int n;
+	const struct phase_total *t = phase_totals(&n);
+	char bytes[32], name[96];
+
+	if (!n)
+		return;
+	fprintf(stderr, "  %-30s %8s %12s %14s\n", "phase (cat/name)", "count", "time", "bytes");
+	for (int i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "%s/%s", t[i].cat->str, t[i].name->str);
+		human_bytes(bytes, sizeof(bytes), t[i].bytes);
+		fprintf(stderr, "  %-30.30s %8llu %10.3f s %14s\n", name,
+			(unsigned long long)t[i].count, t[i].ns / 1e9,
+			t[i].bytes ? bytes : "-");
+	}
+}
+
 void report_summary(const struct trace_stats *st, const uint64_t *lost,
 		    size_t nslots, const char *output)
 {
@@ -88,6 +109,7 @@ void report_summary(const struct trace_stats *st, const uint64_t *lost,
 			(unsigned long long)st->count[i],
 			st->bytes[i] ? bytes : "-");
 	}
+	report_phases();
 	fprintf(stderr, "lost events: %llu\n", (unsigned long long)sum(lost, nslots));
 	getrusage(RUSAGE_SELF, &ru);
 	fprintf(stderr, "tracer cpu: %llu ns\n",

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/uio.h>
 #include "ioctl_decode.h"
 #include "procs.h"
 #include "syscalls.h"
@@ -883,9 +884,40 @@ static void write_meta_mark(struct sink *s, struct proc *p, uint32_t tid,
 	JB_LIT(b, "\"}}\n");
 }
 
-static void on_annot(const struct dft_annot *e)
+/* Reads a string the kernel side could not (its page was not in yet);
+ * process_vm_readv faults it in. Empty if the process is gone. */
+static void read_remote_str(uint32_t pid, uint64_t addr, char *dst, size_t size)
 {
-	struct proc *p = proc_of(e->h.tgid);
+	struct iovec local = { dst, size - 1 }, remote = { (void *)addr, size - 1 };
+	ssize_t n;
+
+	/* Stay inside the page the string starts in, then try the rest. */
+	remote.iov_len = local.iov_len = 4096 - (addr & 4095) < size - 1 ?
+						 4096 - (addr & 4095) : size - 1;
+	n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+	if (n > 0 && (size_t)n < size - 1 && !memchr(dst, 0, n)) {
+		struct iovec l2 = { dst + n, size - 1 - n }, r2 = { (void *)(addr + n), size - 1 - n };
+		ssize_t m = process_vm_readv(pid, &l2, 1, &r2, 1, 0);
+
+		if (m > 0)
+			n += m;
+	}
+	dst[n > 0 ? n : 0] = 0;
+}
+
+static void on_annot(const struct dft_annot *in)
+{
+	struct dft_annot copy, *e = (struct dft_annot *)in;
+	struct proc *p = proc_of(in->h.tgid);
+
+	if (in->h.flags & (DFT_F_FAULT0 | DFT_F_FAULT1)) {
+		copy = *in;
+		if (in->h.flags & DFT_F_FAULT0)
+			read_remote_str(in->h.tgid, in->cat_ptr, copy.cat, sizeof(copy.cat));
+		if (in->h.flags & DFT_F_FAULT1)
+			read_remote_str(in->h.tgid, in->name_ptr, copy.name, sizeof(copy.name));
+		e = &copy;
+	}
 	struct thread *t;
 	struct phase_frame *f;
 	struct sink *s;
