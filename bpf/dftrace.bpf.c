@@ -82,6 +82,16 @@ static __always_inline __u64 wakeup_flag(void)
 		       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 }
 
+/* A record of the given size, or NULL after counting it as lost. */
+static __always_inline void *reserve(__u64 size, __u32 lost_slot)
+{
+	void *e = bpf_ringbuf_reserve(&events, size, 0);
+
+	if (!e)
+		count_lost(lost_slot);
+	return e;
+}
+
 static __always_inline struct dft_task *tracked(struct task_struct *t)
 {
 	return bpf_task_storage_get(&tasks, t, 0, 0);
@@ -258,10 +268,8 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	if (path_args[nr]) {
 		emit_paths(st, ret, now, path_args[nr]);
 	} else {
-		e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-		if (!e) {
-			count_lost(nr);
-		} else {
+		e = reserve(sizeof(*e), nr);
+		if (e) {
 			fill_syscall(e, st, ret, now, DFT_EV_SYSCALL);
 			if (fd_pair_args[nr])
 				fill_fd_pair(e, st, fd_pair_args[nr] - 1);
@@ -287,11 +295,9 @@ int BPF_PROG(sched_process_fork, struct task_struct *parent,
 				  BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (st)
 		st->nr = -1;
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	if (!e) {
-		count_lost(DFT_NR_MAX + DFT_EV_FORK);
+	e = reserve(sizeof(*e), DFT_NR_MAX + DFT_EV_FORK);
+	if (!e)
 		return 0;
-	}
 	fill_header(&e->h, DFT_EV_FORK, parent);
 	e->child_tgid = child->tgid;
 	e->child_tid = child->pid;
@@ -315,11 +321,9 @@ int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid,
 
 	if (!tracked(p))
 		return 0;
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	if (!e) {
-		count_lost(DFT_NR_MAX + DFT_EV_EXEC);
+	e = reserve(sizeof(*e), DFT_NR_MAX + DFT_EV_EXEC);
+	if (!e)
 		return 0;
-	}
 	fill_header(&e->h, DFT_EV_EXEC, p);
 	e->old_tid = old_pid;
 	bpf_probe_read_kernel_str(e->comm, sizeof(e->comm), p->comm);
@@ -342,11 +346,9 @@ int BPF_PROG(sched_process_exit, struct task_struct *p, bool group_dead)
 
 	if (!tracked(p))
 		return 0;
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	if (!e) {
-		count_lost(DFT_NR_MAX + DFT_EV_EXIT);
+	e = reserve(sizeof(*e), DFT_NR_MAX + DFT_EV_EXIT);
+	if (!e)
 		return 0;
-	}
 	fill_header(&e->h, DFT_EV_EXIT, p);
 	if (group_dead)
 		e->h.flags |= DFT_F_GROUP_DEAD;
@@ -364,11 +366,9 @@ int BPF_PROG(task_rename, struct task_struct *task, const char *comm)
 
 	if (!tracked(task))
 		return 0;
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	if (!e) {
-		count_lost(DFT_NR_MAX + DFT_EV_COMM);
+	e = reserve(sizeof(*e), DFT_NR_MAX + DFT_EV_COMM);
+	if (!e)
 		return 0;
-	}
 	fill_header(&e->h, DFT_EV_COMM, task);
 	bpf_probe_read_kernel_str(e->comm, sizeof(e->comm), comm);
 	bpf_ringbuf_submit(e, wakeup_flag());
@@ -385,11 +385,9 @@ static __always_inline int emit_annot(int op, const char *a, const char *b,
 
 	if (!tracked(t))
 		return 0;
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	if (!e) {
-		count_lost(DFT_NR_MAX + DFT_EV_ANNOT);
+	e = reserve(sizeof(*e), DFT_NR_MAX + DFT_EV_ANNOT);
+	if (!e)
 		return 0;
-	}
 	fill_header(&e->h, DFT_EV_ANNOT, t);
 	e->h.nr = op;
 	e->value = value;
