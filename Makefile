@@ -22,7 +22,10 @@ USER_OBJS := $(patsubst user/%.c,$(OUT)/user/%.o,$(USER_SRCS))
 LIB_OBJS := $(filter-out $(OUT)/user/main.o,$(USER_OBJS))
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(wildcard tests/unit/test_*.c))
 WORKLOADS := $(patsubst tests/workloads/%.c,$(OUT)/workloads/%,$(wildcard tests/workloads/*.c))
-EXAMPLES := $(patsubst usdt/examples/%.c,$(OUT)/examples/%,$(wildcard usdt/examples/*.c))
+EXAMPLES := $(patsubst usdt/examples/%.c,$(OUT)/examples/%,$(filter-out usdt/examples/lib%.c,$(wildcard usdt/examples/*.c))) \
+	    $(patsubst usdt/examples/%.cpp,$(OUT)/examples/%,$(wildcard usdt/examples/*.cpp)) \
+	    $(patsubst usdt/examples/%.c,$(OUT)/examples/%.so,$(wildcard usdt/examples/lib*.c))
+CXX ?= c++
 BENCHES := $(patsubst tests/bench/%.c,$(OUT)/bench/%,$(wildcard tests/bench/*.c))
 
 .PHONY: all clean install test bench check-deps
@@ -63,6 +66,12 @@ $(OUT)/bench/probecost: tests/bench/probecost.c $(OUT)/probecost.skel.h | $(OUT)
 
 $(OUT)/examples/%: usdt/examples/%.c $(wildcard include/dftrace/*.h) | $(OUT)/examples
 	$(CC) -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -Iinclude $< -o $@ -lpthread -ldl
+
+$(OUT)/examples/%: usdt/examples/%.cpp $(wildcard include/dftrace/*.h) | $(OUT)/examples
+	$(CXX) -O2 -g -Wall -Wextra -std=c++11 -Iinclude $< -o $@
+
+$(OUT)/examples/%.so: usdt/examples/%.c $(wildcard include/dftrace/*.h) | $(OUT)/examples
+	$(CC) -O2 -g -Wall -Wextra -std=gnu11 -fPIC -shared -Iinclude $< -o $@
 
 test: all
 	tests/run
