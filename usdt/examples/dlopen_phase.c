@@ -33,6 +33,8 @@ int main(int argc, char **argv)
 	if (!fgets(line, sizeof(line), stdin))
 		return 1;
 	n = preprocess(argv[2]);
+	printf("{\"kind\":\"region\",\"pid\":%d,\"cat\":\"data\",\"name\":\"preprocess\"}\n",
+	       getpid());
 	printf("{\"kind\":\"io\",\"pid\":%d,\"op\":\"read\",\"path\":\"%s\",\"bytes\":%ld,"
 	       "\"cat\":\"data\",\"name\":\"preprocess\",\"epoch\":-1,\"step\":-1}\n",
 	       getpid(), argv[2], n);

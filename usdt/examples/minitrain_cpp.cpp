@@ -56,13 +56,13 @@ int main(int argc, char **argv)
 	}
 	std::string dir = argv[1], path = dir + "/sample.bin";
 	mkdir(dir.c_str(), 0755);
+	DFT_USDT_SET_EPOCH(0);
 	{
 		DFT_USDT_PREPROCESS();
 		std::ofstream(path, std::ios::binary) << std::string(10000, 'x');
 		truth_io("write", path, 10000, "data", "preprocess");
 		truth_region("data", "preprocess");
 	}
-	DFT_USDT_SET_EPOCH(0);
 	{
 		DFT_USDT_TRAIN();
 		auto forward = [&]() {
