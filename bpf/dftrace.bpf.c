@@ -16,6 +16,7 @@
 #include "dftrace.h"
 
 #define MAP_ANONYMOUS 0x20
+#define PROT_EXEC 0x4
 #define F_DUPFD 0
 #define F_SETFD 2
 #define F_DUPFD_CLOEXEC 1030
@@ -171,6 +172,13 @@ static __always_inline __u64 arg_at(struct dft_task *st, int i)
 	return i >= 0 && i < 6 ? st->args[i] : 0;
 }
 
+/* A file mapped executable may be a library with annotations: the
+ * consumer attaches to it, and should hear of it at once. */
+static __always_inline bool exec_mapping(long nr, struct dft_task *st)
+{
+	return nr == nr_mmap && (st->args[2] & PROT_EXEC);
+}
+
 /* Inode number behind an fd of the current task: it names pipes and
  * sockets ("pipe:[ino]") even when they are closed before we look. */
 static __always_inline __u64 fd_ino(long fd)
@@ -275,7 +283,8 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 				fill_fd_pair(e, st, fd_pair_args[nr] - 1);
 			else if (new_fd_ino[nr])
 				e->args[5] = fd_ino(ret);
-			bpf_ringbuf_submit(e, wakeup_flag());
+			bpf_ringbuf_submit(e, exec_mapping(nr, st) ?
+					      BPF_RB_FORCE_WAKEUP : wakeup_flag());
 		}
 	}
 	st->nr = -1;
@@ -335,7 +344,8 @@ int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid,
 	if (bpf_probe_read_user(e->argv, len, (void *)start))
 		len = 0;
 	e->argv_len = len;
-	bpf_ringbuf_submit(e, wakeup_flag());
+	/* Promptly: the new program's annotations are attached from here. */
+	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
 	return 0;
 }
 

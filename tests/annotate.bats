@@ -50,12 +50,16 @@ wait_line() {
 	grep -q '"kind":"io".*"cat":"data","name":"item"' "$TRUTH"
 }
 
-@test "annotate: a forked worker's probes and I/O are its own" {
+@test "annotate: forked and exec'd workers' probes and I/O are their own" {
 	traced -- "$EX/minitrain" "$D/mt" 1 2
 	main=$(grep -m1 -o '"pid":[0-9]*' "$TRUTH" | cut -d: -f2)
-	worker=$(grep '"kind":"io"' "$TRUTH" | grep -v "\"pid\":$main," | grep -o '"pid":[0-9]*' | sort -u | cut -d: -f2)
-	[ -n "$worker" ]
-	expect_eq "worker item regions" "$(tpy count "$TRACE" --pid "$worker" --cat data --name item)" 1
+	workers=$(grep '"kind":"io"' "$TRUTH" | grep -v "\"pid\":$main," | grep -o '"pid":[0-9]*' | sort -u | cut -d: -f2)
+	expect_eq "worker processes" "$(echo $workers | wc -w)" 2
+	for w in $workers; do
+		expect_eq "item regions of $w" "$(tpy count "$TRACE" --pid "$w" --cat data --name item)" 1
+	done
+	# the exec'd one starts with a clean context: no epoch in its events
+	grep -q '"epoch":-1' "$TRUTH"
 	annot check "$TRACE" "$TRUTH"
 }
 

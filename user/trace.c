@@ -681,6 +681,9 @@ static void on_paths(const struct dft_paths *e, size_t size)
 
 /* ---- lifecycle ---- */
 
+static void close_regions(struct sink *s, struct proc *p, struct thread *t,
+			  uint32_t to, uint64_t end_ns, const char *why);
+
 static void write_proc_event(struct proc *p, uint32_t tid, const char *name,
 			     uint64_t ts_ns)
 {
@@ -741,6 +744,11 @@ static void on_exec(const struct dft_exec *e)
 
 	if (!p)
 		return;
+	/* The old program's regions and context end with it. */
+	t = thread_get(e->old_tid);
+	if (t && t->phases.depth)
+		close_regions(sink_of(p), p, t, 0, e->h.ts, "open_at_exec");
+	ctx_free(&p->ctx);
 	if (e->old_tid != e->h.tid)
 		thread_free(e->old_tid);
 	fd_exec(p);

@@ -2,7 +2,8 @@
 /*
  * A miniature training job annotated with dftrace/usdt.h: a dataset of
  * sample files read through a data loader, a compute phase, and a
- * checkpoint written every epoch. A forked worker reads a file too.
+ * checkpoint written every epoch. A forked worker reads a file, and a
+ * forked-and-exec'd one (this program again, "--item FILE") another.
  *
  * It prints what it did as JSON lines (its ground truth for the tests):
  *   {"kind":"io","pid":..,"op":"read","path":..,"bytes":..,"cat":..,"name":..,"epoch":..,"step":..}
@@ -134,9 +135,11 @@ static void compute(long batch)
 	truth_region("compute", "step");
 }
 
-/* A DataLoader-like worker process: its own probes, its own I/O. */
-static void run_worker(int sample)
+/* A DataLoader-like worker process: its own probes, its own I/O. With
+ * exec_it, a new program image: no inherited epoch, step or regions. */
+static void run_worker(int sample, int exec_it)
 {
+	char path[PATH_MAX];
 	pid_t pid;
 	int status;
 
@@ -144,6 +147,11 @@ static void run_worker(int sample)
 	pid = fork();
 	if (pid < 0)
 		die("fork");
+	if (pid == 0 && exec_it) {
+		sample_path(path, sample);
+		execl("/proc/self/exe", "minitrain", "--item", path, (char *)NULL);
+		die("exec");
+	}
 	if (pid == 0) {
 		load_item(sample);
 		fflush(stdout);
@@ -194,6 +202,12 @@ int main(int argc, char **argv)
 {
 	int epochs = argc > 2 ? atoi(argv[2]) : 2, steps = argc > 3 ? atoi(argv[3]) : 4;
 
+	if (argc == 3 && !strcmp(argv[1], "--item")) {
+		DFT_USDT_ITEM();
+		read_file(argv[2], "data", "item");
+		truth_region("data", "item");
+		return 0;
+	}
 	if (argc < 2 || epochs < 1 || steps < 1) {
 		fprintf(stderr, "usage: minitrain DIR [EPOCHS] [STEPS]\n");
 		return 2;
@@ -215,7 +229,8 @@ int main(int argc, char **argv)
 		}
 		step = -1;
 		DFT_USDT_CLEAR("step");
-		run_worker(0);
+		run_worker(0, 0);
+		run_worker(steps - 1, 1);
 		truth_region("pipeline", "train");
 	}
 	return 0;
