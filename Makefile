@@ -1,5 +1,6 @@
 # dftrace-bpf: build with Debian 12's packaged libbpf, bpftool and clang.
 PREFIX ?= /usr/local
+VERSION := $(shell sed -n 's/.*DFTRACE_VERSION "\(.*\)"/\1/p' user/version.h)
 DESTDIR ?=
 CC ?= cc
 CLANG ?= clang
@@ -84,8 +85,10 @@ install: dftrace-bpf
 		$(DESTDIR)$(PREFIX)/include/dftrace
 	install -m 0755 dftrace-bpf $(DESTDIR)$(PREFIX)/bin/dftrace-bpf
 	install -m 0644 doc/dftrace-bpf.8 $(DESTDIR)$(PREFIX)/share/man/man8/dftrace-bpf.8
-	if ls include/dftrace/*.h >/dev/null 2>&1; then \
-		install -m 0644 include/dftrace/*.h $(DESTDIR)$(PREFIX)/include/dftrace/; fi
+	install -m 0644 include/dftrace/*.h $(DESTDIR)$(PREFIX)/include/dftrace/
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' include/dftrace-usdt.pc.in \
+		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/dftrace-usdt.pc
 
 clean:
 	rm -rf $(OUT) dftrace-bpf
