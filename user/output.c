@@ -72,10 +72,14 @@ static const unsigned char empty_gzip[20] = {
 /* ---- writing ---------------------------------------------------------- */
 
 /* write(2) with the test hook's simulated full disk in front of it. */
-static ssize_t raw_write(struct output *o, const void *p, size_t n)
+/* off < 0: append (through the test hook); else pwrite at off, which
+ * only the cut-back after a failure does. */
+static ssize_t raw_write(struct output *o, const void *p, size_t n, off_t off)
 {
 	ssize_t done;
 
+	if (off >= 0)
+		return pwrite(o->fd, p, n, off);
 	if (o->fail_err) {
 		if (!o->fail_after) {
 			errno = o->fail_err;
@@ -90,12 +94,12 @@ static ssize_t raw_write(struct output *o, const void *p, size_t n)
 	return done;
 }
 
-static int write_all(struct output *o, const void *buf, size_t len)
+static int write_all(struct output *o, const void *buf, size_t len, off_t off)
 {
 	const char *p = buf;
 
 	while (len) {
-		ssize_t n = raw_write(o, p, len);
+		ssize_t n = raw_write(o, p, len, off);
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -106,28 +110,10 @@ static int write_all(struct output *o, const void *buf, size_t len)
 			return -EIO;
 		p += n;
 		len -= n;
-		o->bytes_out += n;
-	}
-	return 0;
-}
-
-static int pwrite_all(int fd, const void *buf, size_t len, off_t off)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = pwrite(fd, p, len, off);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			return -EIO;
-		p += n;
-		len -= n;
-		off += n;
+		if (off >= 0)
+			off += n;
+		else
+			o->bytes_out += n;
 	}
 	return 0;
 }
@@ -147,7 +133,7 @@ static int deflate_pending(struct output *o, int flush)
 		zrc = deflate(zs, flush);
 		if (zrc == Z_STREAM_ERROR)
 			return -EINVAL;
-		err = write_all(o, o->zbuf, Z_BUF_SIZE - zs->avail_out);
+		err = write_all(o, o->zbuf, Z_BUF_SIZE - zs->avail_out, -1);
 		if (err)
 			return err;
 		/* Z_BUF_ERROR: nothing left to do (a repeated flush). */
@@ -165,7 +151,7 @@ static int drain(struct output *o, int flush)
 
 	if (o->gzip)
 		return deflate_pending(o, flush);
-	err = write_all(o, o->buf, o->len);
+	err = write_all(o, o->buf, o->len, -1);
 	if (!err)
 		o->len = 0;
 	return err;
@@ -208,7 +194,7 @@ static int cut_back(struct output *o)
 		return -errno;
 	o->bytes_out = off;
 	if (end_len) {
-		int err = pwrite_all(o->fd, end, end_len, off);
+		int err = write_all(o, end, end_len, off);
 
 		if (err)
 			return err;

@@ -12,6 +12,8 @@ ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
 DFT="$ROOT/dftrace-bpf"
 WL="$ROOT/build/workloads"
 TRACEPY="$ROOT/tests/lib/trace.py"
+# the interpreter itself, not a wrapper script (pyenv shims cost ~0.1 s a call)
+PY="$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null || echo python3)"
 # generous upper bounds, never assertions: a hung tracer fails the test
 DFT_TIMEOUT="${DFT_TIMEOUT:-120}"
 
@@ -50,7 +52,7 @@ teardown() {
 }
 
 # trace.py, the trace reader and checker
-tpy() { python3 "$TRACEPY" "$@"; }
+tpy() { "$PY" "$TRACEPY" "$@"; }
 
 # dft [ARG...]: run the tracer in the foreground with a time limit; its
 # stdout (with -- CMD: the workload's ground truth) goes to $TRUTH, stderr
