@@ -447,3 +447,15 @@ int BPF_USDT(ctx_clear, const char *key)
 {
 	return emit_annot(DFT_ANNOT_CTX_CLEAR, key, NULL, 0);
 }
+
+SEC("usdt")
+int BPF_USDT(arg_int, const char *key, long long value)
+{
+	return emit_annot(DFT_ANNOT_ARG_INT, key, NULL, value);
+}
+
+SEC("usdt")
+int BPF_USDT(arg_str, const char *key, const char *value)
+{
+	return emit_annot(DFT_ANNOT_ARG_STR, key, value, 0);
+}

@@ -28,6 +28,8 @@ enum dft_annot_op {
 	DFT_ANNOT_CTX_INT,
 	DFT_ANNOT_CTX_STR,
 	DFT_ANNOT_CTX_CLEAR,
+	DFT_ANNOT_ARG_INT,	/* an arg of the thread's innermost open region */
+	DFT_ANNOT_ARG_STR,
 };
 
 #define DFT_CAT_LEN 64

@@ -4,7 +4,7 @@
 
 ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
 EX="$ROOT/build/examples"
-PROBES="ctx_clear ctx_int ctx_str meta region_begin region_end"
+PROBES="arg_int arg_str ctx_clear ctx_int ctx_str meta region_begin region_end"
 
 setup() {
 	T="$(mktemp -d /tmp/dft-notes.XXXXXX)"
@@ -36,7 +36,7 @@ write_all_macros() {
 		done
 		echo '	DFT_USDT_REGION("custom", "thing"); DFT_USDT_DERIVE("data", "preprocess", "collate");'
 		echo '	DFT_USDT_SET_EPOCH(x); DFT_USDT_SET_STEP(x); DFT_USDT_SET_INT("k", x); DFT_USDT_SET_STR("s", "v");'
-		echo '	DFT_USDT_CLEAR("k"); DFT_USDT_CLEAR_ALL();'
+		echo '	DFT_USDT_CLEAR("k"); DFT_USDT_CLEAR_ALL(); DFT_USDT_ARG_INT("a", x); DFT_USDT_ARG_STR("b", "c");'
 		echo '	return DFT_USDT_ENABLED();'
 		echo '}'
 		echo 'int main(void) { return use_all(0); }'
@@ -45,7 +45,7 @@ write_all_macros() {
 
 @test "notes: minitrain carries the probes of the annotations it uses" {
 	# it sets no string context, so ctx_str has no site
-	[ "$(probes_in "$EX/minitrain")" = "ctx_clear ctx_int meta region_begin region_end" ]
+	[ "$(probes_in "$EX/minitrain")" = "arg_int arg_str ctx_clear ctx_int meta region_begin region_end" ]
 }
 
 @test "notes: every dftrace note has a semaphore" {

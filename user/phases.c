@@ -26,9 +26,13 @@ static bool grow(void **arr, uint32_t *cap, uint32_t need, size_t size)
 
 struct phase_frame *phase_push(struct phase_stack *s)
 {
+	struct phase_frame *f;
+
 	if (!grow((void **)&s->f, &s->cap, s->depth + 1, sizeof(*s->f)))
 		return NULL;
-	return &s->f[s->depth++];
+	f = &s->f[s->depth++];
+	memset(f, 0, sizeof(*f));
+	return f;
 }
 
 int phase_find(const struct phase_stack *s, const struct path *cat,
@@ -40,8 +44,16 @@ int phase_find(const struct phase_stack *s, const struct path *cat,
 	return -1;
 }
 
+void phase_pop(struct phase_stack *s)
+{
+	if (s->depth)
+		ctx_free(&s->f[--s->depth].args);
+}
+
 void phase_stack_free(struct phase_stack *s)
 {
+	while (s->depth)
+		phase_pop(s);
 	free(s->f);
 	s->f = NULL;
 	s->depth = s->cap = 0;

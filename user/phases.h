@@ -8,18 +8,6 @@
 #include <stdint.h>
 #include "paths.h"
 
-struct phase_frame {
-	const struct path *cat, *name; /* interned strings */
-	uint64_t ts;		/* CLOCK_MONOTONIC ns at begin */
-	uint64_t id;		/* the event id it will be written with */
-	int64_t count;		/* iteration count, 0 if none */
-};
-
-struct phase_stack {
-	struct phase_frame *f;
-	uint32_t depth, cap;
-};
-
 struct ctx_entry {
 	const struct path *key;
 	const struct path *str;	/* string value, or NULL */
@@ -31,6 +19,19 @@ struct phase_ctx {
 	uint32_t n, cap;
 };
 
+struct phase_frame {
+	const struct path *cat, *name; /* interned strings */
+	uint64_t ts;		/* CLOCK_MONOTONIC ns at begin */
+	uint64_t id;		/* the event id it will be written with */
+	int64_t count;		/* iteration count, 0 if none */
+	struct phase_ctx args;	/* this region's own args (arg_int/arg_str) */
+};
+
+struct phase_stack {
+	struct phase_frame *f;
+	uint32_t depth, cap;
+};
+
 struct phase_frame *phase_push(struct phase_stack *s);
 /* Index of the innermost open frame named cat/name, or -1. */
 int phase_find(const struct phase_stack *s, const struct path *cat,
@@ -39,6 +40,8 @@ static inline struct phase_frame *phase_top(const struct phase_stack *s)
 {
 	return s && s->depth ? &s->f[s->depth - 1] : NULL;
 }
+/* Drops the innermost frame and its args. */
+void phase_pop(struct phase_stack *s);
 void phase_stack_free(struct phase_stack *s);
 
 void ctx_set(struct phase_ctx *c, const struct path *key,

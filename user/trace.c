@@ -238,6 +238,21 @@ static struct nesting nest_in(struct proc *p, const struct thread *t)
 				 top ? (int64_t)top->id : -1, top };
 }
 
+static void write_entries(struct jbuf *b, const struct phase_ctx *c)
+{
+	for (uint32_t i = 0; i < c->n; i++) {
+		const struct ctx_entry *e = &c->e[i];
+
+		jb_char(b, ',');
+		jb_str(b, e->key->str, e->key->len);
+		jb_char(b, ':');
+		if (e->str)
+			jb_str(b, e->str->str, e->str->len);
+		else
+			jb_i64(b, e->num);
+	}
+}
+
 static void write_context(struct jbuf *b, const struct proc *p,
 			  const struct phase_frame *phase)
 {
@@ -247,17 +262,7 @@ static void write_context(struct jbuf *b, const struct proc *p,
 		JB_LIT(b, ",\"phase\":");
 		jb_str(b, phase->name->str, phase->name->len);
 	}
-	for (uint32_t i = 0; i < p->ctx.n; i++) {
-		const struct ctx_entry *c = &p->ctx.e[i];
-
-		jb_char(b, ',');
-		jb_str(b, c->key->str, c->key->len);
-		jb_char(b, ':');
-		if (c->str)
-			jb_str(b, c->str->str, c->str->len);
-		else
-			jb_i64(b, c->num);
-	}
+	write_entries(b, &p->ctx);
 }
 
 static void begin_event_at(struct jbuf *b, struct proc *p, uint32_t tid,
@@ -824,6 +829,7 @@ static void write_region(struct sink *s, struct proc *p, uint32_t tid,
 	begin_event_at(&s->buf, p, tid, &n, name_cat.p, name_cat.len, f->ts, dur);
 	if (f->count)
 		KEY_INT(&s->buf, ",\"count\":", f->count);
+	write_entries(&s->buf, &f->args);
 	if (unbalanced) {
 		JB_LIT(&s->buf, ",\"unbalanced\":");
 		jb_str(&s->buf, unbalanced, strlen(unbalanced));
@@ -840,7 +846,7 @@ static void close_regions(struct sink *s, struct proc *p, struct thread *t,
 		if (s)
 			write_region(s, p, t->tid, &t->phases, t->phases.depth - 1,
 				     end_ns, why);
-		t->phases.depth--;
+		phase_pop(&t->phases);
 	}
 }
 
@@ -858,7 +864,7 @@ static void on_region_end(struct sink *s, struct proc *p, struct thread *t,
 			return;
 		*f = (struct phase_frame){ intern_str(e->cat, DFT_CAT_LEN),
 					   intern_str(e->name, DFT_NAME_LEN),
-					   e->h.ts, p->next_id++, e->value };
+					   e->h.ts, p->next_id++, e->value, { 0 } };
 		close_regions(s, p, t, t->phases.depth - 1, e->h.ts,
 			      "end_without_begin");
 		return;
@@ -941,7 +947,16 @@ static void on_annot(const struct dft_annot *in)
 		if (f)
 			*f = (struct phase_frame){ intern_str(e->cat, DFT_CAT_LEN),
 						   intern_str(e->name, DFT_NAME_LEN),
-						   e->h.ts, p->next_id++, e->value };
+						   e->h.ts, p->next_id++, e->value, { 0 } };
+		break;
+	case DFT_ANNOT_ARG_INT:
+	case DFT_ANNOT_ARG_STR:
+		f = phase_top(&t->phases);
+		if (f && e->cat[0])
+			ctx_set(&f->args, intern_str(e->cat, DFT_CAT_LEN),
+				e->h.nr == DFT_ANNOT_ARG_STR ?
+					intern_str(e->name, DFT_NAME_LEN) : NULL,
+				e->value);
 		break;
 	case DFT_ANNOT_END:
 		on_region_end(s, p, t, e);

@@ -146,6 +146,7 @@ static const struct {
 #define PROBE(p) { #p, offsetof(struct dftrace_bpf, progs.p) }
 	PROBE(region_begin), PROBE(region_end), PROBE(meta),
 	PROBE(ctx_int), PROBE(ctx_str), PROBE(ctx_clear),
+	PROBE(arg_int), PROBE(arg_str),
 #undef PROBE
 };
 

@@ -24,6 +24,8 @@
  *   ctx_int(const char *key, int64_t value)
  *   ctx_str(const char *key, const char *value)
  *   ctx_clear(const char *key)            key NULL: every user key
+ *   arg_int(const char *key, int64_t value)   an arg of the calling thread's
+ *   arg_str(const char *key, const char *value)  innermost open region
  */
 #ifndef DFTRACE_USDT_H
 #define DFTRACE_USDT_H
@@ -53,6 +55,8 @@ DFT__DEFINE_SEMA(meta);
 DFT__DEFINE_SEMA(ctx_int);
 DFT__DEFINE_SEMA(ctx_str);
 DFT__DEFINE_SEMA(ctx_clear);
+DFT__DEFINE_SEMA(arg_int);
+DFT__DEFINE_SEMA(arg_str);
 #ifdef __cplusplus
 }
 #endif
@@ -128,6 +132,23 @@ static inline void dft__ctx_clear(const char *key)
 	}
 }
 
+static inline void dft__arg_int(const char *key, int64_t value)
+{
+	if (DFT__ON(arg_int)) {
+		dft__touch(key);
+		STAP_PROBE2(dftrace, arg_int, key, value);
+	}
+}
+
+static inline void dft__arg_str(const char *key, const char *value)
+{
+	if (DFT__ON(arg_str)) {
+		dft__touch(key);
+		dft__touch(value);
+		STAP_PROBE2(dftrace, arg_str, key, value);
+	}
+}
+
 #if defined(__clang__)
 #pragma clang diagnostic pop
 #endif
@@ -200,6 +221,11 @@ static inline void dft__scope_end(struct dft_usdt_scope *s)
 #define DFT_USDT_SET_STR(key, v) dft__ctx_str((key), (v))
 #define DFT_USDT_CLEAR(key) dft__ctx_clear(key)
 #define DFT_USDT_CLEAR_ALL() dft__ctx_clear((const char *)0)
+
+/* An arg of this thread's innermost open region only (DFTracer's per-event
+ * args, e.g. @ai.compute.forward(args={...})). */
+#define DFT_USDT_ARG_INT(key, v) dft__arg_int((key), (int64_t)(v))
+#define DFT_USDT_ARG_STR(key, v) dft__arg_str((key), (v))
 
 /* ---- metadata (instant) mode: CM events "<name>.start"/"<name>.end" ---- */
 

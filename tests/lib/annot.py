@@ -48,11 +48,20 @@ def diff(what, want, got):
         what, sorted((want - got).items()), sorted((got - want).items()))]
 
 
+# Region args the program cannot know in advance, or that every event has.
+BASE_ARGS = {"hhash", "level", "p_idx", "phase_cat", "phase", "epoch", "step", "count"}
+
+
 def check_regions(trace, recs):
-    want = [(r["pid"], r["cat"], r["name"]) for r in recs if r["kind"] == "region"]
-    got = [(e["pid"], e["cat"], e["name"]) for e in regions(trace)
+    """Every region, with the args it was given itself (and no others)."""
+    def own(args):
+        return json.dumps({k: v for k, v in args.items() if k not in BASE_ARGS},
+                          sort_keys=True)
+    want = [(r["pid"], r["cat"], r["name"], own(r.get("args", {})))
+            for r in recs if r["kind"] == "region"]
+    got = [(e["pid"], e["cat"], e["name"], own(e["args"])) for e in regions(trace)
            if "unbalanced" not in e["args"]]
-    return diff("regions (pid, cat, name)", want, got)
+    return diff("regions (pid, cat, name, own args)", want, got)
 
 
 def check_io(trace, recs):

@@ -48,6 +48,14 @@ static void truth_region(const char *cat, const char *name)
 	       getpid(), cat, name);
 }
 
+/* A region that must carry these args of its own (and only it). */
+static void truth_region_args(const char *cat, const char *name, long batch,
+			      const char *kind)
+{
+	printf("{\"kind\":\"region\",\"pid\":%d,\"cat\":\"%s\",\"name\":\"%s\","
+	       "\"args\":{\"batch\":%ld,\"kind\":\"%s\"}}\n", getpid(), cat, name, batch, kind);
+}
+
 static void sample_path(char *out, int i)
 {
 	snprintf(out, PATH_MAX, "%s/sample_%03d.bin", dir, i);
@@ -119,9 +127,11 @@ static void compute(long batch)
 {
 	{
 		DFT_USDT_FORWARD();
+		DFT_USDT_ARG_INT("batch", batch);
+		DFT_USDT_ARG_STR("kind", "dense");
 		for (long k = 0; k < 20000; k++)
 			sink += batch ^ k;
-		truth_region("compute", "forward");
+		truth_region_args("compute", "forward", batch, "dense");
 	}
 	{
 		DFT_USDT_BACKWARD();
