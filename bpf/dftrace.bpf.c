@@ -387,8 +387,11 @@ int BPF_PROG(task_rename, struct task_struct *task, const char *comm)
 
 /* ---- annotations: the dftrace USDT probes of include/dftrace/usdt.h ---- */
 
-static __always_inline int emit_annot(int op, const char *a, const char *b,
-				      long long value)
+#define FROM_BPF_A 1 /* string a is this program's own, not the user's */
+
+static __always_inline int emit_annot_from(int op, const char *a,
+					   const char *b, long long value,
+					   int from_bpf)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
 	struct dft_annot *e;
@@ -404,12 +407,20 @@ static __always_inline int emit_annot(int op, const char *a, const char *b,
 	e->cat_ptr = (unsigned long)a;
 	e->name_ptr = (unsigned long)b;
 	e->cat[0] = e->name[0] = 0;
-	if (a && bpf_probe_read_user_str(e->cat, sizeof(e->cat), a) < 0)
+	if (from_bpf & FROM_BPF_A)
+		bpf_probe_read_kernel_str(e->cat, sizeof(e->cat), a);
+	else if (a && bpf_probe_read_user_str(e->cat, sizeof(e->cat), a) < 0)
 		e->h.flags |= DFT_F_FAULT0;
 	if (b && bpf_probe_read_user_str(e->name, sizeof(e->name), b) < 0)
 		e->h.flags |= DFT_F_FAULT1;
 	bpf_ringbuf_submit(e, wakeup_flag());
 	return 0;
+}
+
+static __always_inline int emit_annot(int op, const char *a, const char *b,
+				      long long value)
+{
+	return emit_annot_from(op, a, b, value, 0);
 }
 
 SEC("usdt")
@@ -458,4 +469,56 @@ SEC("usdt")
 int BPF_USDT(arg_str, const char *key, const char *value)
 {
 	return emit_annot(DFT_ANNOT_ARG_STR, key, value, 0);
+}
+
+/* ---- CPython's own probes (provider "python"): regions in cat "python" ---- */
+
+static __always_inline int python_region(int op, const char *name)
+{
+	/* Both strings are ours: cat "python" and the region's name. */
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct dft_annot *e;
+
+	if (!tracked(t))
+		return 0;
+	e = reserve(sizeof(*e), DFT_NR_MAX + DFT_EV_ANNOT);
+	if (!e)
+		return 0;
+	fill_header(&e->h, DFT_EV_ANNOT, t);
+	e->h.nr = op;
+	e->value = 0;
+	e->cat_ptr = e->name_ptr = 0;
+	__builtin_memcpy(e->cat, "python", 7);
+	bpf_probe_read_kernel_str(e->name, sizeof(e->name), name);
+	bpf_ringbuf_submit(e, wakeup_flag());
+	return 0;
+}
+
+SEC("usdt")
+int BPF_USDT(py_gc_start, int generation)
+{
+	python_region(DFT_ANNOT_BEGIN, "gc");
+	return emit_annot_from(DFT_ANNOT_ARG_INT, "generation", NULL, generation,
+			       FROM_BPF_A);
+}
+
+SEC("usdt")
+int BPF_USDT(py_gc_done, long long collected)
+{
+	emit_annot_from(DFT_ANNOT_ARG_INT, "collected", NULL, collected, FROM_BPF_A);
+	return python_region(DFT_ANNOT_END, "gc");
+}
+
+SEC("usdt")
+int BPF_USDT(py_import_start, const char *module)
+{
+	python_region(DFT_ANNOT_BEGIN, "import");
+	return emit_annot_from(DFT_ANNOT_ARG_STR, "module", module, 0, FROM_BPF_A);
+}
+
+SEC("usdt")
+int BPF_USDT(py_import_done, const char *module, int found)
+{
+	emit_annot_from(DFT_ANNOT_ARG_INT, "found", NULL, found, FROM_BPF_A);
+	return python_region(DFT_ANNOT_END, "import");
 }

@@ -19,8 +19,6 @@
 #include "dftrace.skel.h"
 #include "usdt.h"
 
-#define PROVIDER "dftrace"
-
 struct seen_file {
 	dev_t dev;
 	ino_t ino;
@@ -104,14 +102,25 @@ static bool first_sight(const struct stat *st)
 	return true;
 }
 
-/* True if the ELF file has a stapsdt note of our provider. */
-static bool has_dftrace_notes(int fd)
+enum provider { PROV_DFTRACE = 1, PROV_PYTHON = 2 };
+
+static int provider_bit(const char *name, size_t max)
+{
+	if (strnlen(name, max) == 7 && !strcmp(name, "dftrace"))
+		return PROV_DFTRACE;
+	if (strnlen(name, max) == 6 && !strcmp(name, "python"))
+		return PROV_PYTHON;
+	return 0;
+}
+
+/* Which of our providers the ELF file has stapsdt notes of. */
+static int providers_in(int fd)
 {
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	Elf_Scn *scn = NULL;
-	bool found = false;
+	int found = 0;
 
-	while (elf && !found && (scn = elf_nextscn(elf, scn))) {
+	while (elf && (scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		GElf_Nhdr nh;
 		size_t off = 0, name_off, desc_off;
@@ -128,11 +137,7 @@ static bool has_dftrace_notes(int fd)
 			    memcmp((char *)data->d_buf + name_off, "stapsdt", 8) ||
 			    nh.n_descsz <= addrs)
 				continue;
-			if (strnlen(desc + addrs, nh.n_descsz - addrs) == strlen(PROVIDER) &&
-			    !strcmp(desc + addrs, PROVIDER)) {
-				found = true;
-				break;
-			}
+			found |= provider_bit(desc + addrs, nh.n_descsz - addrs);
 		}
 	}
 	elf_end(elf);
@@ -140,25 +145,38 @@ static bool has_dftrace_notes(int fd)
 }
 
 static const struct {
+	enum provider provider;
 	const char *probe;
 	size_t prog_offset;
 } probes[] = {
-#define PROBE(p) { #p, offsetof(struct dftrace_bpf, progs.p) }
+#define PROBE(p) { PROV_DFTRACE, #p, offsetof(struct dftrace_bpf, progs.p) }
 	PROBE(region_begin), PROBE(region_end), PROBE(meta),
 	PROBE(ctx_int), PROBE(ctx_str), PROBE(ctx_clear),
 	PROBE(arg_int), PROBE(arg_str),
 #undef PROBE
+	/* CPython's: function__entry is left out, unreliable on 3.11. */
+#define PY(p, prog) { PROV_PYTHON, #p, offsetof(struct dftrace_bpf, progs.prog) }
+	PY(gc__start, py_gc_start), PY(gc__done, py_gc_done),
+	PY(import__find__load__start, py_import_start),
+	PY(import__find__load__done, py_import_done),
+#undef PY
 };
 
-static void attach_file(const char *path)
+static void attach_file(const char *path, int providers)
 {
 	int attached = 0;
 
 	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
 		struct bpf_program *prog =
 			*(struct bpf_program **)((char *)skel + probes[i].prog_offset);
-		struct bpf_link *l = bpf_program__attach_usdt(prog, -1, path, PROVIDER,
-							      probes[i].probe, NULL);
+		struct bpf_link *l;
+
+		if (!(providers & probes[i].provider))
+			continue;
+		l = bpf_program__attach_usdt(prog, -1, path,
+					     probes[i].provider == PROV_PYTHON ?
+						     "python" : "dftrace",
+					     probes[i].probe, NULL);
 
 		/* A file need not use every probe: ENOENT is expected. */
 		if (!l)
@@ -171,20 +189,21 @@ static void attach_file(const char *path)
 	if (attached)
 		nbinaries++;
 	if (verbose)
-		fprintf(stderr, "dftrace-bpf: annotations in '%s': %d probes attached\n",
-			path, attached);
+		fprintf(stderr, "dftrace-bpf: annotations in '%s': %d probes attached%s\n",
+			path, attached, providers & PROV_PYTHON ? " (python)" : "");
 }
 
 static void consider(const char *path)
 {
 	struct stat st;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	int providers;
 
 	if (fd < 0)
 		return;
 	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && first_sight(&st) &&
-	    has_dftrace_notes(fd))
-		attach_file(path);
+	    (providers = providers_in(fd)))
+		attach_file(path, providers);
 	close(fd);
 }
 
