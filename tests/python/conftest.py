@@ -1,0 +1,116 @@
+"""Shared helpers for the dftrace Python package tests: build the extension
+for Debian's /usr/bin/python3 into build/python, run a script under
+./dftrace-bpf, and load its trace with tests/lib/trace.py."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+PKG = os.path.join(ROOT, "usdt", "python")
+BUILD = os.path.join(ROOT, "build", "python")
+PY = "/usr/bin/python3"
+DFT = os.path.join(ROOT, "dftrace-bpf")
+# The built package first (it has the extension), then the source tree for
+# the `dftracer` compatibility package.
+PYTHONPATH = BUILD + os.pathsep + PKG
+
+sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
+from trace import Trace  # noqa: E402
+
+# Every region except the tracer's own categories and CPython's USDT probes.
+SYSTEM_CATS = {"POSIX", "PROC", "IOCTL", "DEVICE", "dftracer", "python"}
+
+# Each script waits for the tracer to attach to the extension's probes.
+PRELUDE = '''\
+import sys as _sys, time as _time
+import dftrace as _dftrace
+if _dftrace.backend != "usdt":
+    _sys.exit("dftrace._usdt did not load: %s" % _dftrace.backend_reason)
+_t0 = _time.monotonic()
+while not _dftrace.enabled():
+    if _time.monotonic() - _t0 > 10:
+        _sys.exit("the tracer never attached to dftrace._usdt (10 s)")
+    _time.sleep(0.002)
+del _t0
+'''
+
+
+def build():
+    r = subprocess.run(
+        [PY, "setup.py", "-q", "build", "--build-base", os.path.join(BUILD, "tmp"),
+         "--build-lib", BUILD], cwd=PKG, capture_output=True, text=True)
+    if r.returncode:
+        pytest.fail("building dftrace._usdt failed:\n" + r.stdout + r.stderr)
+
+
+@pytest.fixture(scope="session")
+def built():
+    if not os.path.exists(PY):
+        pytest.skip("needs Debian's /usr/bin/python3")
+    build()
+    return BUILD
+
+
+def env(pythonpath=PYTHONPATH):
+    e = dict(os.environ)
+    e["PYTHONPATH"] = pythonpath
+    e.pop("PYTHONHOME", None)
+    e["PYTHONDONTWRITEBYTECODE"] = "1"
+    return e
+
+
+class Run:
+    def __init__(self, trace, stdout):
+        self.trace = trace
+        self.stdout = stdout
+        self.regions = sorted(
+            (e for e in trace.xevents if e.get("cat") not in SYSTEM_CATS),
+            key=lambda e: (e["pid"], e["id"]))  # ids are taken at the begin
+        self.by_id = {(e["pid"], e["id"]): e for e in self.regions}
+
+    def parent(self, e):
+        return self.by_id.get((e["pid"], e["args"].get("p_idx")))
+
+    def tree(self, with_args=True):
+        """(level, cat, name, own args) of every region in begin order,
+        checking each one's p_idx/level/time link to its parent."""
+        out = []
+        for e in self.regions:
+            a = e["args"]
+            p = self.parent(e)
+            if a["p_idx"] == -1:
+                assert a["level"] == 1, e
+            else:
+                assert p is not None, "p_idx of %s is not a region" % e
+                assert p["args"]["level"] + 1 == a["level"], (e, p)
+                assert p["ts"] <= e["ts"] and e["ts"] + e["dur"] <= p["ts"] + p["dur"], (e, p)
+                assert (a.get("phase_cat"), a.get("phase")) == (p["cat"], p["name"]), (e, p)
+            assert "unbalanced" not in a, e
+            own = {k: v for k, v in a.items()
+                   if k not in ("hhash", "level", "p_idx", "phase_cat", "phase")}
+            out.append((a["level"], e["cat"], e["name"], own) if with_args
+                       else (a["level"], e["cat"], e["name"]))
+        return out
+
+    def cm(self):
+        return [m["args"] for m in self.trace.meta if m.get("name") == "CM"]
+
+
+def run_traced(tmp_path, body, prelude=True, name="script.py", timeout=60):
+    """Run body (a Python script) under the tracer; return a Run."""
+    src = (PRELUDE if prelude else "") + textwrap.dedent(body)
+    script = tmp_path / name
+    script.write_text(src)
+    out = tmp_path / "trace.pfw"
+    r = subprocess.run([DFT, "-q", "-P", "-o", str(out), "--", PY, str(script)],
+                       cwd=str(tmp_path), env=env(), capture_output=True,
+                       text=True, timeout=timeout)
+    assert r.returncode == 0, "traced script failed (%d):\n%s%s" % (
+        r.returncode, r.stdout, r.stderr)
+    t = Trace.load(str(out))
+    assert not t.errors, t.errors[:10]
+    return Run(t, r.stdout)

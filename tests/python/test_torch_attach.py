@@ -1,0 +1,94 @@
+"""An unmodified PyTorch job: attach with -p, and launch with --torch.
+
+The job (workloads/train_torch.py) reports the files it read and the
+checkpoints it wrote; the trace must account every byte to the right file
+and process: DataLoader worker processes read the samples, the main
+process writes the checkpoints.
+"""
+import collections
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
+from trace import Trace  # noqa: E402
+import annot  # noqa: E402
+
+DFT = os.path.join(ROOT, "dftrace-bpf")
+PY = "/usr/bin/python3"
+JOB = os.path.join(HERE, "workloads", "train_torch.py")
+
+
+def have_torch():
+    return subprocess.run([PY, "-c", "import torch"], capture_output=True).returncode == 0
+
+
+pytestmark = pytest.mark.skipif(not have_torch(), reason="python3-torch is not installed")
+
+
+def truth_of(stdout):
+    return [json.loads(l) for l in stdout.splitlines() if l.startswith("{")]
+
+
+def read_bytes_by_path_pid(trace, paths):
+    got = collections.Counter()
+    for e in trace.xevents:
+        if e["name"] in ("read", "pread", "readv", "preadv") and trace.path(e) in paths:
+            got[(trace.path(e), e["pid"])] += max(e["args"]["ret"], 0)
+    return got
+
+
+def write_bytes(trace, path, pid):
+    return sum(max(e["args"]["ret"], 0) for e in trace.xevents
+               if e["name"] in ("write", "pwrite", "writev", "pwritev")
+               and trace.path(e) == path and e["pid"] == pid)
+
+
+def check_job(trace, truth):
+    assert not trace.errors, trace.errors[:5]
+    main = next(r["pid"] for r in truth if r["kind"] == "main")
+    samples = {r["path"]: r for r in truth if r["kind"] == "sample"}
+    got = read_bytes_by_path_pid(trace, set(samples))
+    per_path = collections.Counter()
+    for (path, pid), n in got.items():
+        per_path[path] += n
+        assert pid != main, "the main process read %s: workers should" % path
+    for path, r in samples.items():
+        assert per_path[path] == r["bytes"] * r["reads"], path
+    workers = {pid for (_, pid) in got}
+    assert len(workers) >= 2
+    for r in truth:
+        if r["kind"] == "ckpt":
+            assert write_bytes(trace, r["path"], main) == r["bytes"], r["path"]
+    assert annot.check_nesting(trace) == []
+    return main, workers
+
+
+def test_attach_to_running_job(tmp_path):
+    trace = str(tmp_path / "t.pfw.gz")
+    job = subprocess.Popen([PY, JOB, str(tmp_path / "job"), "2", "--wait"],
+                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert job.stdout.readline().startswith("ready")
+        tracer = subprocess.Popen([DFT, "-q", "-o", trace, "-p", str(job.pid)])
+        # the file appears under its name only once the probes are live
+        deadline = time.time() + 30
+        while not os.path.exists(trace) and time.time() < deadline:
+            assert tracer.poll() is None, "the tracer exited early"
+            time.sleep(0.02)
+        assert os.path.exists(trace)
+        job.stdin.write("go\n")
+        job.stdin.flush()
+        out, _ = job.communicate(timeout=180)
+        assert job.returncode == 0
+        assert tracer.wait(timeout=60) == 0
+    finally:
+        if job.poll() is None:
+            job.kill()
+    check_job(Trace.load(trace), truth_of(out))

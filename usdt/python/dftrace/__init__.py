@@ -1,0 +1,21 @@
+"""dftrace: DFTracer's AI logging API (ai, dft_fn, dftracer) on dftrace-bpf's
+USDT probes.
+
+    from dftrace import ai
+
+    @ai.compute.forward
+    def forward(model, x): ...
+
+Run the program under `dftrace-bpf -- python3 prog.py`; untraced, every
+annotation is a no-op costing well under a microsecond. ai.backend is
+"usdt" when the probe extension (dftrace._usdt) loaded, "noop" otherwise
+(ai.backend_reason says why).
+"""
+
+from ._ai import AI, Profiler, ai, clear_context, context, dft_fn, dftracer
+from ._backend import backend, probes as _probes, reason as backend_reason
+
+enabled = _probes.enabled
+
+__all__ = ["ai", "dft_fn", "dftracer", "AI", "Profiler", "context",
+           "clear_context", "enabled", "backend", "backend_reason"]
