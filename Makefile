@@ -11,6 +11,7 @@ ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 LIBBPF_CFLAGS := $(shell pkg-config --cflags libbpf 2>/dev/null)
 LIBBPF_LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf)
 CFLAGS ?= -O2 -g
+CFLAGS += -DDFTRACE_PYDIR='"$(PREFIX)/lib/dftrace-bpf/python"'
 CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
 	  -I$(OUT) -Ibpf -Iuser -Iinclude $(LIBBPF_CFLAGS)
 LDLIBS := $(LIBBPF_LIBS) -lelf -lz
@@ -29,8 +30,20 @@ EXAMPLES := $(patsubst usdt/examples/%.c,$(OUT)/examples/%,$(filter-out usdt/exa
 CXX ?= c++
 BENCHES := $(patsubst tests/bench/%.c,$(OUT)/bench/%,$(wildcard tests/bench/*.c))
 
-.PHONY: all clean install test bench check-deps
-all: dftrace-bpf $(UNIT_TESTS) $(WORKLOADS) $(BENCHES) $(EXAMPLES)
+.PHONY: all clean install test bench check-deps python
+all: dftrace-bpf $(UNIT_TESTS) $(WORKLOADS) $(BENCHES) $(EXAMPLES) python
+
+# The Python package (usdt/python) with its probe extension, built for
+# Debian's interpreter into build/python: what --torch and the tests use.
+PYTHON ?= /usr/bin/python3
+PY_SRCS := $(shell find usdt/python -name '*.py' -o -name '*.c' 2>/dev/null | grep -v /build/)
+python: $(OUT)/python/.built
+$(OUT)/python/.built: $(PY_SRCS) include/dftrace/usdt.h
+	rm -rf $(OUT)/python && mkdir -p $(OUT)/python
+	cp -r usdt/python/dftrace usdt/python/dftracer usdt/python/dftrace_boot $(OUT)/python/
+	cd usdt/python && $(PYTHON) setup.py -q build_ext --build-lib=$(CURDIR)/$(OUT)/python \
+		--build-temp=$(CURDIR)/$(OUT)/python/tmp >/dev/null
+	touch $@
 
 $(OUT) $(OUT)/user $(OUT)/tests $(OUT)/workloads $(OUT)/bench $(OUT)/examples:
 	@mkdir -p $@
@@ -80,7 +93,7 @@ test: all
 bench: all
 	scripts/bench
 
-install: dftrace-bpf
+install: dftrace-bpf python
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man8 \
 		$(DESTDIR)$(PREFIX)/include/dftrace
 	install -m 0755 dftrace-bpf $(DESTDIR)$(PREFIX)/bin/dftrace-bpf
@@ -89,6 +102,10 @@ install: dftrace-bpf
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' include/dftrace-usdt.pc.in \
 		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/dftrace-usdt.pc
+	install -d $(DESTDIR)$(PREFIX)/lib/dftrace-bpf
+	rm -rf $(DESTDIR)$(PREFIX)/lib/dftrace-bpf/python
+	cp -r $(OUT)/python $(DESTDIR)$(PREFIX)/lib/dftrace-bpf/python
+	rm -rf $(DESTDIR)$(PREFIX)/lib/dftrace-bpf/python/tmp $(DESTDIR)$(PREFIX)/lib/dftrace-bpf/python/.built
 
 clean:
 	rm -rf $(OUT) dftrace-bpf

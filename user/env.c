@@ -28,6 +28,7 @@ static const char doc[] =
 "    sudo dftrace-bpf -p 1234 -d 30 -o t.pfw   # 30 s, plain text\n"
 "    sudo dftrace-bpf -D traces/ -- ./app      # one file per process\n"
 "    sudo dftrace-bpf -P -o - -- ls | head     # paths inline, to stdout\n"
+"    sudo dftrace-bpf --torch -- python3 train.py  # PyTorch phases, no edits\n"
 "\n"
 "Tracing stops when the traced processes have exited, on Ctrl-C, SIGTERM\n"
 "or SIGHUP, or after -d; the file is complete in every case. With -- CMD\n"
@@ -45,6 +46,7 @@ static const struct argp_option opts[] = {
 	{ "ringbuf-size", 'b', "SIZE", 0, "Kernel ring buffer size, power of two >= 4096, K/M suffix (default 16M)", 0 },
 	{ "quiet", 'q', NULL, 0, "No status line and no summary", 0 },
 	{ "verbose", 'v', NULL, 0, "Print libbpf's debug output", 0 },
+	{ "torch", 't', NULL, 0, "With -- CMD: label PyTorch's phases (forward, backward, step, fetch, item, save, load, transfers, collectives) in the Python program without changing it", 0 },
 	{},
 };
 
@@ -117,6 +119,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 'v':
 		env.verbose = true;
 		break;
+	case 't':
+		env.torch = true;
+		break;
 	case ARGP_KEY_ARG:
 		env.command = &state->argv[state->next - 1];
 		state->next = state->argc;
@@ -128,6 +133,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "-p and a command do not mix: give one");
 		if (env.output && env.output_dir)
 			argp_error(state, "-o and -D do not mix: give one");
+		if (env.torch && !env.command)
+			argp_error(state, "--torch labels a launched program: give -- CMD");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

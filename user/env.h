@@ -21,6 +21,7 @@ struct env {
 	uint64_t ringbuf_size;
 	bool quiet;
 	bool verbose;
+	bool torch;		/* label PyTorch phases in a launched python */
 	char **command;		/* argv after "--", NULL-terminated */
 };
 

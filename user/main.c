@@ -218,6 +218,53 @@ static void adopt(pid_t pid)
 	usdt_offer_maps(pid);
 }
 
+#ifndef DFTRACE_PYDIR
+#define DFTRACE_PYDIR "/usr/local/lib/dftrace-bpf/python"
+#endif
+
+/* Where the dftrace Python package is: $DFTRACE_PYTHON_DIR, the source
+ * build next to this binary (build/python), or the installed copy. */
+static int python_dir(char *out, size_t len)
+{
+	const char *envdir = getenv("DFTRACE_PYTHON_DIR");
+	char exe[2048];
+	ssize_t n;
+
+	if (envdir && *envdir) {
+		snprintf(out, len, "%s", envdir);
+		return access(out, R_OK) ? -ENOENT : 0;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		*strrchr(exe, '/') = 0;
+		snprintf(out, len, "%s/build/python", exe);
+		if (!access(out, R_OK))
+			return 0;
+	}
+	snprintf(out, len, "%s", DFTRACE_PYDIR);
+	return access(out, R_OK) ? -ENOENT : 0;
+}
+
+/* --torch: the launched interpreter runs dftrace_boot/sitecustomize.py,
+ * which patches torch when it is imported. */
+static int torch_environment(void)
+{
+	char dir[4096], *path;
+	const char *old = getenv("PYTHONPATH");
+
+	if (python_dir(dir, sizeof(dir))) {
+		fail("--torch needs the dftrace Python package: not found at '%s' (set DFTRACE_PYTHON_DIR)", dir);
+		return -ENOENT;
+	}
+	if (asprintf(&path, "%s/dftrace_boot:%s%s%s", dir, dir, old && *old ? ":" : "",
+		     old && *old ? old : "") < 0)
+		return -ENOMEM;
+	setenv("PYTHONPATH", path, 1);
+	free(path);
+	return 0;
+}
+
 /* The file execvp() will run, so its annotations are live before exec. */
 static void offer_command_binary(const char *cmd)
 {
@@ -411,6 +458,8 @@ int main(int argc, char **argv)
 	if (env.output_dir ? make_output_dir(uid, gid) :
 			     open_main_output(&s.sink, uid, gid))
 		return 1;
+	if (env.torch && torch_environment())
+		goto cleanup;
 	if (env.command && launch_prepare(env.command, &s.launch, err, sizeof(err))) {
 		fail("%s", err);
 		goto cleanup;

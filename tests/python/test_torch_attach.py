@@ -92,3 +92,51 @@ def test_attach_to_running_job(tmp_path):
         if job.poll() is None:
             job.kill()
     check_job(Trace.load(trace), truth_of(out))
+
+
+def regions(trace, cat, name, pid=None):
+    return [e for e in trace.xevents if e.get("cat") == cat and e["name"] == name
+            and (pid is None or e["pid"] == pid)]
+
+
+def test_torch_launch_labels_phases_without_changing_results(tmp_path):
+    plain = subprocess.run([PY, JOB, str(tmp_path / "plain"), "2"], capture_output=True,
+                           text=True, timeout=180)
+    assert plain.returncode == 0, plain.stderr
+    trace = str(tmp_path / "t.pfw.gz")
+    run = subprocess.run([DFT, "-q", "--torch", "-o", trace, "--", PY, JOB,
+                          str(tmp_path / "job"), "2"], capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert "no phase labels" not in run.stderr
+    truth, base = truth_of(run.stdout), truth_of(plain.stdout)
+    losses = [r["value"] for r in truth if r["kind"] == "loss"]
+    assert losses == [r["value"] for r in base if r["kind"] == "loss"]
+
+    t = Trace.load(trace)
+    main, workers = check_job(t, truth)
+    batches, epochs = len(losses), 2
+    samples = [r for r in truth if r["kind"] == "sample"]
+    for name in ("forward", "backward", "step"):
+        assert len(regions(t, "compute", name, main)) == batches, name
+    # one fetch per batch, plus the one that ends each epoch's loop
+    assert len(regions(t, "dataloader", "fetch", main)) == batches + epochs
+    items = regions(t, "data", "item")
+    assert len(items) == len(samples) * epochs
+    assert {e["pid"] for e in items} <= workers
+    assert len(regions(t, "checkpoint", "capture", main)) == epochs
+
+    # I/O is correlated with its phase
+    sample_paths = {r["path"] for r in samples}
+    for e in t.xevents:
+        if e["name"] == "read" and t.path(e) in sample_paths and e["args"]["ret"] > 0:
+            assert (e["args"].get("phase_cat"), e["args"].get("phase")) == ("data", "item")
+    ckpts = {r["path"] for r in truth if r["kind"] == "ckpt"}
+    for e in t.xevents:
+        if e["name"].startswith("write") and t.path(e) in ckpts:
+            assert (e["args"].get("phase_cat"), e["args"].get("phase")) == ("checkpoint", "capture")
+
+    names = {(m["pid"], m["args"]["name"]) for m in t.meta if m.get("name") == "thread_name"}
+    for w in workers:
+        assert (w, "pt_data_worker") in names
+    assert annot.check_links(t) == []

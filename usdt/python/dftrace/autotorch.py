@@ -1,0 +1,166 @@
+"""Phase labels for an unmodified PyTorch program (dftrace-bpf --torch).
+
+install() arranges for torch to be patched as soon as it is imported;
+each patched entry point runs inside a region with DFTracer's names:
+
+    nn.Module forward (outermost call)    compute.forward
+    autograd backward                      compute.backward
+    Optimizer.step                         compute.step
+    DataLoader iteration (next batch)      dataloader.fetch
+    Dataset.__getitem__                    data.item
+    torch.save / torch.load                checkpoint.capture / .restart
+    Tensor.to / Tensor.cuda                device.transfer
+    torch.distributed collectives          comm.<collective>
+
+DataLoader workers are named pt_data_worker and the pin-memory thread
+pt_pin_memory (the kernel's comm, which the trace shows as
+thread_name). The wrappers only add probes around the original calls: the
+program computes exactly what it computed before.
+"""
+import ctypes
+import functools
+import importlib.abc
+import importlib.machinery
+import sys
+import threading
+
+from ._backend import probes
+
+_local = threading.local()
+_PR_SET_NAME = 15
+
+
+def _name_this_thread(name):
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_NAME, ctypes.c_char_p(name.encode()), 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def _region(cat, name, fn, outermost=False):
+    """fn wrapped in a cat/name region; with outermost, only the outermost
+    of nested calls on a thread is a region (module calls nest deeply)."""
+    key = "%s.%s" % (cat, name)
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if not probes.enabled():
+            return fn(*args, **kwargs)
+        if outermost:
+            depth = getattr(_local, key, 0)
+            setattr(_local, key, depth + 1)
+            if depth:
+                try:
+                    return fn(*args, **kwargs)
+                finally:
+                    setattr(_local, key, depth)
+        probes.region_begin(cat, name)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            probes.region_end(cat, name)
+            if outermost:
+                setattr(_local, key, 0)
+    wrapper.__dftrace_wrapped__ = True
+    return wrapper
+
+
+def _patch(owner, attr, cat, name, **kw):
+    fn = getattr(owner, attr, None)
+    if fn is None or getattr(fn, "__dftrace_wrapped__", False):
+        return
+    setattr(owner, attr, _region(cat, name, fn, **kw))
+
+
+def _patch_optimizers(torch):
+    Optimizer = torch.optim.Optimizer
+    init = Optimizer.__init__
+
+    @functools.wraps(init)
+    def __init__(self, *args, **kwargs):
+        _patch(type(self), "step", "compute", "step")
+        return init(self, *args, **kwargs)
+    Optimizer.__init__ = __init__
+
+
+def _patch_data(torch):
+    from torch.utils.data import dataloader
+    from torch.utils.data._utils import worker, pin_memory
+
+    _patch(dataloader._BaseDataLoaderIter, "__next__", "dataloader", "fetch")
+    init = dataloader.DataLoader.__init__
+
+    @functools.wraps(init)
+    def __init__(self, dataset, *args, **kwargs):
+        if hasattr(type(dataset), "__getitem__"):
+            _patch(type(dataset), "__getitem__", "data", "item")
+        return init(self, dataset, *args, **kwargs)
+    dataloader.DataLoader.__init__ = __init__
+
+    loop = worker._worker_loop
+
+    @functools.wraps(loop)
+    def _worker_loop(*args, **kwargs):
+        _name_this_thread("pt_data_worker")
+        return loop(*args, **kwargs)
+    worker._worker_loop = _worker_loop
+    dataloader._utils.worker._worker_loop = _worker_loop
+
+    pin = pin_memory._pin_memory_loop
+
+    @functools.wraps(pin)
+    def _pin_memory_loop(*args, **kwargs):
+        _name_this_thread("pt_pin_memory")
+        return pin(*args, **kwargs)
+    pin_memory._pin_memory_loop = _pin_memory_loop
+
+
+_COLLECTIVES = {"send": "send", "recv": "receive", "barrier": "barrier",
+                "broadcast": "bcast", "reduce": "reduce", "all_reduce": "all_reduce",
+                "gather": "gather", "all_gather": "all_gather", "scatter": "scatter",
+                "reduce_scatter": "reduce_scatter", "all_to_all": "all_to_all"}
+
+
+def patch_torch(torch):
+    _patch(torch.nn.Module, "__call__", "compute", "forward", outermost=True)
+    _patch(torch.Tensor, "backward", "compute", "backward", outermost=True)
+    _patch(torch.autograd, "backward", "compute", "backward", outermost=True)
+    _patch_optimizers(torch)
+    _patch_data(torch)
+    for mod in (torch, torch.serialization):
+        _patch(mod, "save", "checkpoint", "capture", outermost=True)
+        _patch(mod, "load", "checkpoint", "restart", outermost=True)
+    _patch(torch.Tensor, "to", "device", "transfer", outermost=True)
+    _patch(torch.Tensor, "cuda", "device", "transfer", outermost=True)
+    try:
+        import torch.distributed as dist
+        for fn, name in _COLLECTIVES.items():
+            _patch(dist, fn, "comm", name)
+    except ImportError:
+        pass
+
+
+class _TorchFinder(importlib.abc.MetaPathFinder):
+    """Patches torch the moment its import completes."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != "torch":
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is None or spec.loader is None:
+            return spec
+        exec_module = spec.loader.exec_module
+
+        def exec_and_patch(module):
+            exec_module(module)
+            patch_torch(module)
+        spec.loader.exec_module = exec_and_patch
+        return spec
+
+
+def install():
+    if "torch" in sys.modules:
+        patch_torch(sys.modules["torch"])
+    elif not any(isinstance(f, _TorchFinder) for f in sys.meta_path):
+        sys.meta_path.insert(0, _TorchFinder())
