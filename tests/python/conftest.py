@@ -3,6 +3,7 @@ for Debian's /usr/bin/python3 into build/python, run a script under
 ./dftrace-bpf, and load its trace with tests/lib/trace.py."""
 
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -24,14 +25,14 @@ from trace import Trace  # noqa: E402
 # Every region except the tracer's own categories and CPython's USDT probes.
 SYSTEM_CATS = {"POSIX", "PROC", "IOCTL", "DEVICE", "dftracer", "python"}
 
-# Each script waits for the tracer to attach to the extension's probes.
+# Each script waits for the tracer to attach every probe of the extension.
 PRELUDE = '''\
 import sys as _sys, time as _time
 import dftrace as _dftrace
 if _dftrace.backend != "usdt":
     _sys.exit("dftrace._usdt did not load: %s" % _dftrace.backend_reason)
 _t0 = _time.monotonic()
-while not _dftrace.enabled():
+while not _dftrace.ready():
     if _time.monotonic() - _t0 > 10:
         _sys.exit("the tracer never attached to dftrace._usdt (10 s)")
     _time.sleep(0.002)
@@ -106,8 +107,14 @@ def run_traced(tmp_path, body, prelude=True, name="script.py", timeout=60):
     script = tmp_path / name
     script.write_text(src)
     out = tmp_path / "trace.pfw"
+    # A private copy of the package: the kernel raises a probe's semaphore in
+    # every process mapping the file, so a tracer attached to build/python's
+    # .so elsewhere (another test run) must not make this one look attached.
+    lib = tmp_path / "pylib"
+    shutil.copytree(os.path.join(BUILD, "dftrace"), lib / "dftrace",
+                    ignore=shutil.ignore_patterns("__pycache__"))
     r = subprocess.run([DFT, "-q", "-P", "-o", str(out), "--", PY, str(script)],
-                       cwd=str(tmp_path), env=env(), capture_output=True,
+                       cwd=str(tmp_path), env=env(str(lib) + os.pathsep + PKG), capture_output=True,
                        text=True, timeout=timeout)
     assert r.returncode == 0, "traced script failed (%d):\n%s%s" % (
         r.returncode, r.stdout, r.stderr)

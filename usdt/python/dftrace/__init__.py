@@ -16,6 +16,7 @@ from ._ai import AI, Profiler, ai, clear_context, context, dft_fn, dftracer
 from ._backend import backend, probes as _probes, reason as backend_reason
 
 enabled = _probes.enabled
+ready = _probes.ready  # every probe attached (wait for this before tracing)
 
 __all__ = ["ai", "dft_fn", "dftracer", "AI", "Profiler", "context",
-           "clear_context", "enabled", "backend", "backend_reason"]
+           "clear_context", "enabled", "ready", "backend", "backend_reason"]

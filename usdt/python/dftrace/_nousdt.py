@@ -36,3 +36,7 @@ def arg_str(key, v):
 
 def enabled():
     return False
+
+
+def ready():
+    return False

@@ -171,6 +171,19 @@ static PyObject *py_enabled(PyObject *self, PyObject *unused)
 	Py_RETURN_FALSE;
 }
 
+/* Every probe's semaphore raised: a tracer has attached all of them (they
+ * attach one by one; enabled() only looks at region_begin). */
+static PyObject *py_ready(PyObject *self, PyObject *unused)
+{
+	(void)self;
+	(void)unused;
+	if (DFT__ON(region_begin) && DFT__ON(region_end) && DFT__ON(meta) &&
+	    DFT__ON(ctx_int) && DFT__ON(ctx_str) && DFT__ON(ctx_clear) &&
+	    DFT__ON(arg_int) && DFT__ON(arg_str))
+		Py_RETURN_TRUE;
+	Py_RETURN_FALSE;
+}
+
 #define FAST(name, doc) { #name, (PyCFunction)(void (*)(void))py_##name, METH_FASTCALL, doc }
 
 static PyMethodDef methods[] = {
@@ -184,6 +197,8 @@ static PyMethodDef methods[] = {
 	FAST(arg_str, "arg_str(key, v): an arg of this thread's innermost open region"),
 	{ "enabled", py_enabled, METH_NOARGS,
 	  "enabled() -> bool: True while a tracer is attached to this module's probes" },
+	{ "ready", py_ready, METH_NOARGS,
+	  "ready() -> bool: True once a tracer has attached every probe of this module" },
 	{ NULL, NULL, 0, NULL }
 };
 
