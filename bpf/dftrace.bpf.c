@@ -388,6 +388,7 @@ int BPF_PROG(task_rename, struct task_struct *task, const char *comm)
 /* ---- annotations: the dftrace USDT probes of include/dftrace/usdt.h ---- */
 
 #define FROM_BPF_A 1 /* string a is this program's own, not the user's */
+#define FROM_BPF_B 2
 
 static __always_inline int emit_annot_from(int op, const char *a,
 					   const char *b, long long value,
@@ -404,14 +405,17 @@ static __always_inline int emit_annot_from(int op, const char *a,
 	fill_header(&e->h, DFT_EV_ANNOT, t);
 	e->h.nr = op;
 	e->value = value;
-	e->cat_ptr = (unsigned long)a;
-	e->name_ptr = (unsigned long)b;
+	/* user-space fallback addresses: only for the user's strings */
+	e->cat_ptr = from_bpf & FROM_BPF_A ? 0 : (unsigned long)a;
+	e->name_ptr = from_bpf & FROM_BPF_B ? 0 : (unsigned long)b;
 	e->cat[0] = e->name[0] = 0;
 	if (from_bpf & FROM_BPF_A)
 		bpf_probe_read_kernel_str(e->cat, sizeof(e->cat), a);
 	else if (a && bpf_probe_read_user_str(e->cat, sizeof(e->cat), a) < 0)
 		e->h.flags |= DFT_F_FAULT0;
-	if (b && bpf_probe_read_user_str(e->name, sizeof(e->name), b) < 0)
+	if (from_bpf & FROM_BPF_B)
+		bpf_probe_read_kernel_str(e->name, sizeof(e->name), b);
+	else if (b && bpf_probe_read_user_str(e->name, sizeof(e->name), b) < 0)
 		e->h.flags |= DFT_F_FAULT1;
 	bpf_ringbuf_submit(e, wakeup_flag());
 	return 0;
@@ -473,25 +477,10 @@ int BPF_USDT(arg_str, const char *key, const char *value)
 
 /* ---- CPython's own probes (provider "python"): regions in cat "python" ---- */
 
+/* Both strings are ours: cat "python" and the region's name. */
 static __always_inline int python_region(int op, const char *name)
 {
-	/* Both strings are ours: cat "python" and the region's name. */
-	struct task_struct *t = bpf_get_current_task_btf();
-	struct dft_annot *e;
-
-	if (!tracked(t))
-		return 0;
-	e = reserve(sizeof(*e), DFT_NR_MAX + DFT_EV_ANNOT);
-	if (!e)
-		return 0;
-	fill_header(&e->h, DFT_EV_ANNOT, t);
-	e->h.nr = op;
-	e->value = 0;
-	e->cat_ptr = e->name_ptr = 0;
-	__builtin_memcpy(e->cat, "python", 7);
-	bpf_probe_read_kernel_str(e->name, sizeof(e->name), name);
-	bpf_ringbuf_submit(e, wakeup_flag());
-	return 0;
+	return emit_annot_from(op, "python", name, 0, FROM_BPF_A | FROM_BPF_B);
 }
 
 SEC("usdt")

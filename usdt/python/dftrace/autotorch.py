@@ -38,6 +38,15 @@ def _name_this_thread(name):
         pass
 
 
+def _named(loop, name):
+    """loop, run in a thread (or worker process) that is named first."""
+    @functools.wraps(loop)
+    def named_loop(*args, **kwargs):
+        _name_this_thread(name)
+        return loop(*args, **kwargs)
+    return named_loop
+
+
 def _region(cat, name, fn, outermost=False):
     """fn wrapped in a cat/name region; with outermost, only the outermost
     of nested calls on a thread is a region (module calls nest deeply)."""
@@ -98,22 +107,8 @@ def _patch_data(torch):
         return init(self, dataset, *args, **kwargs)
     dataloader.DataLoader.__init__ = __init__
 
-    loop = worker._worker_loop
-
-    @functools.wraps(loop)
-    def _worker_loop(*args, **kwargs):
-        _name_this_thread("pt_data_worker")
-        return loop(*args, **kwargs)
-    worker._worker_loop = _worker_loop
-    dataloader._utils.worker._worker_loop = _worker_loop
-
-    pin = pin_memory._pin_memory_loop
-
-    @functools.wraps(pin)
-    def _pin_memory_loop(*args, **kwargs):
-        _name_this_thread("pt_pin_memory")
-        return pin(*args, **kwargs)
-    pin_memory._pin_memory_loop = _pin_memory_loop
+    worker._worker_loop = _named(worker._worker_loop, "pt_data_worker")
+    pin_memory._pin_memory_loop = _named(pin_memory._pin_memory_loop, "pt_pin_memory")
 
 
 _COLLECTIVES = {"send": "send", "recv": "receive", "barrier": "barrier",
