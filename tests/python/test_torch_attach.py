@@ -140,3 +140,36 @@ def test_torch_launch_labels_phases_without_changing_results(tmp_path):
     for w in workers:
         assert (w, "pt_data_worker") in names
     assert annot.check_links(t) == []
+
+
+def test_torch_launch_labels_collectives(tmp_path):
+    job = os.path.join(HERE, "workloads", "collectives.py")
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "traced").mkdir()
+    plain = subprocess.run([PY, job, str(tmp_path / "plain")], capture_output=True,
+                           text=True, timeout=120)
+    assert plain.returncode == 0, plain.stderr
+    trace = str(tmp_path / "t.pfw")
+    run = subprocess.run([DFT, "-q", "--torch", "-o", trace, "--", PY, job,
+                          str(tmp_path / "traced")],
+                         capture_output=True, text=True, timeout=180)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == plain.stdout  # same results
+    t = Trace.load(trace)
+    got = sorted(e["name"] for e in t.xevents if e.get("cat") == "comm")
+    assert got == ["all_gather", "all_reduce", "barrier", "bcast"]
+
+
+def test_torch_launch_fetch_holds_the_main_process_queue_reads(tmp_path):
+    trace = str(tmp_path / "t.pfw.gz")
+    run = subprocess.run([DFT, "-q", "--torch", "-o", trace, "--", PY, JOB,
+                          str(tmp_path / "job"), "1"], capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr
+    t = Trace.load(trace)
+    main = next(r["pid"] for r in truth_of(run.stdout) if r["kind"] == "main")
+    # batches come from the workers through pipes/sockets, read inside fetch
+    reads = [e for e in t.xevents if e["pid"] == main and e["name"] == "read"
+             and e["args"].get("phase") == "fetch"]
+    assert reads
+    assert all(t.path(e).startswith(("pipe:", "socket:")) for e in reads)

@@ -1,0 +1,18 @@
+"""torch.distributed collectives in a one-process gloo group (file store:
+no network), for --torch's comm.* labels. Prints the results."""
+import os
+import sys
+
+import torch
+import torch.distributed as dist
+
+store = os.path.join(sys.argv[1], "store")
+dist.init_process_group("gloo", init_method="file://" + store, rank=0, world_size=1)
+t = torch.ones(4)
+dist.all_reduce(t)
+dist.broadcast(t, src=0)
+dist.barrier()
+out = [torch.zeros(4)]
+dist.all_gather(out, t)
+dist.destroy_process_group()
+print("sum", float(t.sum()), float(out[0].sum()))
