@@ -2,10 +2,9 @@
 /*
  * dftrace/usdt.h: mark the phases of AI/DL code for dftrace-bpf.
  *
- * Header-only, for C11 and later and C++11 and later; needs only libc, the
- * compiler and <sys/sdt.h> (Debian: systemtap-sdt-dev). Names follow
- * DFTracer's AI logging: DFT_USDT_FORWARD() is {"name":"forward",
- * "cat":"compute"}.
+ * Header-only, for C11 and later and C++11 and later, with GCC or Clang;
+ * needs only libc's <stdint.h>. Names follow DFTracer's AI logging:
+ * DFT_USDT_FORWARD() is {"name":"forward","cat":"compute"}.
  *
  *     void train_step(void) {
  *         DFT_USDT_FORWARD();       // ends when the block is left, by any path
@@ -26,25 +25,55 @@
  *   ctx_clear(const char *key)            key NULL: every user key
  *   arg_int(const char *key, int64_t value)   an arg of the calling thread's
  *   arg_str(const char *key, const char *value)  innermost open region
+ * Strings are NUL-terminated; the tracer reads up to 63 bytes of cat and
+ * key and 127 of name and value. count is 0 when there is none.
+ *
+ * Define DFT_USDT_DISABLE before the include to compile every annotation
+ * out. Where probes are not supported (not ELF, not x86-64 or AArch64) the
+ * macros compile to nothing as well.
+ *
+ * Caveats: a scoped macro is a declaration, so in C it cannot directly
+ * follow a label (write "case 1: { DFT_USDT_ITEM(); ... }"). Names given
+ * to DFT_USDT_DERIVE and DFT_USDT_ITER must be string literals.
  */
 #ifndef DFTRACE_USDT_H
 #define DFTRACE_USDT_H
 
 #include <stdint.h>
 
-#ifndef _SDT_HAS_SEMAPHORES
-#define _SDT_HAS_SEMAPHORES 1
+#if !defined(DFT_USDT_DISABLE) && defined(__ELF__) && defined(__GNUC__) && \
+	((defined(__x86_64__) && !defined(__ILP32__)) || defined(__aarch64__))
+#define DFT__PROBES 1
+#else
+#define DFT__PROBES 0
 #endif
-#include <sys/sdt.h>
+
+#ifdef __cplusplus
+/* inline, not static: C++ inline members below call these (ODR) */
+#define DFT__FN inline __attribute__((always_inline))
+#else
+#define DFT__FN static inline __attribute__((always_inline, unused))
+#endif
+
+#if DFT__PROBES
 
 /*
- * One semaphore per probe and per DSO: weak so every translation unit can
- * define it, hidden so a library's notes and its code agree on the address
- * even when another DSO has the same symbol.
+ * One semaphore per probe and per DSO. The kernel increments it in every
+ * process that maps the file while a uprobe is attached to that probe, so
+ * untraced code reads 0 and skips the probe.
+ *  - weak: every translation unit that includes this header defines it,
+ *    and the linker keeps one;
+ *  - hidden: a note in libfoo.so must name the semaphore that libfoo's own
+ *    code reads; with default visibility the code would go through the GOT
+ *    and could read another DSO's copy (interposition) that nobody raises;
+ *  - in .probes, a PROGBITS section: the kernel finds it by file offset
+ *    (uprobe ref_ctr_offset), which .bss does not have;
+ *  - volatile: a tracer attaches at any time, so a loop must not keep the
+ *    value in a register.
  */
 #define DFT__SEMA(probe) dftrace_##probe##_semaphore
 #define DFT__DEFINE_SEMA(probe)                                               \
-	__attribute__((weak, visibility("hidden"), section(".probes")))        \
+	__attribute__((weak, visibility("hidden"), section(".probes"), used))  \
 	volatile unsigned short DFT__SEMA(probe)
 #ifdef __cplusplus
 extern "C" {
@@ -63,101 +92,201 @@ DFT__DEFINE_SEMA(arg_str);
 
 #define DFT__ON(probe) __builtin_expect(DFT__SEMA(probe) != 0, 0)
 
-/* True while a tracer is attached: skip costly argument preparation. */
-#define DFT_USDT_ENABLED() DFT__ON(region_begin)
+/*
+ * The probe site: a nop, and a stapsdt note (.note.stapsdt, type 3, owner
+ * "stapsdt") holding its address, the .stapsdt.base address (prelink
+ * adjustment), the semaphore's address, provider, name and argument specs.
+ * This is the layout <sys/sdt.h> writes; it is written here so that the
+ * header needs no systemtap-sdt-dev and so that the arguments are always
+ * in a register or an immediate ("nr"): sys/sdt.h's "nor" also allows
+ * memory operands such as "-8@epoch(%rip)", which libbpf cannot read and
+ * which would make the whole probe fail to attach in that binary.
+ *  - the note section is not allocated: it costs no memory at run time;
+ *  - "?" keeps the note in the section group of the code around it, so a
+ *    discarded C++ COMDAT copy takes its notes along;
+ *  - numeric labels are local, so the compiler may duplicate the asm
+ *    (inlining, unrolling): every copy gets its own note.
+ * The semaphore is an "i" operand rather than a name in the string, so
+ * that the compiler and LTO see the reference.
+ */
+#define DFT__NOTE(probe, argspec, ...)                                        \
+	__asm__ __volatile__(                                                  \
+		"990:	nop\n"                                                 \
+		"	.pushsection .note.stapsdt,\"?\",\"note\"\n"           \
+		"	.balign 4\n"                                           \
+		"	.4byte 992f-991f, 994f-993f, 3\n"                      \
+		"991:	.asciz \"stapsdt\"\n"                                  \
+		"992:	.balign 4\n"                                           \
+		"993:	.8byte 990b\n"                                         \
+		"	.8byte _.stapsdt.base\n"                               \
+		"	.8byte %c[dft_sema]\n"                                 \
+		"	.asciz \"dftrace\"\n"                                  \
+		"	.asciz \"" #probe "\"\n"                               \
+		"	.asciz \"" argspec "\"\n"                              \
+		"994:	.balign 4\n"                                           \
+		"	.popsection\n"                                         \
+		"	.ifndef _.stapsdt.base\n"                              \
+		"	.pushsection .stapsdt.base,\"aG\",\"progbits\",.stapsdt.base,comdat\n" \
+		"	.weak _.stapsdt.base\n"                                \
+		"	.hidden _.stapsdt.base\n"                              \
+		"_.stapsdt.base:\n"                                            \
+		"	.space 1\n"                                            \
+		"	.size _.stapsdt.base, 1\n"                             \
+		"	.popsection\n"                                         \
+		"	.endif\n"                                              \
+		:                                                              \
+		: [dft_sema] "i"(&DFT__SEMA(probe)), __VA_ARGS__)
+
+/* Argument specs: "8@" unsigned 64-bit (pointers), "-8@" signed 64-bit. */
+#define DFT__S3(p, a, b, c)                                                   \
+	DFT__NOTE(p, "8@%[dft_a] 8@%[dft_b] -8@%[dft_c]", [dft_a] "nr"(a),   \
+		  [dft_b] "nr"(b), [dft_c] "nr"(c))
+#define DFT__SI(p, a, b)                                                      \
+	DFT__NOTE(p, "8@%[dft_a] -8@%[dft_b]", [dft_a] "nr"(a), [dft_b] "nr"(b))
+#define DFT__SS(p, a, b)                                                      \
+	DFT__NOTE(p, "8@%[dft_a] 8@%[dft_b]", [dft_a] "nr"(a), [dft_b] "nr"(b))
 
 /*
- * A uprobe cannot fault a page in, and string literals nobody else reads
- * may not be paged in yet: touch them, only when traced, so the tracer
- * reads them in the kernel.
+ * A uprobe cannot fault a page in, and a string literal nobody else has
+ * read may not be paged in yet: touch its first byte, only when traced,
+ * so that the tracer can read it in the kernel.
  */
-static inline void dft__touch(const char *s)
+DFT__FN void dft__touch(const char *s)
 {
 	if (s)
 		__asm__ __volatile__("" : : "r"(*(const volatile char *)s));
 }
 
-/* sys/sdt.h passes empty variadic arguments, a GNU extension clang names
- * under -pedantic; it is confined to these functions. */
-#if defined(__clang__)
-#pragma clang diagnostic push
-#pragma clang diagnostic ignored "-Wgnu-zero-variadic-macro-arguments"
-#endif
+/* ---- the probes: each is a no-op unless its semaphore is raised ---- */
 
-static inline void dft__region(int end, const char *cat, const char *name,
-			       int64_t count)
+DFT__FN void dft__region(int end, const char *cat, const char *name,
+			 int64_t count)
 {
 	if (!end && DFT__ON(region_begin)) {
 		dft__touch(cat);
 		dft__touch(name);
-		STAP_PROBE3(dftrace, region_begin, cat, name, count);
+		DFT__S3(region_begin, cat, name, count);
 	} else if (end && DFT__ON(region_end)) {
 		dft__touch(cat);
 		dft__touch(name);
-		STAP_PROBE3(dftrace, region_end, cat, name, count);
+		DFT__S3(region_end, cat, name, count);
 	}
 }
 
-static inline void dft__meta(const char *cat, const char *name, int64_t is_end)
+DFT__FN void dft__meta(const char *cat, const char *name, int64_t is_end)
 {
 	if (DFT__ON(meta)) {
 		dft__touch(cat);
 		dft__touch(name);
-		STAP_PROBE3(dftrace, meta, cat, name, is_end);
+		DFT__S3(meta, cat, name, is_end);
 	}
 }
 
-static inline void dft__ctx_int(const char *key, int64_t value)
+DFT__FN void dft__ctx_int(const char *key, int64_t value)
 {
 	if (DFT__ON(ctx_int)) {
 		dft__touch(key);
-		STAP_PROBE2(dftrace, ctx_int, key, value);
+		DFT__SI(ctx_int, key, value);
 	}
 }
 
-static inline void dft__ctx_str(const char *key, const char *value)
+DFT__FN void dft__ctx_str(const char *key, const char *value)
 {
 	if (DFT__ON(ctx_str)) {
 		dft__touch(key);
 		dft__touch(value);
-		STAP_PROBE2(dftrace, ctx_str, key, value);
+		DFT__SS(ctx_str, key, value);
 	}
 }
 
-static inline void dft__ctx_clear(const char *key)
+DFT__FN void dft__ctx_clear(const char *key)
 {
 	if (DFT__ON(ctx_clear)) {
 		dft__touch(key);
-		STAP_PROBE1(dftrace, ctx_clear, key);
+		DFT__NOTE(ctx_clear, "8@%[dft_a]", [dft_a] "nr"(key));
 	}
 }
 
-static inline void dft__arg_int(const char *key, int64_t value)
+DFT__FN void dft__arg_int(const char *key, int64_t value)
 {
 	if (DFT__ON(arg_int)) {
 		dft__touch(key);
-		STAP_PROBE2(dftrace, arg_int, key, value);
+		DFT__SI(arg_int, key, value);
 	}
 }
 
-static inline void dft__arg_str(const char *key, const char *value)
+DFT__FN void dft__arg_str(const char *key, const char *value)
 {
 	if (DFT__ON(arg_str)) {
 		dft__touch(key);
 		dft__touch(value);
-		STAP_PROBE2(dftrace, arg_str, key, value);
+		DFT__SS(arg_str, key, value);
 	}
 }
 
-#if defined(__clang__)
-#pragma clang diagnostic pop
-#endif
+/* True while a tracer is attached to any probe of this DSO: lets callers
+ * skip preparing costly arguments (a DFT_USDT_SET_STR value, say). */
+DFT__FN int dft__enabled(void)
+{
+	return __builtin_expect((DFT__SEMA(region_begin) | DFT__SEMA(region_end) |
+				 DFT__SEMA(meta) | DFT__SEMA(ctx_int) |
+				 DFT__SEMA(ctx_str) | DFT__SEMA(ctx_clear) |
+				 DFT__SEMA(arg_int) | DFT__SEMA(arg_str)) != 0,
+				0);
+}
+
+#else /* !DFT__PROBES: the same API, compiled out */
+
+#define DFT__ON(probe) 0
+
+DFT__FN void dft__region(int end, const char *cat, const char *name,
+			 int64_t count)
+{
+	(void)end, (void)cat, (void)name, (void)count;
+}
+DFT__FN void dft__meta(const char *cat, const char *name, int64_t is_end)
+{
+	(void)cat, (void)name, (void)is_end;
+}
+DFT__FN void dft__ctx_int(const char *key, int64_t value)
+{
+	(void)key, (void)value;
+}
+DFT__FN void dft__ctx_str(const char *key, const char *value)
+{
+	(void)key, (void)value;
+}
+DFT__FN void dft__ctx_clear(const char *key)
+{
+	(void)key;
+}
+DFT__FN void dft__arg_int(const char *key, int64_t value)
+{
+	(void)key, (void)value;
+}
+DFT__FN void dft__arg_str(const char *key, const char *value)
+{
+	(void)key, (void)value;
+}
+DFT__FN int dft__enabled(void)
+{
+	return 0;
+}
+
+#endif /* DFT__PROBES */
+
+#define DFT_USDT_ENABLED() dft__enabled()
 
 /* ---- regions ---- */
 
 #define DFT__CAT2(a, b) a##b
 #define DFT__CAT(a, b) DFT__CAT2(a, b)
+/* several scoped annotations may share a block: each needs its own name */
+#ifdef __COUNTER__
 #define DFT__UNIQ(prefix) DFT__CAT(prefix, __COUNTER__)
+#else
+#define DFT__UNIQ(prefix) DFT__CAT(prefix, __LINE__)
+#endif
 
 #define DFT_USDT_REGION_BEGIN(cat, name) dft__region(0, (cat), (name), 0)
 #define DFT_USDT_REGION_END(cat, name) dft__region(1, (cat), (name), 0)
@@ -186,8 +315,7 @@ struct dft_usdt_scope {
 	const char *cat, *name;
 };
 
-static inline struct dft_usdt_scope dft__scope_begin(const char *cat,
-						     const char *name)
+DFT__FN struct dft_usdt_scope dft__scope_begin(const char *cat, const char *name)
 {
 	struct dft_usdt_scope s;
 
@@ -197,12 +325,13 @@ static inline struct dft_usdt_scope dft__scope_begin(const char *cat,
 	return s;
 }
 
-static inline void dft__scope_end(struct dft_usdt_scope *s)
+DFT__FN void dft__scope_end(struct dft_usdt_scope *s)
 {
 	dft__region(1, s->cat, s->name, 0);
 }
 
-/* The cleanup attribute ends the region on every exit from the block. */
+/* The cleanup attribute ends the region on every exit from the block
+ * (return, break, goto; and unwinding when built with -fexceptions). */
 #define DFT_USDT_REGION(cat, name)                                            \
 	__attribute__((cleanup(dft__scope_end), unused))                       \
 	struct dft_usdt_scope DFT__UNIQ(dft__scope_) =                          \
@@ -212,6 +341,10 @@ static inline void dft__scope_end(struct dft_usdt_scope *s)
 /* A child of a node: DFT_USDT_DERIVE("data", "preprocess", "collate") is
  * "preprocess.collate" in cat "data". Literals only. */
 #define DFT_USDT_DERIVE(cat, parent, child) DFT_USDT_REGION(cat, parent "." child)
+#define DFT_USDT_DERIVE_BEGIN(cat, parent, child)                             \
+	DFT_USDT_REGION_BEGIN(cat, parent "." child)
+#define DFT_USDT_DERIVE_END(cat, parent, child)                               \
+	DFT_USDT_REGION_END(cat, parent "." child)
 
 /* ---- context: args of every later event of this process ---- */
 
@@ -237,35 +370,40 @@ static inline void dft__scope_end(struct dft_usdt_scope *s)
  *
  *     struct dft_usdt_iter it = DFT_USDT_FETCH_ITER();
  *     for (;;) {
- *         dft_usdt_iter_wait(&it);
+ *         dft_usdt_iter_wait(&it);   // ends .block n, begins .iter n+1
  *         if (!next(&batch))
  *             break;
- *         dft_usdt_iter_body(&it);
+ *         dft_usdt_iter_body(&it);   // ends .iter n, begins .block n
  *         ...
  *     }
- *     dft_usdt_iter_done(&it);
+ *     dft_usdt_iter_done(&it);       // ends what is open; idempotent
+ *
+ * The count advances whether or not a tracer is attached, so a tracer that
+ * attaches mid-loop sees the true element numbers. In C++ the iterator
+ * also calls dft_usdt_iter_done() when it goes out of scope.
  */
 struct dft_usdt_iter {
 	const char *cat, *iter_name, *block_name;
 	int64_t count;
 	int open; /* 0 nothing, 1 .iter, 2 .block */
+#ifdef __cplusplus
+	dft_usdt_iter(const char *c, const char *i, const char *b)
+		: cat(c), iter_name(i), block_name(b), count(0), open(0)
+	{
+	}
+	dft_usdt_iter(dft_usdt_iter &&o)
+		: cat(o.cat), iter_name(o.iter_name), block_name(o.block_name),
+		  count(o.count), open(o.open)
+	{
+		o.open = 0;
+	}
+	dft_usdt_iter(const dft_usdt_iter &) = delete;
+	dft_usdt_iter &operator=(const dft_usdt_iter &) = delete;
+	inline ~dft_usdt_iter();
+#endif
 };
 
-static inline struct dft_usdt_iter dft__iter_make(const char *cat,
-						  const char *iter_name,
-						  const char *block_name)
-{
-	struct dft_usdt_iter it;
-
-	it.cat = cat;
-	it.iter_name = iter_name;
-	it.block_name = block_name;
-	it.count = 0;
-	it.open = 0;
-	return it;
-}
-
-static inline void dft_usdt_iter_done(struct dft_usdt_iter *it)
+DFT__FN void dft_usdt_iter_done(struct dft_usdt_iter *it)
 {
 	if (it->open == 1)
 		dft__region(1, it->cat, it->iter_name, it->count);
@@ -274,7 +412,7 @@ static inline void dft_usdt_iter_done(struct dft_usdt_iter *it)
 	it->open = 0;
 }
 
-static inline void dft_usdt_iter_wait(struct dft_usdt_iter *it)
+DFT__FN void dft_usdt_iter_wait(struct dft_usdt_iter *it)
 {
 	dft_usdt_iter_done(it);
 	it->count++;
@@ -282,17 +420,35 @@ static inline void dft_usdt_iter_wait(struct dft_usdt_iter *it)
 	it->open = 1;
 }
 
-static inline void dft_usdt_iter_body(struct dft_usdt_iter *it)
+DFT__FN void dft_usdt_iter_body(struct dft_usdt_iter *it)
 {
+	if (it->open != 1) /* no wait before it: a new element */
+		it->count++;
 	dft_usdt_iter_done(it);
 	dft__region(0, it->cat, it->block_name, it->count);
 	it->open = 2;
 }
 
-#define DFT_USDT_ITER(cat, name) dft__iter_make((cat), name ".iter", name ".block")
+#ifdef __cplusplus
+inline dft_usdt_iter::~dft_usdt_iter()
+{
+	dft_usdt_iter_done(this);
+}
+#define DFT_USDT_ITER(cat, name) dft_usdt_iter((cat), name ".iter", name ".block")
+#else
+#define DFT_USDT_ITER(cat, name)                                              \
+	((struct dft_usdt_iter){ (cat), name ".iter", name ".block", 0, 0 })
+#endif
 
-/* ---- DFTracer's AI logging tree: a family of macros per node ---- */
-
+/* ---- DFTracer's AI logging tree: the same family of macros for every
+ * category and every leaf X in category C:
+ *   DFT_USDT_X()              scoped region "x" in cat "c"
+ *   DFT_USDT_X_BEGIN/_END()   the same, explicit
+ *   DFT_USDT_X_INIT()         scoped "x.init" (constructors)
+ *   DFT_USDT_X_ITER()         a struct dft_usdt_iter for "x.iter"/"x.block"
+ *   DFT_USDT_X_START_META/_STOP_META()   CM "x.start"/"x.end"
+ * A category's own node is named after it: DFT_USDT_COMPUTE() is
+ * "compute" in cat "compute". ---- */
 
 /* compute: the category itself, then forward, backward, step */
 #define DFT_USDT_COMPUTE() DFT_USDT_REGION("compute", "compute")

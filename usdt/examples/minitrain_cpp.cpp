@@ -2,7 +2,8 @@
 /*
  * The C++ side of dftrace/usdt.h: scoped regions are RAII objects, so
  * the end probe fires on every way out of a scope (return, exception,
- * lambda). Prints its ground truth as JSON lines like minitrain.c.
+ * lambda), and an iterator closes its open .iter/.block when it goes out
+ * of scope. Prints its ground truth as JSON lines like minitrain.c.
  * Usage: minitrain_cpp DIR
  */
 #include <cstdio>
@@ -48,6 +49,23 @@ static void failing_step()
 	throw std::runtime_error("step failed");
 }
 
+/* A fetch loop left by an exception in its third body: no iter_done()
+ * runs, the iterator's destructor ends fetch.block 3. */
+static void fetch_until_failure(const std::string &path)
+{
+	dft_usdt_iter it = DFT_USDT_FETCH_ITER();
+
+	for (int n = 1;; n++) {
+		dft_usdt_iter_wait(&it);
+		truth_region("dataloader", "fetch.iter");
+		dft_usdt_iter_body(&it);
+		truth_region("dataloader", "fetch.block");
+		if (n == 3)
+			throw std::runtime_error("loader failed");
+		load(path, true);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -73,6 +91,10 @@ int main(int argc, char **argv)
 		forward();
 		try {
 			failing_step();
+		} catch (const std::exception &) {
+		}
+		try {
+			fetch_until_failure(path);
 		} catch (const std::exception &) {
 		}
 		truth_region("pipeline", "train");
