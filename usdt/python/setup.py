@@ -5,9 +5,8 @@
                                                     # (pydftracer's import paths)
     python3 setup.py build_ext --inplace            # in place, for PYTHONPATH use
 
-Needs a C compiler, the Python headers (python3-dev) and <sys/sdt.h>
-(systemtap-sdt-dev); the project's include/ is found next to this file, or
-in DFTRACE_INCLUDE. Stdlib setuptools only: works offline.
+Needs a C compiler and the Python headers (python3-dev); the project's
+include/ is found next to this file, or in DFTRACE_INCLUDE. Stdlib setuptools only: works offline.
 """
 
 import os

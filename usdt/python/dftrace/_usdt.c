@@ -5,8 +5,8 @@
  *
  * Every function takes str arguments (UTF-8 through the string's cached
  * representation: no allocation for ASCII names) and ints; none allocates.
- * enabled() is the region_begin semaphore: true only while a tracer is
- * attached, so callers can skip marshalling arguments otherwise.
+ * enabled() is true while a tracer has attached any of the probes, so
+ * callers can skip marshalling arguments otherwise.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -172,7 +172,7 @@ static PyObject *py_enabled(PyObject *self, PyObject *unused)
 }
 
 /* Every probe's semaphore raised: a tracer has attached all of them (they
- * attach one by one; enabled() only looks at region_begin). */
+ * attach one by one, and enabled() is true after the first). */
 static PyObject *py_ready(PyObject *self, PyObject *unused)
 {
 	(void)self;
