@@ -56,6 +56,20 @@ load lib/common
 	[ ! -e "$TRACE" ]
 }
 
+@test "cli: a zombie pid: exit 1, one error line, no trace file; its parent can be traced" {
+	start_workload "$WL/util" zombie
+	zpid=$(cat "$WL_CTL/zombie")
+	expect_eq "zombie state" "$(awk '{print $3}' "/proc/$zpid/stat")" Z
+	dft -o "$TRACE" -p "$zpid"
+	expect_eq "status" "$DFT_STATUS" 1
+	is_error_line "$T/dft.err"
+	grep -q "pid $zpid: it has exited" "$T/dft.err"
+	[ ! -e "$TRACE" ]
+	attach -q
+	finish_attached
+	valid
+}
+
 @test "cli: a command that does not exist: error line, non-zero exit, no trace file" {
 	dft -o "$TRACE" -- /nonexistent/command
 	[ "$DFT_STATUS" != 0 ]

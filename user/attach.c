@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -66,12 +67,12 @@ static int attach_threads(int tasks_fd, pid_t pid, struct idmap *marked)
 	return added;
 }
 
-static pid_t parent_of(pid_t pid)
+/* State letter and parent from /proc/PID/stat; 0, or -1 when it is gone. */
+static int read_stat(pid_t pid, char *state, pid_t *ppid)
 {
 	char name[64], buf[512], *paren;
 	int fd;
 	ssize_t n;
-	pid_t ppid = -1;
 
 	snprintf(name, sizeof(name), "/proc/%d/stat", pid);
 	fd = open(name, O_RDONLY | O_CLOEXEC);
@@ -84,7 +85,26 @@ static pid_t parent_of(pid_t pid)
 	buf[n] = 0;
 	/* comm may hold ") ": the fields resume after the last ')'. */
 	paren = strrchr(buf, ')');
-	if (!paren || sscanf(paren + 1, " %*c %d", &ppid) != 1)
+	if (!paren || sscanf(paren + 1, " %c %d", state, ppid) != 2)
+		return -1;
+	return 0;
+}
+
+bool process_exited(pid_t pid)
+{
+	char state;
+	pid_t ppid;
+
+	/* A zombie sends no more exit records: it has already exited. */
+	return read_stat(pid, &state, &ppid) || state == 'Z' || state == 'X';
+}
+
+static pid_t live_parent_of(pid_t pid)
+{
+	char state;
+	pid_t ppid;
+
+	if (read_stat(pid, &state, &ppid) || state == 'Z' || state == 'X')
 		return -1;
 	return ppid;
 }
@@ -103,7 +123,7 @@ static int add_children(struct idmap *procs, void (*adopt)(pid_t))
 
 		if (pid <= 0 || idmap_get(procs, pid))
 			continue;
-		ppid = parent_of(pid);
+		ppid = live_parent_of(pid);
 		if (ppid > 0 && idmap_get(procs, ppid)) {
 			idmap_put(procs, pid, (void *)1);
 			adopt(pid);
@@ -122,6 +142,13 @@ int attach_tree(int tasks_fd, const pid_t *pids, int npids,
 
 	for (int i = 0; i < npids; i++) {
 		ret = attach_task(tasks_fd, pids[i]);
+		if (!ret && process_exited(pids[i])) {
+			snprintf(err, errlen,
+				 "cannot attach to pid %d: it has exited (a zombie "
+				 "its parent has not reaped)", pids[i]);
+			ret = -ESRCH;
+			goto cleanup;
+		}
 		if (ret) {
 			snprintf(err, errlen, "cannot attach to pid %d: %s",
 				 pids[i], ret == -ESRCH ? "no such process" :

@@ -3,6 +3,7 @@
 #ifndef ATTACH_H
 #define ATTACH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -13,5 +14,7 @@ int attach_task(int tasks_fd, pid_t tid);
  * Calls adopt() once per process. */
 int attach_tree(int tasks_fd, const pid_t *pids, int npids,
 		void (*adopt)(pid_t pid), char *err, size_t errlen);
+/* True when pid is gone or a zombie: no more records will come from it. */
+bool process_exited(pid_t pid);
 
 #endif

@@ -315,10 +315,11 @@ struct session {
 	bool child_reaped;
 };
 
-/* Processes whose exit record was lost would keep us waiting forever. */
+/* Processes whose exit record was lost, or that were already zombies
+ * when found, would keep us waiting forever. */
 static void forget_dead(struct proc *p, void *ctx)
 {
-	if (kill(p->pid, 0) && errno == ESRCH)
+	if (process_exited(p->pid))
 		*(uint32_t *)ctx += 1;
 }
 

@@ -11,6 +11,8 @@
  *   util spam DIR N [SLOW_MS]
  *                        N one-byte pwrites to DIR/spam.dat (after SLOW_MS
  *                        of 100 pwrites per 100 ms)
+ *   util zombie          fork a child that exits at once and is never
+ *                        reaped: $WL_CTL/zombie holds its pid; then as wait
  *   util noise FILE      heavy I/O on FILE, forever: $WL_CTL/noise_ready
  *                        (holding the pid) after the first 100 writes; on
  *                        SIGTERM records "noise PID ITERATIONS" and exits 0
@@ -88,6 +90,18 @@ int main(int argc, char **argv)
 				wl_die("pwrite");
 		close(fd);
 		return 0;
+	}
+	if (strcmp(mode, "zombie") == 0 && argc == 2) {
+		char txt[32];
+		pid_t child = fork();
+
+		if (child < 0)
+			wl_die("fork");
+		if (child == 0)
+			_exit(0);
+		snprintf(txt, sizeof(txt), "%d\n", child);
+		wl_ctl_file("zombie", txt);
+		return wl_wait_go(60);
 	}
 	if (strcmp(mode, "noise") == 0 && argc == 3) {
 		struct sigaction sa = { .sa_handler = on_term };
