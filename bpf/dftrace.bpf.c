@@ -20,7 +20,6 @@
 #define F_DUPFD 0
 #define F_SETFD 2
 #define F_DUPFD_CLOEXEC 1030
-#define LOST_SLOTS (DFT_NR_MAX + 8) /* per syscall nr, then per kind */
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -34,6 +33,8 @@ const volatile unsigned char fd_pair_args[DFT_NR_MAX];
 const volatile unsigned char new_fd_ino[DFT_NR_MAX];
 const volatile __u64 wakeup_bytes = 1 << 20;
 const volatile int nr_mmap = 9, nr_fcntl = 72;
+/* -D: count losses per process too, so that each file reports its own. */
+const volatile bool lost_by_proc_on;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -50,7 +51,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, LOST_SLOTS);
+	__uint(max_entries, DFT_LOST_SLOTS);
 	__type(key, __u32);
 	__type(value, __u64);
 } lost SEC(".maps");
@@ -67,12 +68,31 @@ struct {
 	__type(value, struct path_scratch);
 } scratch SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, DFT_LOST_PROCS);
+	__type(key, struct dft_lost_key);
+	__type(value, __u64);
+} lost_by_proc SEC(".maps");
+
+/* Runs only when a record could not be written: off the hot path. */
 static __always_inline void count_lost(__u32 slot)
 {
-	__u64 *n = bpf_map_lookup_elem(&lost, &slot);
+	struct dft_lost_key key = { .tgid = bpf_get_current_pid_tgid() >> 32,
+				    .slot = slot };
+	__u64 one = 1, *n = bpf_map_lookup_elem(&lost, &slot);
 
 	if (n)
 		*n += 1;
+	if (!lost_by_proc_on)
+		return;
+	n = bpf_map_lookup_elem(&lost_by_proc, &key);
+	/* A failed insert is a race with another CPU (look again) or a
+	 * full map (the loss stays in the global count only). */
+	if (!n && bpf_map_update_elem(&lost_by_proc, &key, &one, BPF_NOEXIST))
+		n = bpf_map_lookup_elem(&lost_by_proc, &key);
+	if (n)
+		__sync_fetch_and_add(n, 1);
 }
 
 /* Wake the consumer only when a batch is waiting: a wakeup per record

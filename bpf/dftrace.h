@@ -9,6 +9,17 @@
 #define DFT_ARGV_MAX 1024
 #define DFT_COMM_LEN 16
 #define DFT_NR_MAX 512 /* syscall numbers the interest bitmap covers */
+/* Lost-record counters: one per syscall nr, then one per enum dft_kind. */
+#define DFT_LOST_SLOTS (DFT_NR_MAX + 8)
+/* Sized for hundreds of processes each losing several kinds; past that,
+ * losses are still in the global counts, just not attributed. */
+#define DFT_LOST_PROCS 16384
+
+/* Key of the per-process loss counters (-D: each file reports its own). */
+struct dft_lost_key {
+	unsigned int tgid;
+	unsigned int slot;
+};
 
 enum dft_kind {
 	DFT_EV_SYSCALL = 1, /* a syscall with its arguments and duration */

@@ -79,6 +79,33 @@ load lib/common
 	expect_eq "summary 'lost events:'" "$summary" "$total"
 }
 
+@test "loss: -D files: the process's own file counts its lost reads exactly, and its end event their total" {
+	start_workload "$WL/attach" loss "$D" 50000
+	f="$T/dir/attach-$WL_PID.pfw.gz"
+	parent=$(awk '{print $4}' "/proc/$WL_PID/stat")
+	"$DFT" -b 4096 -D "$T/dir" -p "$WL_PID" 2>"$T/dft.err" &
+	DFT_PID=$!
+	BG_PIDS+=("$DFT_PID")
+	tpy wait-for "$f" --pid "$WL_PID" --alive "$DFT_PID" --timeout 30
+	finish_attached
+	TRACE="$f" valid
+	n=$(awk -F'\t' '$1=="count" && $2=="read" {print $3}' "$TRUTH")
+	expect_eq "reads made" "$n" 50000
+	got=$(tpy count "$f" --name read --pid "$WL_PID")
+	lost=$(tpy lost "$f" --op read)
+	echo "# read events $got, lost read events $lost"
+	[ "$lost" -gt 0 ]
+	expect_eq "read events + lost reads" "$((got + lost))" "$n"
+	total=$(tpy lost "$f" --total)
+	sum=$(tpy lost "$f" | awk -F'\t' '{s += $2} END {printf "%d", s}')
+	expect_eq "end args.lost vs sum of lost_events" "$total" "$sum"
+	summary=$(sed -n 's/^lost events: \([0-9]*\).*/\1/p' "$T/dft.err")
+	expect_eq "summary 'lost events:'" "$summary" "$total"
+	# a process found at attach time has its parent from /proc
+	ppid=$(zcat "$f" | grep '"name":"end"' | grep -o '"ppid":[0-9]*')
+	expect_eq "ppid" "$ppid" "\"ppid\":$parent"
+}
+
 @test "attach: -d 1 stops after the duration, leaves a complete file and the target running" {
 	start_workload "$WL/util" wait
 	attach -q -d 1

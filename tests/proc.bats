@@ -60,6 +60,16 @@ sys.exit(0 if ok else 1)' "$pid" "$tid" "$name" ||
 		others=$(tpy events "$T/out/$f" --fields pid | grep -vx "$pid" | sort -u)
 		expect_eq "pids other than $pid in $f" "$others" ""
 	done
+	# each child's end event names the process that spawned it
+	checked=0
+	while IFS=$'\t' read -r _ parent _ _ child; do
+		f=$(ls "$T/out" | grep -E -- "-$child\.pfw\.gz$" || true)
+		[ -n "$f" ] || continue # a thread
+		ppid=$(zcat "$T/out/$f" | grep '"name":"end"' | grep -o '"ppid":[0-9]*')
+		expect_eq "ppid in $f" "$ppid" "\"ppid\":$parent"
+		checked=$((checked + 1))
+	done < <(awk -F'\t' '$1=="spawn"' "$TRUTH")
+	[ "$checked" -ge 6 ] || { echo "# only $checked child files"; return 1; }
 	# merged, the files agree with the truth
 	TRACE="$T/out"
 	check_truth --under "$D"

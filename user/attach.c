@@ -12,6 +12,7 @@
 #include "attach.h"
 #include "dftrace.h"
 #include "idmap.h"
+#include "procs.h"
 
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL
@@ -67,36 +68,13 @@ static int attach_threads(int tasks_fd, pid_t pid, struct idmap *marked)
 	return added;
 }
 
-/* State letter and parent from /proc/PID/stat; 0, or -1 when it is gone. */
-static int read_stat(pid_t pid, char *state, pid_t *ppid)
-{
-	char name[64], buf[512], *paren;
-	int fd;
-	ssize_t n;
-
-	snprintf(name, sizeof(name), "/proc/%d/stat", pid);
-	fd = open(name, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	/* comm may hold ") ": the fields resume after the last ')'. */
-	paren = strrchr(buf, ')');
-	if (!paren || sscanf(paren + 1, " %c %d", state, ppid) != 2)
-		return -1;
-	return 0;
-}
-
 bool process_exited(pid_t pid)
 {
 	char state;
 	pid_t ppid;
 
 	/* A zombie sends no more exit records: it has already exited. */
-	return read_stat(pid, &state, &ppid) || state == 'Z' || state == 'X';
+	return procfs_stat(pid, &state, &ppid) || state == 'Z' || state == 'X';
 }
 
 static pid_t live_parent_of(pid_t pid)
@@ -104,7 +82,7 @@ static pid_t live_parent_of(pid_t pid)
 	char state;
 	pid_t ppid;
 
-	if (read_stat(pid, &state, &ppid) || state == 'Z' || state == 'X')
+	if (procfs_stat(pid, &state, &ppid) || state == 'Z' || state == 'X')
 		return -1;
 	return ppid;
 }

@@ -29,7 +29,6 @@
 
 #define DRAIN_INTERVAL_MS 10
 #define FLUSH_INTERVAL_NS 1000000000ull
-#define LOST_SLOTS (DFT_NR_MAX + 8)
 
 static volatile sig_atomic_t stop_signal;
 
@@ -178,6 +177,7 @@ static int configure(struct dftrace_bpf *skel)
 		       (unsigned char *)skel->rodata->fd_pair_args,
 		       (unsigned char *)skel->rodata->new_fd_ino);
 	skel->rodata->wakeup_bytes = env.ringbuf_size / 4;
+	skel->rodata->lost_by_proc_on = env.output_dir != NULL;
 	return bpf_map__set_max_entries(skel->maps.events, env.ringbuf_size);
 }
 
@@ -296,7 +296,7 @@ static void read_lost(struct dftrace_bpf *skel, uint64_t *lost)
 	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(skel->maps.lost);
 	uint64_t *vals = calloc(ncpu > 0 ? ncpu : 1, sizeof(*vals));
 
-	for (uint32_t k = 0; vals && k < LOST_SLOTS; k++) {
+	for (uint32_t k = 0; vals && k < DFT_LOST_SLOTS; k++) {
 		lost[k] = 0;
 		if (bpf_map_lookup_elem(fd, &k, vals))
 			continue;
@@ -304,6 +304,31 @@ static void read_lost(struct dftrace_bpf *skel, uint64_t *lost)
 			lost[k] += vals[c];
 	}
 	free(vals);
+}
+
+static int lost_by_proc_fd = -1;
+
+/* The losses of one process, for its own file (-D). Its keys are deleted
+ * once read, so that a later process with the same pid starts at zero. */
+static void read_proc_lost(uint32_t pid, uint64_t *lost, size_t nslots)
+{
+	struct dft_lost_key key, next, mine[DFT_LOST_SLOTS];
+	size_t nmine = 0;
+	uint64_t n;
+	bool first = true;
+
+	memset(lost, 0, nslots * sizeof(*lost));
+	while (!bpf_map_get_next_key(lost_by_proc_fd, first ? NULL : &key, &next)) {
+		first = false;
+		key = next;
+		if (key.tgid != pid || key.slot >= nslots || nmine == DFT_LOST_SLOTS)
+			continue;
+		if (!bpf_map_lookup_elem(lost_by_proc_fd, &key, &n))
+			lost[key.slot] += n;
+		mine[nmine++] = key;
+	}
+	for (size_t i = 0; i < nmine; i++)
+		bpf_map_delete_elem(lost_by_proc_fd, &mine[i]);
 }
 
 struct session {
@@ -340,7 +365,7 @@ static int run_loop(struct session *s)
 {
 	uint64_t start = now_ns(), next_flush = start + FLUSH_INTERVAL_NS;
 	uint64_t deadline = env.duration > 0 ? start + env.duration * 1e9 : 0;
-	uint64_t lost[LOST_SLOTS];
+	uint64_t lost[DFT_LOST_SLOTS];
 	int err;
 
 	while (!stop_signal) {
@@ -359,7 +384,7 @@ static int run_loop(struct session *s)
 			if (trace_flush())
 				return trace_stats()->write_error;
 			read_lost(s->skel, lost);
-			report_status(trace_stats(), lost, LOST_SLOTS);
+			report_status(trace_stats(), lost, DFT_LOST_SLOTS);
 			if (!tree_alive(s))
 				break;
 		}
@@ -422,19 +447,19 @@ static int exit_status(struct session *s)
 
 static int finish(struct session *s)
 {
-	uint64_t lost[LOST_SLOTS];
+	uint64_t lost[DFT_LOST_SLOTS];
 	char err[512];
 	int ret;
 
 	ring_buffer__consume(s->rb);
 	read_lost(s->skel, lost);
-	trace_finish(lost, LOST_SLOTS);
+	trace_finish(lost, DFT_LOST_SLOTS);
 	ret = sink_close(s->sink, err, sizeof(err));
 	s->sink = NULL;
 	if (ret)
 		fail("%s", err);
 	if (!env.quiet)
-		report_summary(trace_stats(), lost, LOST_SLOTS,
+		report_summary(trace_stats(), lost, DFT_LOST_SLOTS,
 			       env.output ? env.output : env.output_dir);
 	return ret;
 }
@@ -473,13 +498,16 @@ int main(int argc, char **argv)
 		fail("cannot open the ring buffer: %s", strerror(errno));
 		goto cleanup;
 	}
+	lost_by_proc_fd = bpf_map__fd(s.skel->maps.lost_by_proc);
 	target = describe_target();
 	cfg = (struct trace_config){ .inline_paths = env.inline_paths,
 				     .output_dir = env.output_dir,
 				     .gzip_level = env.plain ? -1 : env.gzip_level,
 				     .uid = uid, .gid = gid, .cmdline = target,
 				     .root_pid = env.command ? s.launch.pid :
-							       env.pids[0] };
+							       env.pids[0],
+				     .proc_lost = env.output_dir ? read_proc_lost :
+								   NULL };
 	if (trace_init(&cfg, s.sink))
 		goto cleanup;
 	install_signals();

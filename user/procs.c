@@ -110,16 +110,41 @@ static void read_fd_table(struct proc *p)
 	closedir(d);
 }
 
+int procfs_stat(pid_t pid, char *state, pid_t *ppid)
+{
+	char name[64], buf[512], *paren;
+	int fd;
+	ssize_t n;
+
+	snprintf(name, sizeof(name), "/proc/%d/stat", pid);
+	fd = open(name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	/* comm may hold ") ": the fields resume after the last ')'. */
+	paren = strrchr(buf, ')');
+	if (!paren || sscanf(paren + 1, " %c %d", state, ppid) != 2)
+		return -1;
+	return 0;
+}
+
 struct proc *proc_from_procfs(uint32_t pid)
 {
 	struct proc *p = proc_get(pid);
-	char link[64];
+	char link[64], state;
+	pid_t ppid;
 
 	if (p)
 		return p;
 	p = proc_new(pid);
 	if (!p)
 		return NULL;
+	if (procfs_stat(pid, &state, &ppid) == 0 && ppid > 0)
+		p->ppid = ppid;
 	snprintf(link, sizeof(link), "/proc/%u/cwd", pid);
 	p->cwd = read_link(link);
 	read_fd_table(p);

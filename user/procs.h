@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include "dftrace.h"
 #include "paths.h"
 #include "phases.h"
@@ -49,6 +50,8 @@ struct thread {
 
 struct proc *proc_get(uint32_t pid);
 /* A process seen for the first time; its state is read from /proc. */
+/* State letter and parent pid from /proc/PID/stat: 0, or -1 if gone. */
+int procfs_stat(pid_t pid, char *state, pid_t *ppid);
 struct proc *proc_from_procfs(uint32_t pid);
 /* A child created by fork: inherits fds, cwd, names and mappings. */
 struct proc *proc_fork(struct proc *parent, uint32_t child_pid);

@@ -111,6 +111,9 @@ void report_summary(const struct trace_stats *st, const uint64_t *lost,
 	}
 	report_phases();
 	fprintf(stderr, "lost events: %llu\n", (unsigned long long)sum(lost, nslots));
+	if (st->lost_elsewhere)
+		fprintf(stderr, "lost events in no process's file: %llu (too many processes lost events)\n",
+			(unsigned long long)st->lost_elsewhere);
 	getrusage(RUSAGE_SELF, &ru);
 	fprintf(stderr, "tracer cpu: %llu ns\n",
 		(unsigned long long)((ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ull +

@@ -785,13 +785,79 @@ static void on_exec(const struct dft_exec *e)
 	end_event(s);
 }
 
+static void write_lost(struct sink *s, uint32_t pid, const char *op,
+		       uint64_t n)
+{
+	struct jbuf *b = &s->buf;
+
+	JB_LIT(b, "{\"name\":\"lost_events\",\"cat\":\"dftracer\",\"pid\":");
+	jb_u64(b, pid);
+	JB_LIT(b, ",\"tid\":");
+	jb_u64(b, pid);
+	JB_LIT(b, ",\"ph\":\"M\",\"args\":{\"name\":");
+	jb_str(b, op, strlen(op));
+	JB_LIT(b, ",\"value\":");
+	jb_u64(b, n);
+	JB_LIT(b, "}}\n");
+}
+
+static const char *kind_name(size_t kind)
+{
+	static const char *names[] = { [DFT_EV_FORK] = "fork",
+				       [DFT_EV_EXEC] = "exec",
+				       [DFT_EV_EXIT] = "exit",
+				       [DFT_EV_COMM] = "comm",
+				       [DFT_EV_ANNOT] = "annotation" };
+
+	return kind < sizeof(names) / sizeof(names[0]) && names[kind] ?
+		       names[kind] : "other";
+}
+
+/* lost_events metadata for every slot with losses, under pid; returns
+ * their sum. Syscalls that share a name (openat, open) share an entry. */
+static uint64_t write_lost_table(struct sink *s, uint32_t pid,
+				 const uint64_t *lost, size_t nslots)
+{
+	uint64_t total = 0, by_name[TRACE_MAX_OPS] = { 0 };
+
+	for (size_t i = 0; i < nslots; i++)
+		total += lost[i];
+	for (size_t i = 0; i < nslots && i < DFT_NR_MAX; i++)
+		if (lost[i] && sc_lookup(i) && sc_lookup(i)->silent)
+			write_lost(s, pid, sc_lookup(i)->syscall, lost[i]);
+		else if (lost[i] && sc_lookup(i))
+			by_name[sc_name_index(sc_lookup(i))] += lost[i];
+	for (int i = 0; i < sc_nnames(); i++)
+		if (by_name[i])
+			write_lost(s, pid, sc_name_at(i), by_name[i]);
+	for (size_t i = DFT_NR_MAX; i < nslots; i++)
+		if (lost[i])
+			write_lost(s, pid, kind_name(i - DFT_NR_MAX), lost[i]);
+	return total;
+}
+
 static void close_proc_sink(struct proc *p, uint64_t ts_us)
 {
+	uint64_t lost[DFT_LOST_SLOTS], any = 0;
+	int64_t total = -1;
 	char err[512];
 
+	if (cfg.proc_lost) {
+		cfg.proc_lost(p->pid, lost, DFT_LOST_SLOTS);
+		for (size_t i = 0; i < DFT_LOST_SLOTS; i++)
+			any |= lost[i];
+		/* A process whose every record was lost still gets a file. */
+		if (any)
+			sink_of(p);
+		if (p->sink) {
+			total = write_lost_table(p->sink, p->pid, lost,
+						 DFT_LOST_SLOTS);
+			stats.lost_in_files += total;
+		}
+	}
 	if (!p->sink)
 		return;
-	write_lifecycle(p->sink, "end", p->pid, ts_us, p, -1);
+	write_lifecycle(p->sink, "end", p->pid, ts_us, p, total);
 	JB_LIT(&p->sink->buf, "]\n");
 	if (sink_close(p->sink, err, sizeof(err))) {
 		fprintf(stderr, "dftrace-bpf: %s\n", err);
@@ -1145,34 +1211,6 @@ void trace_adopt(uint32_t pid)
 	proc_of(pid);
 }
 
-static void write_lost(struct sink *s, uint32_t pid, const char *op,
-		       uint64_t n)
-{
-	struct jbuf *b = &s->buf;
-
-	JB_LIT(b, "{\"name\":\"lost_events\",\"cat\":\"dftracer\",\"pid\":");
-	jb_u64(b, pid);
-	JB_LIT(b, ",\"tid\":");
-	jb_u64(b, pid);
-	JB_LIT(b, ",\"ph\":\"M\",\"args\":{\"name\":");
-	jb_str(b, op, strlen(op));
-	JB_LIT(b, ",\"value\":");
-	jb_u64(b, n);
-	JB_LIT(b, "}}\n");
-}
-
-static const char *kind_name(size_t kind)
-{
-	static const char *names[] = { [DFT_EV_FORK] = "fork",
-				       [DFT_EV_EXEC] = "exec",
-				       [DFT_EV_EXIT] = "exit",
-				       [DFT_EV_COMM] = "comm",
-				       [DFT_EV_ANNOT] = "annotation" };
-
-	return kind < sizeof(names) / sizeof(names[0]) && names[kind] ?
-		       names[kind] : "other";
-}
-
 static void close_each(struct proc *p, void *ctx)
 {
 	close_proc_sink(p, *(uint64_t *)ctx);
@@ -1180,35 +1218,22 @@ static void close_each(struct proc *p, void *ctx)
 
 void trace_finish(const uint64_t *lost, size_t nslots)
 {
-	uint64_t total = 0, by_name[TRACE_MAX_OPS] = { 0 };
 	struct timespec now;
-	uint64_t now_us;
-	char err[512];
+	uint64_t now_us, total;
 
 	clock_gettime(CLOCK_REALTIME, &now);
 	now_us = now.tv_sec * 1000000ull + now.tv_nsec / 1000;
-	for (size_t i = 0; i < nslots; i++)
-		total += lost[i];
 	if (main_sink) {
-		for (size_t i = 0; i < nslots && i < DFT_NR_MAX; i++)
-			if (lost[i] && sc_lookup(i) && sc_lookup(i)->silent)
-				write_lost(main_sink, cfg.root_pid,
-					   sc_lookup(i)->syscall, lost[i]);
-			else if (lost[i] && sc_lookup(i))
-				by_name[sc_name_index(sc_lookup(i))] += lost[i];
-		for (int i = 0; i < sc_nnames(); i++)
-			if (by_name[i])
-				write_lost(main_sink, cfg.root_pid, sc_name_at(i),
-					   by_name[i]);
-		for (size_t i = DFT_NR_MAX; i < nslots; i++)
-			if (lost[i])
-				write_lost(main_sink, cfg.root_pid,
-					   kind_name(i - DFT_NR_MAX), lost[i]);
+		total = write_lost_table(main_sink, cfg.root_pid, lost, nslots);
 		write_lifecycle(main_sink, "end", cfg.root_pid, now_us, NULL, total);
 		JB_LIT(&main_sink->buf, "]\n");
 	}
 	procs_each(close_each, &now_us);
-	(void)err;
+	total = 0;
+	for (size_t i = 0; i < nslots; i++)
+		total += lost[i];
+	if (cfg.proc_lost && total > stats.lost_in_files)
+		stats.lost_elsewhere = total - stats.lost_in_files;
 }
 
 static void flush_each(struct proc *p, void *ctx)

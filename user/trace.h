@@ -21,6 +21,8 @@ struct trace_config {
 	gid_t gid;
 	const char *cmdline;	/* what was traced, for start/end events */
 	uint32_t root_pid;	/* the first traced process: owns start/end */
+	/* With output_dir: the losses of one process, by slot; NULL else. */
+	void (*proc_lost)(uint32_t pid, uint64_t *lost, size_t nslots);
 };
 
 struct trace_stats {
@@ -29,6 +31,8 @@ struct trace_stats {
 	uint64_t count[TRACE_MAX_OPS];	/* by sc_name_index() */
 	uint64_t bytes[TRACE_MAX_OPS];
 	uint64_t untracked_children;	/* forks the kernel could not track */
+	uint64_t lost_in_files;	/* output_dir: losses written to a process's file */
+	uint64_t lost_elsewhere; /* output_dir: losses no file reports (full map) */
 	uint32_t live;		/* traced processes still running */
 	int write_error;	/* first output error, negative errno */
 };
