@@ -75,6 +75,7 @@ static void attach(void)
 	int p[2];
 	pthread_t t1, t2;
 	pid_t c1, c2, me, mytid;
+	sigset_t go;
 
 	p_thread = wl_path(D, "pre_thread.dat");
 	p_post_thread = wl_path(D, "post_thread.dat");
@@ -96,6 +97,7 @@ static void attach(void)
 		wl_die("pipe");
 	pipe_n = wl_fdpath(p[0]);
 
+	wl_block_go(&go);
 	pthread_barrier_init(&bar, NULL, 2);
 	if (pthread_create(&t1, NULL, pre_thread, NULL))
 		wl_die("pthread_create");
@@ -117,8 +119,11 @@ static void attach(void)
 		if (g < 0)
 			wl_die("fork");
 		wl_emit("task\t%d\t%d\n", wl_pid(), wl_tid());
-		while (sigwaitinfo(&set, NULL) != SIGUSR2)
-			;
+		/* bounded: never outlive a test whose parent died */
+		struct timespec limit = { 120, 0 };
+
+		if (sigtimedwait(&set, NULL, &limit) != SIGUSR2)
+			_exit(99);
 		if (g == 0) {
 			wl_io(p_gchild, "write", "write",
 			      R(write(fd_g, buf, 3003)));

@@ -159,6 +159,17 @@ static WL_UNUSED void wl_ctl_file(const char *name, const char *text)
  * 20 ms) so that the test can see in the trace when the tracer has attached,
  * until SIGUSR1 arrives.  Returns 0 on SIGUSR1; exits 98 after timeout_s.
  * The heartbeat file is outside the data directory. */
+/* Blocks the go signal. A program that starts threads before
+ * wl_wait_go() calls this first: threads inherit the mask, and one that
+ * did not block SIGUSR1 could take it, and its default action ends the
+ * process. */
+static WL_UNUSED void wl_block_go(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, set, NULL);
+}
+
 static WL_UNUSED int wl_wait_go(int timeout_s)
 {
 	char hb[PATH_MAX], txt[32];
@@ -166,9 +177,7 @@ static WL_UNUSED int wl_wait_go(int timeout_s)
 	sigset_t set;
 	long i;
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &set, NULL);
+	wl_block_go(&set);
 	snprintf(hb, sizeof(hb), "%s/heartbeat", wl_ctl());
 	snprintf(txt, sizeof(txt), "%d\n", wl_pid());
 	wl_ctl_file("ready", txt);
