@@ -599,6 +599,11 @@ static const struct class_tables tables_of_class[DEV_CLASS_COUNT] = {
 	[DEV_HABANA]		= TABLES(habana_tables),
 };
 
+bool ioctl_class_uses_ioc(enum dev_class c)
+{
+	return c != DEV_NVIDIA_UVM;
+}
+
 /* ---- lookup ------------------------------------------------------------ */
 
 /* Order of entries within a table. Exact tables are kept in nr order, as

@@ -53,6 +53,10 @@ struct ioctl_req {
  * the fields are then meaningless and ioctl_name() is the way to decode. */
 void ioctl_split(unsigned long request, struct ioctl_req *r);
 
+/* False for classes whose requests are plain numbers (nvidia-uvm), where
+ * the _IOC fields would be noise. */
+bool ioctl_class_uses_ioc(enum dev_class c);
+
 /* Driver name of request on a device of class c, or NULL if unknown.
  * If is_transfer is not NULL it is set to true when the call allocates,
  * maps/unmaps or moves data, or submits work that does (a data-path

@@ -450,13 +450,15 @@ static void write_ioctl_args(struct sink *s, const struct dft_syscall *e,
 	const char *name = ioctl_name(cls, req, &transfer);
 	struct jbuf *b = &s->buf;
 
-	ioctl_split(req, &r);
-	JB_LIT(b, ",\"dir\":\"");
-	jb_mem(b, ioctl_dir_name(r.dir), strlen(ioctl_dir_name(r.dir)));
-	JB_LIT(b, "\"");
-	KEY_INT(b, ",\"type\":", r.type);
-	KEY_INT(b, ",\"nr\":", r.nr);
-	KEY_INT(b, ",\"size\":", r.size);
+	if (ioctl_class_uses_ioc(cls)) {
+		ioctl_split(req, &r);
+		JB_LIT(b, ",\"dir\":\"");
+		jb_mem(b, ioctl_dir_name(r.dir), strlen(ioctl_dir_name(r.dir)));
+		JB_LIT(b, "\"");
+		KEY_INT(b, ",\"type\":", r.type);
+		KEY_INT(b, ",\"nr\":", r.nr);
+		KEY_INT(b, ",\"size\":", r.size);
+	}
 	if (name) {
 		JB_LIT(b, ",\"req_name\":");
 		jb_str(b, name, strlen(name));

@@ -45,6 +45,15 @@ one record per line, first field the kind:
                                                  event's args.exit_code holds
     task  PID TID                                this task must show up
     ioctl PID TID PATH REQUEST DIR TYPE NR SIZE RET REQNAME
+                                                 (DIR..SIZE "-": the request
+                                                 is a plain number and the
+                                                 event has no _IOC fields)
+    devioctl PATH REQUEST REQNAME DEVICE KIND    the ioctl records on PATH with
+                                                 REQUEST are device events:
+                                                 cat DEVICE, args.device,
+                                                 args.kind, args.req_name
+                                                 ("-": none; DEVICE "-": an
+                                                 ordinary IOCTL event)
     hostile PID HEXPATH NBYTES                   a write of NBYTES to a file
                                                  whose name has hostile bytes
     toolong PID TID HEXPATH RET                  open of a path > PATH_MAX
@@ -608,7 +617,8 @@ def check(trace, recs, d=None, names=(), only=None):
             probs.append("mm: %s %s: length %r ret %r, want %s %s"
                          % (name, addr, a.get("length"), a.get("ret"),
                             length, ret))
-    probs += check_ioctls(trace, x, recs.get("ioctl", []))
+    probs += check_ioctls(trace, x, recs.get("ioctl", []),
+                          recs.get("devioctl", []))
     for pid, hexpath, nbytes in (r[:3] for r in recs.get("hostile", [])):
         probs += check_hostile(trace, x, int(pid), bytes.fromhex(hexpath),
                                int(nbytes))
@@ -640,11 +650,12 @@ def cap(probs, n=25):
     return out
 
 
-def check_ioctls(trace, x, recs):
+def check_ioctls(trace, x, recs, devrecs=()):
     """Every ioctl of the recorded tasks, exactly, with its decoding."""
     if not recs:
         return []
     probs = []
+    device = {(r[0], int(r[1], 16)): r[2:5] for r in devrecs}
     tasks = {(int(r[0]), int(r[1])) for r in recs}
     evs = [e for e in x if e.get("name") == "ioctl"
            and (e.get("pid"), e.get("tid")) in tasks]
@@ -671,9 +682,14 @@ def check_ioctls(trace, x, recs):
         if not cands:
             continue
         e, a = cands[0], cands[0].get("args") or {}
-        want_f = {"dir": int(dr), "type": int(ty), "nr": int(nr),
-                  "size": int(size)}
+        want_f = {"dir": dr, "type": ty, "nr": nr, "size": size}
         for k, v in want_f.items():
+            if v == "-":  # a plain number: no _IOC fields
+                if k in a:
+                    probs.append("ioctl %s (0x%x) on %s: args.%s present, "
+                                 "want none" % (reqname, req, path, k))
+                continue
+            v = int(v)
             got_v = norm_int(a.get(k), k)
             if got_v != v:
                 probs.append("ioctl %s (0x%x) on %s: args.%s is %r, want %d"
@@ -682,6 +698,10 @@ def check_ioctls(trace, x, recs):
                 and a["request"].lower().startswith("0x")):
             probs.append("ioctl 0x%x: request %r is not a \"0x...\" string"
                          % (req, a.get("request")))
+        dev = device.get((path, req))
+        if dev:
+            probs += check_device_ioctl(e, path, req, *dev)
+            continue
         if e.get("cat") != "IOCTL":
             probs.append("ioctl 0x%x on %s: cat %r, want IOCTL"
                          % (req, path, e.get("cat")))
@@ -689,6 +709,20 @@ def check_ioctls(trace, x, recs):
             probs.append("ioctl 0x%x: req_name %r, want %r"
                          % (req, a.get("req_name"), reqname))
     return probs
+
+
+def check_device_ioctl(e, path, req, reqname, device, kind):
+    """An ioctl on an accelerator node: category, class, kind and name."""
+    a = e.get("args") or {}
+    none = "-"
+    want = {"cat": "IOCTL" if device == none else "DEVICE",
+            "args.device": None if device == none else device,
+            "args.kind": None if kind == none else kind,
+            "args.req_name": None if reqname == none else reqname}
+    got = {"cat": e.get("cat"), "args.device": a.get("device"),
+           "args.kind": a.get("kind"), "args.req_name": a.get("req_name")}
+    return ["ioctl 0x%x on %s: %s is %r, want %r" % (req, path, k, got[k], v)
+            for k, v in want.items() if got[k] != v]
 
 
 def valid_runs(b):
