@@ -38,3 +38,33 @@ teardown() {
 		printf '%s\n' "$output" | grep -q -- "$opt"
 	done
 }
+
+@test "install: pip install ./usdt/python into a venv works offline, and the installed package's annotations reach the trace" {
+	/usr/bin/python3 -m venv --system-site-packages "$T/venv"
+	"$T/venv/bin/python" -m pip install -q --no-build-isolation --no-index "$ROOT/usdt/python"
+	head -c 12345 /dev/urandom >"$T/data.bin"
+	cat >"$T/job.py" <<'PY'
+import os, sys, time
+import dftrace
+from dftrace import ai, _usdt
+# the probes go live once the tracer has read this module's mapping
+deadline = time.time() + 20
+while not _usdt.ready() and time.time() < deadline:
+    time.sleep(0.01)
+with ai.compute.forward:
+    with open(sys.argv[1], "rb") as f:
+        n = len(f.read())
+print(dftrace.__file__)
+print(n)
+PY
+	"$ROOT/dftrace-bpf" -q -o "$T/t.pfw" -- "$T/venv/bin/python" "$T/job.py" "$T/data.bin" >"$T/out"
+	[ "$(sed -n 1p "$T/out")" = "$T/venv/lib/python3.11/site-packages/dftrace/__init__.py" ]
+	[ "$(sed -n 2p "$T/out")" = 12345 ]
+	tpy() { /usr/bin/python3 "$ROOT/tests/lib/trace.py" "$@"; }
+	tpy validate "$T/t.pfw"
+	[ "$(tpy events "$T/t.pfw" --name forward --fields cat)" = compute ]
+	reads=$(tpy events "$T/t.pfw" --name read --path "$T/data.bin" --fields args.phase,args.ret)
+	echo "# reads of data.bin (phase, ret): $reads"
+	[ "$(printf '%s\n' "$reads" | cut -f1 | sort -u)" = forward ]
+	[ "$(printf '%s\n' "$reads" | awk -F'\t' '{s += $2} END {print s}')" = 12345 ]
+}

@@ -6,7 +6,9 @@
     python3 setup.py build_ext --inplace            # in place, for PYTHONPATH use
 
 Needs a C compiler and the Python headers (python3-dev); the project's
-include/ is found next to this file, or in DFTRACE_INCLUDE. Stdlib setuptools only: works offline.
+include/ is found next to this file, or in DFTRACE_INCLUDE. Only setuptools
+is needed: offline, add --no-build-isolation --no-index so that pip uses the
+installed one.
 """
 
 import os
