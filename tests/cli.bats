@@ -196,3 +196,35 @@ disk_full() {
 @test "cli: disk full before the first flush: an error on stderr, non-zero exit, still a valid gzip" {
 	disk_full 0
 }
+
+dftrace_version() { "$DFT" --version | awk '{print $2}'; }
+
+# lifecycle TRACE: "version cmd exec-path cwd ppid" of start, then of end
+lifecycle() {
+	local sh
+	while IFS=$'\t' read -r version cmd exec_hash cwd ppid; do
+		sh=$(tpy meta "$1" SH | jq -r --arg h "$exec_hash" 'select(.args.value == $h) | .args.name')
+		printf '%s|%s|%s|%s|%s\n' "$version" "$cmd" "$sh" "$cwd" "$ppid"
+	done < <(tpy events "$1" --all --name start,end --fields args.version,args.cmd,args.exec_hash,args.cwd,args.ppid)
+}
+
+@test "cli: -- CMD: start and end carry the version, the command, its program (exec_hash, an SH), cwd and ppid" {
+	cd "$D"
+	dft -q -o "$TRACE" -- sh -c 'echo "ppid $PPID"'
+	expect_eq "status" "$DFT_STATUS" 0
+	ppid=$(awk '$1=="ppid" {print $2}' "$TRUTH")
+	[ -n "$ppid" ]
+	want="$(dftrace_version)|sh -c echo \"ppid \$PPID\"|$(realpath "$(command -v sh)")|$D|$ppid"
+	expect_eq "start and end" "$(lifecycle "$TRACE")" "$want"$'\n'"$want"
+}
+
+@test "cli: -p: start and end carry the target's program, cwd and parent" {
+	mkdir "$D/wd"
+	cd "$D/wd"
+	start_workload "$WL/util" wait
+	parent=$(awk '{print $4}' "/proc/$WL_PID/stat")
+	attach -q
+	finish_attached
+	want="$(dftrace_version)|-p $WL_PID|$(realpath "$WL/util")|$D/wd|$parent"
+	expect_eq "start and end" "$(lifecycle "$TRACE")" "$want"$'\n'"$want"
+}

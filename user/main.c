@@ -265,30 +265,26 @@ static int torch_environment(void)
 	return 0;
 }
 
-/* The file execvp() will run, so its annotations are live before exec. */
-static void offer_command_binary(const char *cmd)
+/* The file execvp() will run: its annotations go live before exec, and
+ * the trace's start event names it. */
+static char command_exe[4096];
+
+static bool resolve_command(const char *cmd)
 {
 	const char *path = getenv("PATH");
 	char buf[4096];
 
-	if (strchr(cmd, '/')) {
-		if (realpath(cmd, buf))
-			usdt_offer(buf);
-		return;
-	}
+	if (strchr(cmd, '/'))
+		return realpath(cmd, command_exe);
 	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
 		size_t n = strcspn(p, ":");
 
 		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, p, cmd);
-		if (!access(buf, X_OK)) {
-			char real[4096];
-
-			if (realpath(buf, real))
-				usdt_offer(real);
-			return;
-		}
+		if (!access(buf, X_OK))
+			return realpath(buf, command_exe);
 		p += n + (p[n] == ':');
 	}
+	return false;
 }
 
 static void read_lost(struct dftrace_bpf *skel, uint64_t *lost)
@@ -426,7 +422,8 @@ static int start_target(struct session *s)
 		return ret;
 	}
 	trace_adopt(s->launch.pid);
-	offer_command_binary(env.command[0]);
+	if (command_exe[0])
+		usdt_offer(command_exe);
 	usdt_attach_pending();
 	ret = launch_start(&s->launch, err, sizeof(err));
 	if (ret)
@@ -507,7 +504,10 @@ int main(int argc, char **argv)
 				     .root_pid = env.command ? s.launch.pid :
 							       env.pids[0],
 				     .proc_lost = env.output_dir ? read_proc_lost :
-								   NULL };
+								   NULL,
+				     .root_exe = env.command &&
+							 resolve_command(env.command[0]) ?
+							 command_exe : NULL };
 	if (trace_init(&cfg, s.sink))
 		goto cleanup;
 	install_signals();

@@ -132,10 +132,18 @@ int procfs_stat(pid_t pid, char *state, pid_t *ppid)
 	return 0;
 }
 
+struct path *procfs_link(uint32_t pid, const char *what)
+{
+	char link[64];
+
+	snprintf(link, sizeof(link), "/proc/%u/%s", pid, what);
+	return read_link(link);
+}
+
 struct proc *proc_from_procfs(uint32_t pid)
 {
 	struct proc *p = proc_get(pid);
-	char link[64], state;
+	char state;
 	pid_t ppid;
 
 	if (p)
@@ -145,8 +153,8 @@ struct proc *proc_from_procfs(uint32_t pid)
 		return NULL;
 	if (procfs_stat(pid, &state, &ppid) == 0 && ppid > 0)
 		p->ppid = ppid;
-	snprintf(link, sizeof(link), "/proc/%u/cwd", pid);
-	p->cwd = read_link(link);
+	p->cwd = procfs_link(pid, "cwd");
+	p->exe = procfs_link(pid, "exe");
 	read_fd_table(p);
 	proc_refresh_names(p);
 	return p;
@@ -163,6 +171,7 @@ struct proc *proc_fork(struct proc *parent, uint32_t child_pid)
 		return NULL;
 	c->ppid = parent->pid;
 	c->cwd = parent->cwd;
+	c->exe = parent->exe;
 	c->cmdline = parent->cmdline;
 	memcpy(c->comm, parent->comm, sizeof(c->comm));
 	for (uint32_t fd = 0; fd < parent->nfds; fd++)

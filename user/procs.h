@@ -30,6 +30,7 @@ struct proc {
 	struct fdent *fds;
 	uint32_t nfds;
 	struct path *cwd;
+	struct path *exe;	/* the program file, from /proc at exec or attach */
 	struct mapping *maps;
 	uint32_t nmaps, capmaps;
 	uint64_t next_id;	/* DFTracer's 1-based event index */
@@ -52,6 +53,8 @@ struct proc *proc_get(uint32_t pid);
 /* A process seen for the first time; its state is read from /proc. */
 /* State letter and parent pid from /proc/PID/stat: 0, or -1 if gone. */
 int procfs_stat(pid_t pid, char *state, pid_t *ppid);
+/* readlink of /proc/PID/<what> ("exe", "cwd"), interned; NULL if gone. */
+struct path *procfs_link(uint32_t pid, const char *what);
 struct proc *proc_from_procfs(uint32_t pid);
 /* A child created by fork: inherits fds, cwd, names and mappings. */
 struct proc *proc_fork(struct proc *parent, uint32_t child_pid);

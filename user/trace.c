@@ -30,6 +30,7 @@
 
 static struct trace_config cfg;
 static struct sink *main_sink;
+static struct proc root;	/* the single file's start/end: exe, cwd, ppid */
 static struct trace_stats stats;
 static int64_t clock_offset_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 static char hhash_hex[17];
@@ -729,20 +730,6 @@ static void on_fork(const struct dft_fork *e)
 		thread_add(e->child_tid, c->pid, e->comm);
 }
 
-/* A new program may carry annotations: its file, from /proc. */
-static void offer_exe(uint32_t pid)
-{
-	char link[64], exe[4096];
-	ssize_t n;
-
-	snprintf(link, sizeof(link), "/proc/%u/exe", pid);
-	n = readlink(link, exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = 0;
-		usdt_offer(exe);
-	}
-}
-
 static void on_exec(const struct dft_exec *e)
 {
 	struct proc *p = proc_of(e->h.tgid);
@@ -768,13 +755,23 @@ static void on_exec(const struct dft_exec *e)
 	t = thread_add(e->h.tid, p->pid, e->comm);
 	if (t)
 		t->named = false;
-	offer_exe(p->pid);
+	/* A new program may carry annotations. */
+	p->exe = procfs_link(p->pid, "exe");
+	if (p->exe)
+		usdt_offer(p->exe->str);
 	s = sink_of(p);
 	if (!s)
 		return;
 	if (p->cmdline)
 		ensure_sh(s, p->pid, p->cmdline);
+	if (p->exe)
+		ensure_sh(s, p->pid, p->exe);
 	write_proc_event(p, e->h.tid, "exec", e->h.ts);
+	if (p->exe) {
+		JB_LIT(&s->buf, ",\"exec_hash\":\"");
+		jb_hex16(&s->buf, p->exe->hash);
+		jb_char(&s->buf, '"');
+	}
 	if (p->cmdline) {
 		JB_LIT(&s->buf, ",\"cmd_hash\":\"");
 		jb_hex16(&s->buf, p->cmdline->hash);
@@ -1148,8 +1145,12 @@ static void write_lifecycle(struct sink *s, const char *name, uint32_t pid,
 
 	if (sink_first_sight(s, host_hash))
 		write_hash_meta(s, "HH", pid, host, strlen(host), host_hash);
+	if (!p)
+		p = &root;
 	if (cmd)
 		ensure_sh(s, pid, cmd);
+	if (p->exe)
+		ensure_sh(s, pid, p->exe);
 	JB_LIT(b, "{\"id\":0,\"name\":\"");
 	jb_mem(b, name, strlen(name));
 	JB_LIT(b, "\",\"cat\":\"dftracer\",\"pid\":");
@@ -1167,11 +1168,16 @@ static void write_lifecycle(struct sink *s, const char *name, uint32_t pid,
 		JB_LIT(b, "\",\"cmd\":");
 		jb_str(b, cmd->str, cmd->len);
 	}
-	if (p && p->cwd) {
+	if (p->exe) {
+		JB_LIT(b, ",\"exec_hash\":\"");
+		jb_hex16(b, p->exe->hash);
+		jb_char(b, '"');
+	}
+	if (p->cwd) {
 		JB_LIT(b, ",\"cwd\":");
 		jb_str(b, p->cwd->str, p->cwd->len);
 	}
-	if (p)
+	if (p->ppid)
 		KEY_INT(b, ",\"ppid\":", p->ppid);
 	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	JB_LIT(b, ",\"date\":");
@@ -1181,6 +1187,22 @@ static void write_lifecycle(struct sink *s, const char *name, uint32_t pid,
 	if (lost >= 0)
 		KEY_INT(b, ",\"lost\":", lost);
 	JB_LIT(b, "}}\n");
+}
+
+/* What the single file's start and end say of the traced program: the
+ * first process as it is (-p), or as it will be once it execs (-- CMD). */
+static void describe_root(void)
+{
+	char state;
+	pid_t ppid;
+
+	root.pid = cfg.root_pid;
+	root.exe = cfg.root_exe ? path_intern(cfg.root_exe, strlen(cfg.root_exe),
+					      false) :
+				  procfs_link(cfg.root_pid, "exe");
+	root.cwd = procfs_link(cfg.root_pid, "cwd");
+	if (procfs_stat(cfg.root_pid, &state, &ppid) == 0 && ppid > 0)
+		root.ppid = ppid;
 }
 
 int trace_init(const struct trace_config *config, struct sink *sink)
@@ -1199,6 +1221,7 @@ int trace_init(const struct trace_config *config, struct sink *sink)
 	host_hash = dft_hash64(host, strlen(host));
 	hex16(hhash_hex, host_hash);
 	if (main_sink) {
+		describe_root();
 		JB_LIT(&main_sink->buf, "[\n");
 		clock_gettime(CLOCK_REALTIME, &now);
 		write_lifecycle(main_sink, "start", cfg.root_pid,
