@@ -228,3 +228,15 @@ lifecycle() {
 	want="$(dftrace_version)|-p $WL_PID|$(realpath "$WL/util")|$D/wd|$parent"
 	expect_eq "start and end" "$(lifecycle "$TRACE")" "$want"$'\n'"$want"
 }
+
+@test "cli: a program that was also read as a file gets both its FH and its SH line" {
+	dft -q -o "$TRACE" -- sh -c 'cat /usr/bin/true >/dev/null && exec /usr/bin/true'
+	expect_eq "status" "$DFT_STATUS" 0
+	valid
+	h=$(tpy meta "$TRACE" FH | jq -r 'select(.args.name == "/usr/bin/true") | .args.value')
+	[ -n "$h" ]
+	expect_eq "SH of the same string" \
+		"$(tpy meta "$TRACE" SH | jq -r --arg h "$h" 'select(.args.value == $h) | .args.name')" /usr/bin/true
+	run tpy events "$TRACE" --name exec --fields args.exec_hash
+	printf '%s\n' "$output" | grep -qx "$h"
+}

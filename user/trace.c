@@ -98,9 +98,13 @@ static void ensure_fh(struct sink *s, uint32_t pid, const struct path *path)
 		write_hash_meta(s, "FH", pid, path->str, path->len, path->hash);
 }
 
+/* The same string can be both a file (FH) and a program (SH), and each
+ * needs its own line: SH lines are remembered under a different key. */
+#define SH_SEEN_SALT 0x5348000000005348ull
+
 static void ensure_sh(struct sink *s, uint32_t pid, const struct path *str)
 {
-	if (sink_first_sight(s, str->hash))
+	if (sink_first_sight(s, str->hash ^ SH_SEEN_SALT))
 		write_hash_meta(s, "SH", pid, str->str, str->len, str->hash);
 }
 
