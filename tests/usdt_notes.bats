@@ -252,3 +252,22 @@ write_all_macros() {
 		printf '%s\n' "$output" | grep -q 'dftrace_region_end_semaphore'
 	done
 }
+
+@test "README: the annotation example compiles warning-free and carries the probes it uses" {
+	# the first C block of the README, with stubs for what it leaves out
+	awk '/^```c$/ && !done {on = 1; next} /^```$/ && on {on = 0; done = 1} on' \
+		"$ROOT/README.md" >"$T/snippet.c"
+	grep -q 'DFT_USDT_FORWARD' "$T/snippet.c"
+	{
+		printf '%s\n' 'struct batch { int n; };' 'static struct batch batch;' \
+			'static int next_batch(struct batch *b) { return b->n++ < 3; }' \
+			'static void forward(struct batch *b) { (void)b; }' \
+			'static void save_checkpoint(int e) { (void)e; }'
+		cat "$T/snippet.c"
+		printf '%s\n' 'int main(void) { train(); return 0; }'
+	} >"$T/readme.c"
+	gcc -std=c11 -O2 -Wall -Wextra -pedantic -Werror \
+		-I"$ROOT/include" "$T/readme.c" -o "$T/readme"
+	check_notes "$T/readme"
+	"$T/readme"
+}
