@@ -55,55 +55,57 @@ load lib/common
 	check_truth --under "$D"
 }
 
-@test "loss: with -b 4096, read events + lost read events == reads made, and lost > 0" {
+# lossy_attach -o|-D: attach with a 4 KiB ring buffer to the loss
+# workload (50000 reads), writing $TRACE, or the directory $T/dir whose
+# file for the workload becomes LOSSY; wait until that file shows the
+# workload, let it finish. PARENT is the workload's parent.
+lossy_attach() {
+	local out="$TRACE"
 	start_workload "$WL/attach" loss "$D" 50000
-	"$DFT" -b 4096 -o "$TRACE" -p "$WL_PID" 2>"$T/dft.err" &
+	PARENT=$(awk '{print $4}' "/proc/$WL_PID/stat")
+	LOSSY="$TRACE"
+	if [ "$1" = -D ]; then
+		out="$T/dir"
+		LOSSY="$T/dir/attach-$WL_PID.pfw.gz"
+	fi
+	"$DFT" -b 4096 "$1" "$out" -p "$WL_PID" 2>"$T/dft.err" &
 	DFT_PID=$!
 	BG_PIDS+=("$DFT_PID")
-	tpy wait-for "$TRACE" --pid "$WL_PID" --alive "$DFT_PID" --timeout 30
+	tpy wait-for "$LOSSY" --pid "$WL_PID" --alive "$DFT_PID" --timeout 30
 	finish_attached
-	valid
+	TRACE="$LOSSY" valid
+}
+
+# expect_exact_loss FILE: read events + lost reads == reads made, lost > 0;
+# the end event's total, the lost_events lines and the summary agree.
+expect_exact_loss() {
+	local n got lost total sum summary
 	n=$(awk -F'\t' '$1=="count" && $2=="read" {print $3}' "$TRUTH")
 	expect_eq "reads made" "$n" 50000
-	got=$(tpy count "$TRACE" --name read --pid "$WL_PID")
-	lost=$(tpy lost "$TRACE" --op read)
+	got=$(tpy count "$1" --name read --pid "$WL_PID")
+	lost=$(tpy lost "$1" --op read)
 	echo "# read events $got, lost read events $lost"
 	[ "$lost" -gt 0 ]
 	expect_eq "read events + lost reads" "$((got + lost))" "$n"
-	# the total in the end event and the summary agree with the per-op lines
-	total=$(tpy lost "$TRACE" --total)
-	tpy lost "$TRACE" | sed 's/^/# lost_events: /'
-	sum=$(tpy lost "$TRACE" | awk -F'\t' '{s += $2} END {printf "%d", s}')
+	total=$(tpy lost "$1" --total)
+	tpy lost "$1" | sed 's/^/# lost_events: /'
+	sum=$(tpy lost "$1" | awk -F'\t' '{s += $2} END {printf "%d", s}')
 	expect_eq "end args.lost vs sum of lost_events" "$total" "$sum"
 	summary=$(sed -n 's/^lost events: \([0-9]*\).*/\1/p' "$T/dft.err")
 	expect_eq "summary 'lost events:'" "$summary" "$total"
 }
 
+@test "loss: with -b 4096, read events + lost read events == reads made, and lost > 0" {
+	lossy_attach -o
+	expect_exact_loss "$LOSSY"
+}
+
 @test "loss: -D files: the process's own file counts its lost reads exactly, and its end event their total" {
-	start_workload "$WL/attach" loss "$D" 50000
-	f="$T/dir/attach-$WL_PID.pfw.gz"
-	parent=$(awk '{print $4}' "/proc/$WL_PID/stat")
-	"$DFT" -b 4096 -D "$T/dir" -p "$WL_PID" 2>"$T/dft.err" &
-	DFT_PID=$!
-	BG_PIDS+=("$DFT_PID")
-	tpy wait-for "$f" --pid "$WL_PID" --alive "$DFT_PID" --timeout 30
-	finish_attached
-	TRACE="$f" valid
-	n=$(awk -F'\t' '$1=="count" && $2=="read" {print $3}' "$TRUTH")
-	expect_eq "reads made" "$n" 50000
-	got=$(tpy count "$f" --name read --pid "$WL_PID")
-	lost=$(tpy lost "$f" --op read)
-	echo "# read events $got, lost read events $lost"
-	[ "$lost" -gt 0 ]
-	expect_eq "read events + lost reads" "$((got + lost))" "$n"
-	total=$(tpy lost "$f" --total)
-	sum=$(tpy lost "$f" | awk -F'\t' '{s += $2} END {printf "%d", s}')
-	expect_eq "end args.lost vs sum of lost_events" "$total" "$sum"
-	summary=$(sed -n 's/^lost events: \([0-9]*\).*/\1/p' "$T/dft.err")
-	expect_eq "summary 'lost events:'" "$summary" "$total"
+	lossy_attach -D
+	expect_exact_loss "$LOSSY"
 	# a process found at attach time has its parent from /proc
-	ppid=$(zcat "$f" | grep '"name":"end"' | grep -o '"ppid":[0-9]*')
-	expect_eq "ppid" "$ppid" "\"ppid\":$parent"
+	ppid=$(zcat "$LOSSY" | grep '"name":"end"' | grep -o '"ppid":[0-9]*')
+	expect_eq "ppid" "$ppid" "\"ppid\":$PARENT"
 }
 
 @test "attach: -d 1 stops after the duration, leaves a complete file and the target running" {
