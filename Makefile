@@ -11,7 +11,6 @@ ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 LIBBPF_CFLAGS := $(shell pkg-config --cflags libbpf 2>/dev/null)
 LIBBPF_LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf)
 CFLAGS ?= -O2 -g
-CFLAGS += -DDFTRACE_PYDIR='"$(PREFIX)/lib/dftrace-bpf/python"'
 CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
 	  -I$(OUT) -Ibpf -Iuser -Iinclude $(LIBBPF_CFLAGS)
 LDLIBS := $(LIBBPF_LIBS) -lelf -lz

@@ -22,6 +22,14 @@ teardown() {
 	printf '%s\n' "$output" | grep -q -- "--inline-paths"
 }
 
+@test "install: the installed binary's --torch finds the installed Python package, whatever PREFIX" {
+	make -s -C "$ROOT" install PREFIX="$T/p" >/dev/null
+	cd "$T"
+	"$T/p/bin/dftrace-bpf" -q --torch -o "$T/t.pfw" -- /usr/bin/python3 -c \
+		'import dftrace; print(dftrace.__file__)' >"$T/out"
+	[ "$(cat "$T/out")" = "$T/p/lib/dftrace-bpf/python/dftrace/__init__.py" ]
+}
+
 @test "install: a C program finds the header through pkg-config" {
 	make -s -C "$ROOT" install PREFIX="$T/p" >/dev/null
 	printf '%s\n' '#include <dftrace/usdt.h>' 'int main(void) { DFT_USDT_FORWARD(); return 0; }' >"$T/u.c"

@@ -218,12 +218,10 @@ static void adopt(pid_t pid)
 	usdt_offer_maps(pid);
 }
 
-#ifndef DFTRACE_PYDIR
-#define DFTRACE_PYDIR "/usr/local/lib/dftrace-bpf/python"
-#endif
-
 /* Where the dftrace Python package is: $DFTRACE_PYTHON_DIR, the source
- * build next to this binary (build/python), or the installed copy. */
+ * build next to this binary (build/python), or the copy `make install`
+ * put beside it (PREFIX/bin and PREFIX/lib/dftrace-bpf/python), found
+ * from the binary's own path so that any PREFIX or DESTDIR works. */
 static int python_dir(char *out, size_t len)
 {
 	const char *envdir = getenv("DFTRACE_PYTHON_DIR");
@@ -235,14 +233,16 @@ static int python_dir(char *out, size_t len)
 		return access(out, R_OK) ? -ENOENT : 0;
 	}
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = 0;
-		*strrchr(exe, '/') = 0;
-		snprintf(out, len, "%s/build/python", exe);
-		if (!access(out, R_OK))
-			return 0;
+	if (n <= 0) {
+		snprintf(out, len, "(no path for the tracer's own binary)");
+		return -ENOENT;
 	}
-	snprintf(out, len, "%s", DFTRACE_PYDIR);
+	exe[n] = 0;
+	*strrchr(exe, '/') = 0;
+	snprintf(out, len, "%s/build/python", exe);
+	if (!access(out, R_OK))
+		return 0;
+	snprintf(out, len, "%s/../lib/dftrace-bpf/python", exe);
 	return access(out, R_OK) ? -ENOENT : 0;
 }
 
