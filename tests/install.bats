@@ -42,8 +42,17 @@ teardown() {
 	run "$ROOT/dftrace-bpf" --help
 	[ "$status" = 0 ]
 	for opt in --pid --output --output-dir --plain --compress-level --duration \
-		--inline-paths --ringbuf-size --quiet --verbose EXAMPLES; do
+		--inline-paths --ringbuf-size --quiet --verbose --torch EXAMPLES; do
 		printf '%s\n' "$output" | grep -q -- "$opt"
+	done
+}
+
+@test "install: the man page documents every long option that --help lists" {
+	opts=$("$ROOT/dftrace-bpf" --help | grep -o -- '--[a-z][a-z-]*' | sort -u)
+	[ "$(printf '%s\n' "$opts" | wc -l)" -ge 12 ]
+	man=$(MANWIDTH=200 man -l "$ROOT/doc/dftrace-bpf.8" 2>/dev/null)
+	for opt in $opts; do
+		printf '%s\n' "$man" | grep -q -- "$opt" || { echo "# man page lacks $opt"; return 1; }
 	done
 }
 
