@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <dirent.h>
-#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,15 +68,7 @@ static int attach_threads(int tasks_fd, pid_t pid, struct idmap *marked)
 	return added;
 }
 
-bool process_exited(pid_t pid)
-{
-	char state;
-	pid_t ppid;
-
-	/* A zombie sends no more exit records: it has already exited. */
-	return procfs_stat(pid, &state, &ppid) || state == 'Z' || state == 'X';
-}
-
+/* The parent of a live process; -1 when pid is gone or a zombie. */
 static pid_t live_parent_of(pid_t pid)
 {
 	char state;
@@ -85,6 +77,12 @@ static pid_t live_parent_of(pid_t pid)
 	if (procfs_stat(pid, &state, &ppid) || state == 'Z' || state == 'X')
 		return -1;
 	return ppid;
+}
+
+bool process_exited(pid_t pid)
+{
+	/* A zombie sends no more exit records: it has already exited. */
+	return live_parent_of(pid) < 0;
 }
 
 /* Adds to procs every process whose parent is in procs. */
