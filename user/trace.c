@@ -324,6 +324,16 @@ static void key_int(struct jbuf *b, const char *key, size_t klen, int64_t v)
 
 #define KEY_INT(b, lit, v) key_int((b), lit, sizeof(lit) - 1, (v))
 
+/* ,"key":"<16 hex digits>" */
+static void key_hash(struct jbuf *b, const char *key, size_t klen, uint64_t h)
+{
+	jb_mem(b, key, klen);
+	jb_hex16(b, h);
+	jb_char(b, '"');
+}
+
+#define KEY_HASH(b, lit, h) key_hash((b), lit, sizeof(lit) - 1, (h))
+
 struct file_keys {
 	const char *hash, *name;
 	unsigned char hash_len, name_len;
@@ -338,9 +348,7 @@ static void key_file(struct sink *s, const struct file_keys *k,
 {
 	struct jbuf *b = &s->buf;
 
-	jb_mem(b, k->hash, k->hash_len);
-	jb_hex16(b, path->hash);
-	jb_char(b, '"');
+	key_hash(b, k->hash, k->hash_len, path->hash);
 	if (path->truncated) {
 		jb_mem(b, k->name, k->name_len);
 		JB_LIT(b, "_truncated\":true");
@@ -771,15 +779,10 @@ static void on_exec(const struct dft_exec *e)
 	if (p->exe)
 		ensure_sh(s, p->pid, p->exe);
 	write_proc_event(p, e->h.tid, "exec", e->h.ts);
-	if (p->exe) {
-		JB_LIT(&s->buf, ",\"exec_hash\":\"");
-		jb_hex16(&s->buf, p->exe->hash);
-		jb_char(&s->buf, '"');
-	}
+	if (p->exe)
+		KEY_HASH(&s->buf, ",\"exec_hash\":\"", p->exe->hash);
 	if (p->cmdline) {
-		JB_LIT(&s->buf, ",\"cmd_hash\":\"");
-		jb_hex16(&s->buf, p->cmdline->hash);
-		jb_char(&s->buf, '"');
+		KEY_HASH(&s->buf, ",\"cmd_hash\":\"", p->cmdline->hash);
 		if (cfg.inline_paths) {
 			JB_LIT(&s->buf, ",\"cmd\":");
 			jb_str(&s->buf, p->cmdline->str, p->cmdline->len);
@@ -1167,16 +1170,12 @@ static void write_lifecycle(struct sink *s, const char *name, uint32_t pid,
 	jb_mem(b, hhash_hex, 16);
 	JB_LIT(b, "\",\"version\":\"" DFTRACE_VERSION "\"");
 	if (cmd) {
-		JB_LIT(b, ",\"cmd_hash\":\"");
-		jb_hex16(b, cmd->hash);
-		JB_LIT(b, "\",\"cmd\":");
+		KEY_HASH(b, ",\"cmd_hash\":\"", cmd->hash);
+		JB_LIT(b, ",\"cmd\":");
 		jb_str(b, cmd->str, cmd->len);
 	}
-	if (p->exe) {
-		JB_LIT(b, ",\"exec_hash\":\"");
-		jb_hex16(b, p->exe->hash);
-		jb_char(b, '"');
-	}
+	if (p->exe)
+		KEY_HASH(b, ",\"exec_hash\":\"", p->exe->hash);
 	if (p->cwd) {
 		JB_LIT(b, ",\"cwd\":");
 		jb_str(b, p->cwd->str, p->cwd->len);
