@@ -162,7 +162,8 @@ static const struct {
 #undef PY
 };
 
-static void attach_file(const char *path, int providers)
+/* path: what libbpf opens; shown: what the user is told. */
+static void attach_file(const char *path, const char *shown, int providers)
 {
 	int attached = 0;
 
@@ -190,20 +191,45 @@ static void attach_file(const char *path, int providers)
 		nbinaries++;
 	if (verbose)
 		fprintf(stderr, "dftrace-bpf: annotations in '%s': %d probes attached%s\n",
-			path, attached, providers & PROV_PYTHON ? " (python)" : "");
+			shown, attached, providers & PROV_PYTHON ? " (python)" : "");
+}
+
+/*
+ * Opens path for reading only if it is a regular file. Paths come from
+ * traced processes, so they are hostile, yet libraries are usually reached
+ * through symlinks (libfoo.so.1 -> libfoo.so.1.2.3): O_PATH follows them
+ * and pins the inode without opening it (opening a device can have side
+ * effects), and only a regular file is then reopened through that pin.
+ */
+static int open_regular(const char *path, struct stat *st)
+{
+	char pinned[64];
+	int pin = open(path, O_PATH | O_CLOEXEC), fd = -1;
+
+	if (pin < 0)
+		return -1;
+	if (!fstat(pin, st) && S_ISREG(st->st_mode)) {
+		snprintf(pinned, sizeof(pinned), "/proc/self/fd/%d", pin);
+		fd = open(pinned, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	}
+	close(pin);
+	return fd;
 }
 
 static void consider(const char *path)
 {
+	char self[64];
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	int fd = open_regular(path, &st);
 	int providers;
 
 	if (fd < 0)
 		return;
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && first_sight(&st) &&
-	    (providers = providers_in(fd)))
-		attach_file(path, providers);
+	/* libbpf and the kernel open the very file checked here, not
+	 * whatever path names by then. */
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	if (first_sight(&st) && (providers = providers_in(fd)))
+		attach_file(self, path, providers);
 	close(fd);
 }
 
