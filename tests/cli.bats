@@ -47,6 +47,22 @@ load lib/common
 	check_truth --under "$D"
 }
 
+@test "cli: -o - with a command that writes to stdout: its output goes to stderr, the trace stays valid" {
+	"$DFT" -q -o - -- sh -c 'echo out-marker; echo err-marker >&2' \
+		>"$T/stdout.pfw" 2>"$T/dft.err"
+	TRACE="$T/stdout.pfw"
+	valid
+	! grep -q marker "$T/stdout.pfw"
+	expect_eq "stderr" "$(cat "$T/dft.err")" "out-marker"$'\n'"err-marker"
+}
+
+@test "cli: the command learns the tracer's pid in DFTRACE_BPF_TRACER" {
+	"$DFT" -q -o "$TRACE" -- sh -c 'echo "$DFTRACE_BPF_TRACER"' >"$T/out" 2>"$T/dft.err" &
+	pid=$!
+	wait "$pid"
+	expect_eq "DFTRACE_BPF_TRACER" "$(cat "$T/out")" "$pid"
+}
+
 @test "cli: nonexistent pid: exit 1, one error line, no trace file" {
 	pid=$(( $(cat /proc/sys/kernel/pid_max) - 1 ))
 	while [ -e "/proc/$pid" ]; do pid=$((pid - 1)); done

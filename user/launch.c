@@ -56,10 +56,13 @@ static int drop_privileges(void)
 	return 0;
 }
 
-static void child(char **argv, int go_fd, int err_fd)
+static void child(char **argv, int go_fd, int err_fd, bool stdout_to_stderr)
 {
 	char go;
 	int e = drop_privileges();
+
+	if (!e && stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+		e = -errno;
 
 	if (!e && read(go_fd, &go, 1) != 1)
 		_exit(127); /* the tracer gave up on us */
@@ -91,7 +94,7 @@ int launch_prepare(char **argv, struct launch *l, char *err, size_t errlen)
 	if (l->pid == 0) {
 		close(go[1]);
 		close(res[0]);
-		child(argv, go[0], res[1]);
+		child(argv, go[0], res[1], l->stdout_to_stderr);
 	}
 	close(go[0]);
 	close(res[1]);

@@ -4,6 +4,7 @@
 #ifndef LAUNCH_H
 #define LAUNCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -11,6 +12,9 @@ struct launch {
 	pid_t pid;
 	int go_fd;	/* write end: one byte releases the child */
 	int err_fd;	/* read end: errno of a failed exec, or EOF */
+	bool stdout_to_stderr;	/* set before launch_prepare(): the trace
+				 * is our stdout, the child must not write
+				 * into it */
 };
 
 /* Forks the child, which drops to SUDO_UID/SUDO_GID and waits. */

@@ -431,6 +431,22 @@ static int start_target(struct session *s)
 	return ret;
 }
 
+/*
+ * The command learns the tracer's pid (DFTRACE_BPF_TRACER), so that the
+ * dftrace Python package can wait at import until its probes are attached,
+ * and only while this tracer lives. With -o -, its stdout goes to stderr:
+ * the trace owns stdout.
+ */
+static int prepare_command(struct launch *l, char *err, size_t errlen)
+{
+	char pid[16];
+
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	setenv("DFTRACE_BPF_TRACER", pid, 1);
+	l->stdout_to_stderr = env.output && !strcmp(env.output, "-");
+	return launch_prepare(env.command, l, err, errlen);
+}
+
 static int exit_status(struct session *s)
 {
 	if (!env.command)
@@ -483,7 +499,7 @@ int main(int argc, char **argv)
 		return 1;
 	if (env.torch && torch_environment())
 		goto cleanup;
-	if (env.command && launch_prepare(env.command, &s.launch, err, sizeof(err))) {
+	if (env.command && prepare_command(&s.launch, err, sizeof(err))) {
 		fail("%s", err);
 		goto cleanup;
 	}
