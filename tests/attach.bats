@@ -93,6 +93,10 @@ expect_exact_loss() {
 	expect_eq "end args.lost vs sum of lost_events" "$total" "$sum"
 	summary=$(sed -n 's/^lost events: \([0-9]*\).*/\1/p' "$T/dft.err")
 	expect_eq "summary 'lost events:'" "$summary" "$total"
+	# the start event: what was lost before it (the file opened), no more
+	start=$(tpy events "$1" --all --name start --fields args.lost)
+	echo "# lost by the start event: $start"
+	[ "$start" -ge 0 ] && [ "$start" -le "$total" ]
 }
 
 @test "loss: with -b 4096, read events + lost read events == reads made, and lost > 0" {

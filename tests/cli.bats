@@ -232,6 +232,9 @@ lifecycle() {
 	[ -n "$ppid" ]
 	want="$(dftrace_version)|sh -c echo \"ppid \$PPID\"|$(realpath "$(command -v sh)")|$D|$ppid"
 	expect_eq "start and end" "$(lifecycle "$TRACE")" "$want"$'\n'"$want"
+	expect_eq "lost on start and end" \
+		"$(tpy events "$TRACE" --all --name start,end --fields name,args.lost)" \
+		"start"$'\t'"0"$'\n'"end"$'\t'"0"
 }
 
 @test "cli: -p: start and end carry the target's program, cwd and parent" {

@@ -304,9 +304,11 @@ static void read_lost(struct dftrace_bpf *skel, uint64_t *lost)
 
 static int lost_by_proc_fd = -1;
 
-/* The losses of one process, for its own file (-D). Its keys are deleted
- * once read, so that a later process with the same pid starts at zero. */
-static void read_proc_lost(uint32_t pid, uint64_t *lost, size_t nslots)
+/* The losses of one process, for its own file (-D). With consume, its
+ * keys are deleted once read, so that a later process with the same pid
+ * starts at zero. */
+static void read_proc_lost(uint32_t pid, uint64_t *lost, size_t nslots,
+			   bool consume)
 {
 	struct dft_lost_key key, next, mine[DFT_LOST_SLOTS];
 	size_t nmine = 0;
@@ -323,7 +325,7 @@ static void read_proc_lost(uint32_t pid, uint64_t *lost, size_t nslots)
 			lost[key.slot] += n;
 		mine[nmine++] = key;
 	}
-	for (size_t i = 0; i < nmine; i++)
+	for (size_t i = 0; consume && i < nmine; i++)
 		bpf_map_delete_elem(lost_by_proc_fd, &mine[i]);
 }
 

@@ -129,6 +129,19 @@ static void write_name_meta(struct sink *s, const char *what, uint32_t pid,
 static void write_lifecycle(struct sink *s, const char *name, uint32_t pid,
 			    uint64_t ts_us, const struct proc *p, int64_t lost);
 
+/* What one process has lost before its file opened (-D, file opened at
+ * its first record): the start event says so. */
+static int64_t lost_so_far(uint32_t pid)
+{
+	uint64_t lost[DFT_LOST_SLOTS];
+	int64_t total = 0;
+
+	cfg.proc_lost(pid, lost, DFT_LOST_SLOTS, false);
+	for (size_t i = 0; i < DFT_LOST_SLOTS; i++)
+		total += lost[i];
+	return total;
+}
+
 static struct sink *open_proc_sink(struct proc *p)
 {
 	struct output_opts o = { .gzip_level = cfg.gzip_level,
@@ -158,7 +171,8 @@ static struct sink *open_proc_sink(struct proc *p)
 	JB_LIT(&s->buf, "[\n");
 	clock_gettime(CLOCK_REALTIME, &now);
 	write_lifecycle(s, "start", p->pid,
-			now.tv_sec * 1000000ull + now.tv_nsec / 1000, p, -1);
+			now.tv_sec * 1000000ull + now.tv_nsec / 1000, p,
+			lost_so_far(p->pid));
 	return s;
 }
 
@@ -849,7 +863,7 @@ static void close_proc_sink(struct proc *p, uint64_t ts_us)
 	char err[512];
 
 	if (cfg.proc_lost) {
-		cfg.proc_lost(p->pid, lost, DFT_LOST_SLOTS);
+		cfg.proc_lost(p->pid, lost, DFT_LOST_SLOTS, true);
 		for (size_t i = 0; i < DFT_LOST_SLOTS; i++)
 			any |= lost[i];
 		/* A process whose every record was lost still gets a file. */
@@ -1229,7 +1243,7 @@ int trace_init(const struct trace_config *config, struct sink *sink)
 		clock_gettime(CLOCK_REALTIME, &now);
 		write_lifecycle(main_sink, "start", cfg.root_pid,
 				now.tv_sec * 1000000ull + now.tv_nsec / 1000,
-				NULL, -1);
+				NULL, 0); /* nothing is traced yet */
 	}
 	return 0;
 }

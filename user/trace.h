@@ -23,7 +23,8 @@ struct trace_config {
 	uint32_t root_pid;	/* the first traced process: owns start/end */
 	const char *root_exe;	/* -- CMD: the program it will exec; -p: NULL */
 	/* With output_dir: the losses of one process, by slot; NULL else. */
-	void (*proc_lost)(uint32_t pid, uint64_t *lost, size_t nslots);
+	void (*proc_lost)(uint32_t pid, uint64_t *lost, size_t nslots,
+			  bool consume);
 };
 
 struct trace_stats {
