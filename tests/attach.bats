@@ -155,6 +155,29 @@ signal_test() {
 	signal_test INT
 }
 
+@test "signals: SIGTERM during start-up leaves no temporary file: an error and no trace, or a complete trace" {
+	start_workload "$WL/util" wait
+	mkdir "$T/out"
+	for delay in 0 0.01 0.03 0.06 0.1 0.2; do
+		"$DFT" -q -o "$T/out/t.pfw" -p "$WL_PID" 2>"$T/dft.err" &
+		pid=$!
+		sleep "$delay"
+		kill -TERM "$pid"
+		status=0
+		wait "$pid" || status=$?
+		echo "# after ${delay}s: status $status, files: $(ls -A "$T/out" | tr '\n' ' ')"
+		if [ "$status" = 0 ]; then
+			expect_eq "files" "$(ls -A "$T/out")" t.pfw
+			TRACE="$T/out/t.pfw" valid
+		else
+			expect_eq "status" "$status" 1
+			is_error_line "$T/dft.err"
+			expect_eq "files" "$(ls -A "$T/out")" ""
+		fi
+		rm -f "$T/out/t.pfw"
+	done
+}
+
 @test "signals: SIGTERM stops the tracer with a complete file" {
 	signal_test TERM
 }

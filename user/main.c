@@ -491,11 +491,13 @@ int main(int argc, char **argv)
 	report_init();
 	env_parse(argc, argv);
 	libbpf_set_print(print_libbpf);
-	signal(SIGPIPE, SIG_IGN);
 	ret = check_system();
 	if (ret)
 		return 1;
 	launch_invoking_user(&uid, &gid);
+	/* From here a signal must not kill us: the output's temporary file
+	 * would be left behind. */
+	install_signals();
 	if (env.output_dir ? make_output_dir(uid, gid) :
 			     open_main_output(&s.sink, uid, gid))
 		return 1;
@@ -528,7 +530,10 @@ int main(int argc, char **argv)
 							 command_exe : NULL };
 	if (trace_init(&cfg, s.sink))
 		goto cleanup;
-	install_signals();
+	if (stop_signal) {
+		fail("interrupted before tracing started; nothing written");
+		goto cleanup;
+	}
 	if (start_target(&s))
 		goto cleanup;
 	if (s.sink && output_commit(s.sink->out, err, sizeof(err))) {
