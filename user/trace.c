@@ -246,6 +246,8 @@ struct nesting {
 	int level;		/* DFTracer's level: 1 at the top */
 	int64_t parent_id;	/* DFTracer's p_idx: -1 at the top */
 	const struct phase_frame *phase; /* innermost enclosing region */
+	const struct phase_stack *stack; /* all the enclosing regions */
+	const struct phase_ctx *own;	/* a region event's own args, or NULL */
 };
 
 /* A new event inside whatever the thread has open. */
@@ -254,34 +256,90 @@ static struct nesting nest_in(struct proc *p, const struct thread *t)
 	const struct phase_frame *top = t ? phase_top(&t->phases) : NULL;
 
 	return (struct nesting){ p->next_id++, t ? (int)t->phases.depth + 1 : 1,
-				 top ? (int64_t)top->id : -1, top };
+				 top ? (int64_t)top->id : -1, top,
+				 t ? &t->phases : NULL, NULL };
+}
+
+static void write_entry(struct jbuf *b, const struct ctx_entry *e)
+{
+	jb_char(b, ',');
+	jb_str(b, e->key->str, e->key->len);
+	jb_char(b, ':');
+	if (e->str)
+		jb_str(b, e->str->str, e->str->len);
+	else
+		jb_i64(b, e->num);
 }
 
 static void write_entries(struct jbuf *b, const struct phase_ctx *c)
 {
-	for (uint32_t i = 0; i < c->n; i++) {
-		const struct ctx_entry *e = &c->e[i];
-
-		jb_char(b, ',');
-		jb_str(b, e->key->str, e->key->len);
-		jb_char(b, ':');
-		if (e->str)
-			jb_str(b, e->str->str, e->str->len);
-		else
-			jb_i64(b, e->num);
-	}
+	for (uint32_t i = 0; i < c->n; i++)
+		write_entry(b, &c->e[i]);
 }
 
-static void write_context(struct jbuf *b, const struct proc *p,
-			  const struct phase_frame *phase)
+static bool key_is(const struct path *key, const char *k, size_t klen)
 {
-	if (phase) {
-		JB_LIT(b, ",\"phase_cat\":");
-		jb_str(b, phase->cat->str, phase->cat->len);
-		JB_LIT(b, ",\"phase\":");
-		jb_str(b, phase->name->str, phase->name->len);
+	return key->len == klen && !memcmp(key->str, k, klen);
+}
+
+static const struct ctx_entry *ctx_find(const struct phase_ctx *c,
+					const struct path *key)
+{
+	for (uint32_t i = 0; c && i < c->n; i++)
+		if (key_is(c->e[i].key, key->str, key->len))
+			return &c->e[i];
+	return NULL;
+}
+
+/* The innermost value of key among the args of the open regions. */
+static const struct ctx_entry *region_arg(const struct phase_stack *st,
+					  const char *key, size_t klen)
+{
+	for (uint32_t d = st ? st->depth : 0; d-- > 0;) {
+		const struct phase_ctx *a = &st->f[d].args;
+
+		for (uint32_t i = 0; i < a->n; i++)
+			if (key_is(a->e[i].key, key, klen))
+				return &a->e[i];
 	}
-	write_entries(b, &p->ctx);
+	return NULL;
+}
+
+/*
+ * The enclosing phase and the context. Python's update(epoch=, step=)
+ * gives a region and its subtree, not the process, an epoch and a step
+ * (region args): an I/O event inside takes the innermost ones, over the
+ * process's. A region event's own args override the process's keys, so
+ * that no key is written twice.
+ */
+static void write_context(struct jbuf *b, const struct proc *p,
+			  const struct nesting *n)
+{
+	const struct ctx_entry *epoch = NULL, *step = NULL;
+
+	if (n->phase) {
+		JB_LIT(b, ",\"phase_cat\":");
+		jb_str(b, n->phase->cat->str, n->phase->cat->len);
+		JB_LIT(b, ",\"phase\":");
+		jb_str(b, n->phase->name->str, n->phase->name->len);
+	}
+	if (!n->own && n->phase) {
+		epoch = region_arg(n->stack, "epoch", 5);
+		step = region_arg(n->stack, "step", 4);
+	}
+	for (uint32_t i = 0; i < p->ctx.n; i++) {
+		const struct ctx_entry *e = &p->ctx.e[i];
+
+		if (ctx_find(n->own, e->key) ||
+		    (epoch && key_is(e->key, "epoch", 5)) ||
+		    (step && key_is(e->key, "step", 4)))
+			continue;
+		write_entry(b, e);
+	}
+	if (epoch)
+		write_entry(b, epoch);
+	if (step)
+		write_entry(b, step);
 }
 
 static void begin_event_at(struct jbuf *b, struct proc *p, uint32_t tid,
@@ -309,7 +367,7 @@ static void begin_event_at(struct jbuf *b, struct proc *p, uint32_t tid,
 	jb_u64(b, n->level);
 	JB_LIT(b, ",\"p_idx\":");
 	jb_i64(b, n->parent_id);
-	write_context(b, p, n->phase);
+	write_context(b, p, n);
 	stats.events++;
 }
 
@@ -900,7 +958,8 @@ static void write_region(struct sink *s, struct proc *p, uint32_t tid,
 {
 	const struct phase_frame *f = &st->f[idx];
 	const struct phase_frame *parent = idx ? &st->f[idx - 1] : NULL;
-	struct nesting n = { f->id, idx + 1, parent ? (int64_t)parent->id : -1, parent };
+	struct nesting n = { f->id, idx + 1, parent ? (int64_t)parent->id : -1,
+			     parent, st, &f->args };
 	uint64_t dur = end_ns > f->ts ? end_ns - f->ts : 0;
 	static struct jbuf name_cat;
 
