@@ -58,7 +58,11 @@ teardown() {
 
 @test "install: pip install ./usdt/python into a venv works offline, and the installed package's annotations reach the trace" {
 	/usr/bin/python3 -m venv --system-site-packages "$T/venv"
-	"$T/venv/bin/python" -m pip install -q --no-build-isolation --no-index "$ROOT/usdt/python"
+	# a copy: pip builds in the source tree, which the test must not touch
+	cp -r "$ROOT/usdt/python" "$T/src"
+	rm -rf "$T/src/build" "$T/src"/*.egg-info
+	DFTRACE_INCLUDE="$ROOT/include" "$T/venv/bin/python" -m pip install -q \
+		--no-build-isolation --no-index "$T/src"
 	head -c 12345 /dev/urandom >"$T/data.bin"
 	cat >"$T/job.py" <<'PY'
 import os, sys, time
