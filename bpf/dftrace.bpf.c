@@ -32,7 +32,7 @@ const volatile unsigned char fd_pair_args[DFT_NR_MAX];
 /* Calls whose ret is a new fd worth an inode number (socket, accept...) */
 const volatile unsigned char new_fd_ino[DFT_NR_MAX];
 const volatile __u64 wakeup_bytes = 1 << 20;
-const volatile int nr_mmap = 9, nr_fcntl = 72;
+const volatile int nr_mmap = 9, nr_fcntl = 72, nr_openat2 = 437;
 /* -D: count losses per process too, so that each file reports its own. */
 const volatile bool lost_by_proc_on;
 
@@ -250,6 +250,19 @@ static __always_inline __u32 read_path(char *dst, __u64 uptr, __u8 *flags,
 	return n;
 }
 
+/* openat2's flags and mode live in its struct open_how (args 2 and 3 are
+ * its address and size): they replace those two args in the record. */
+static __always_inline void read_open_how(struct dft_syscall *e)
+{
+	__u64 how[2] = { 0, 0 };	/* struct open_how: flags, mode, ... */
+
+	if (e->args[3] < sizeof(how) ||
+	    bpf_probe_read_user(how, sizeof(how), (void *)e->args[2]))
+		how[0] = how[1] = 0;
+	e->args[2] = how[0];
+	e->args[3] = how[1];
+}
+
 static __always_inline void emit_paths(struct dft_task *st, long ret,
 				       __u64 now, unsigned char which)
 {
@@ -262,6 +275,8 @@ static __always_inline void emit_paths(struct dft_task *st, long ret,
 	if (!s)
 		return;
 	fill_syscall(&s->p.sc, st, ret, now, DFT_EV_PATHS);
+	if (st->nr == nr_openat2)
+		read_open_how(&s->p.sc);
 	len0 = read_path(s->data, arg_at(st, a0), &flags, DFT_F_TRUNC0,
 			 DFT_F_FAULT0);
 	if (a1 >= 0) {

@@ -26,6 +26,15 @@ load lib/common
 	expect_eq "open of a missing file" "$output" "$(printf 'openat\t-2')"
 }
 
+@test "io: openat2 is an open with the flags and mode of its struct open_how" {
+	traced -- "$WL/io" basic "$D"
+	want=$(awk -F'\t' '$1=="openhow" {print "open\topenat2\t" $3 "\t" $4}' "$TRUTH")
+	[ -n "$want" ]
+	run tpy events "$TRACE" --path "$D/g.dat" --syscall openat2 \
+		--fields name,args.syscall,args.flags,args.mode
+	expect_eq "openat2 event" "$output" "$want"
+}
+
 @test "io: pipe, socket and eventfd fds are named as in /proc/PID/fd; their numbers reused by a file are not confused" {
 	traced -- "$WL/io" pipe "$D"
 	check_truth --under "$D"

@@ -32,7 +32,8 @@
 static struct sc_desc table[DFT_NR_MAX] = {
 	[SYS_open] = POSIX(open, "open", FX_OPEN, PATH, FLAGS, MODE),
 	[SYS_openat] = POSIX(openat, "open", FX_OPEN, DIRFD, PATH, FLAGS, MODE),
-	[SYS_openat2] = POSIX(openat2, "open", FX_OPEN, DIRFD, PATH),
+	/* flags and mode: from its struct open_how, read by the kernel side */
+	[SYS_openat2] = POSIX(openat2, "open", FX_OPEN, DIRFD, PATH, FLAGS, MODE),
 	[SYS_creat] = POSIX(creat, "creat", FX_OPEN, PATH, MODE),
 	[SYS_close] = POSIX(close, "close", FX_CLOSE, FD),
 	[SYS_close_range] = POSIX(close_range, "close_range", FX_CLOSE_RANGE,

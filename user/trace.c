@@ -569,8 +569,7 @@ static const char *ioctl_name_cat(struct path *dev, size_t *len)
 	return NULL;
 }
 
-/* O_CLOEXEC in a "flags" argument; openat2's flags sit in a struct we do
- * not copy, so its fds are kept across exec. */
+/* O_CLOEXEC in a "flags" argument (openat2's comes from its open_how). */
 static bool cloexec_requested(const struct sc_desc *d,
 			      const struct dft_syscall *e)
 {

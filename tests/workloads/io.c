@@ -5,7 +5,8 @@
  *   io basic DIR      open/openat/creat, the read and write family, lseek,
  *                     sync, truncate, fallocate, stat family, getdents64,
  *                     mkdir/rmdir/unlink/rename, sendfile, copy_file_range,
- *                     splice, mmap + msync + munmap, failing calls
+ *                     splice, mmap + msync + munmap, failing calls,
+ *                     openat2 (with an "openhow" record of its flags, mode)
  *   io relative DIR   relative paths: initial cwd, chdir, "x/../y", openat
  *                     with a dirfd, fchdir  (run it with cwd = DIR)
  *   io pipe DIR       pipes, a socketpair and an eventfd, made by syscalls
@@ -22,6 +23,7 @@
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <linux/openat2.h>
 #include <linux/stat.h>
 #include "workload.h"
 
@@ -29,6 +31,23 @@
 #define R(x) ({ long r_ = (long)(x); r_ < 0 ? -(long)errno : r_; })
 
 static char *buf, rbuf[65536];
+
+/* openat2: its flags and mode travel in a struct; "openhow PATH FLAGS MODE"
+ * records what was asked. */
+static void open_how_call(const char *D)
+{
+	struct open_how how = { .flags = O_CREAT | O_RDWR | O_CLOEXEC,
+				.mode = 0640 };
+	char *g = wl_path(D, "g.dat");
+	long fg = wl_ok(R(syscall(SYS_openat2, AT_FDCWD, g, &how, sizeof(how))),
+			"openat2 g");
+
+	wl_io(g, "open", "openat2", fg);
+	wl_emit("openhow\t%s\t%llu\t%llu\n", g, (unsigned long long)how.flags,
+		(unsigned long long)how.mode);
+	wl_io(g, "write", "write", R(write(fg, buf, 123)));
+	wl_io(g, "close", "close", R(close(fg)));
+}
 
 static void basic(const char *D)
 {
@@ -157,6 +176,7 @@ static void basic(const char *D)
 	wl_io(D, "close", "close", R(close(dfd)));
 	wl_io(out, "close", "close", R(close(fo)));
 	wl_io(m, "close", "close", R(close(fm)));
+	open_how_call(D);
 }
 
 static void pipes(const char *D)
