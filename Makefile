@@ -34,12 +34,16 @@ all: dftrace-bpf $(UNIT_TESTS) $(WORKLOADS) $(BENCHES) $(EXAMPLES) python
 
 # The Python package (usdt/python) with its probe extension, built for
 # Debian's interpreter into build/python: what --torch and the tests use.
+# The opt-in `dftracer` compatibility package (pydftracer's import paths)
+# goes to build/python/compat, on no path unless PYTHONPATH names it.
 PYTHON ?= /usr/bin/python3
 PY_SRCS := $(shell find usdt/python -name '*.py' -o -name '*.c' 2>/dev/null | grep -v /build/)
 python: $(OUT)/python/.built
 $(OUT)/python/.built: $(PY_SRCS) include/dftrace/usdt.h
 	rm -rf $(OUT)/python && mkdir -p $(OUT)/python
-	cp -r usdt/python/dftrace usdt/python/dftracer usdt/python/dftrace_boot $(OUT)/python/
+	mkdir -p $(OUT)/python/compat
+	cp -r usdt/python/dftrace usdt/python/dftrace_boot $(OUT)/python/
+	cp -r usdt/python/dftracer $(OUT)/python/compat/
 	cd usdt/python && $(PYTHON) setup.py -q build_ext --build-lib=$(CURDIR)/$(OUT)/python \
 		--build-temp=$(CURDIR)/$(OUT)/python/tmp >/dev/null
 	touch $@

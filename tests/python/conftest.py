@@ -15,9 +15,10 @@ PKG = os.path.join(ROOT, "usdt", "python")
 BUILD = os.path.join(ROOT, "build", "python")
 PY = "/usr/bin/python3"
 DFT = os.path.join(ROOT, "dftrace-bpf")
-# The built package first (it has the extension), then the source tree for
-# the `dftracer` compatibility package.
-PYTHONPATH = BUILD + os.pathsep + PKG
+# The opt-in `dftracer` compatibility package, where `make` puts it: on the
+# path only for the scripts that ask for it (compat=True).
+COMPAT = os.path.join(BUILD, "compat")
+PYTHONPATH = BUILD
 
 sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
 from trace import Trace  # noqa: E402
@@ -41,11 +42,16 @@ del _t0
 
 
 def build():
+    e = dict(os.environ)
+    e.pop("DFTRACE_COMPAT", None)  # dftracer goes to COMPAT, never beside dftrace
     r = subprocess.run(
         [PY, "setup.py", "-q", "build", "--build-base", os.path.join(BUILD, "tmp"),
-         "--build-lib", BUILD], cwd=PKG, capture_output=True, text=True)
+         "--build-lib", BUILD], cwd=PKG, capture_output=True, text=True, env=e)
     if r.returncode:
         pytest.fail("building dftrace._usdt failed:\n" + r.stdout + r.stderr)
+    shutil.rmtree(COMPAT, ignore_errors=True)
+    shutil.copytree(os.path.join(PKG, "dftracer"), os.path.join(COMPAT, "dftracer"),
+                    ignore=shutil.ignore_patterns("__pycache__"))
 
 
 @pytest.fixture(scope="session")
@@ -60,6 +66,7 @@ def env(pythonpath=PYTHONPATH):
     e = dict(os.environ)
     e["PYTHONPATH"] = pythonpath
     e.pop("PYTHONHOME", None)
+    e.pop("DFTRACE_BPF_TRACER", None)  # set by a tracer for what it launches only
     e["PYTHONDONTWRITEBYTECODE"] = "1"
     return e
 
@@ -101,8 +108,12 @@ class Run:
         return [m["args"] for m in self.trace.meta if m.get("name") == "CM"]
 
 
-def run_traced(tmp_path, body, prelude=True, name="script.py", timeout=60):
-    """Run body (a Python script) under the tracer; return a Run."""
+def run_traced(tmp_path, body, prelude=True, name="script.py", timeout=60,
+               compat=False, env_vars=None):
+    """Run body (a Python script) under the tracer; return a Run. compat:
+    the `dftracer` package on the path too; env_vars: set in the script's
+    environment by `env` inside the traced command (the tracer's own
+    environment stays as it is)."""
     src = (PRELUDE if prelude else "") + textwrap.dedent(body)
     script = tmp_path / name
     script.write_text(src)
@@ -113,8 +124,12 @@ def run_traced(tmp_path, body, prelude=True, name="script.py", timeout=60):
     lib = tmp_path / "pylib"
     shutil.copytree(os.path.join(BUILD, "dftrace"), lib / "dftrace",
                     ignore=shutil.ignore_patterns("__pycache__"))
-    r = subprocess.run([DFT, "-q", "-P", "-o", str(out), "--", PY, str(script)],
-                       cwd=str(tmp_path), env=env(str(lib) + os.pathsep + PKG), capture_output=True,
+    pythonpath = str(lib) + (os.pathsep + COMPAT if compat else "")
+    cmd = [PY, str(script)]
+    if env_vars:
+        cmd = ["env"] + ["%s=%s" % kv for kv in env_vars.items()] + cmd
+    r = subprocess.run([DFT, "-q", "-P", "-o", str(out), "--"] + cmd,
+                       cwd=str(tmp_path), env=env(pythonpath), capture_output=True,
                        text=True, timeout=timeout)
     assert r.returncode == 0, "traced script failed (%d):\n%s%s" % (
         r.returncode, r.stdout, r.stderr)

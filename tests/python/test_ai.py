@@ -486,14 +486,14 @@ def test_pydftracer_compat_script(tmp_path):
         with dft_fn("APP", "block", step=5):
             step()
         df_logger.finalize()
-    ''')
+    ''', compat=True)
     assert r.tree() == [
         C(1, "APP", "Model.__init__"), C(1, "IO_APP", "load"),
-        C(1, "IO_APP", "load.iter", count=1), C(1, "IO_APP", "load.block", count=1),
+        C(1, "IO_APP", "loop.iter", step=1), C(1, "IO_APP", "loop.yield", step=1),
         C(2, "APP", "Model.predict"),
-        C(1, "IO_APP", "load.iter", count=2), C(1, "IO_APP", "load.block", count=2),
+        C(1, "IO_APP", "loop.iter", step=2), C(1, "IO_APP", "loop.yield", step=2),
         C(2, "APP", "Model.predict"),
-        C(1, "IO_APP", "load.iter", count=3),
+        C(1, "IO_APP", "loop.iter", step=3),
         C(1, "APP", "block", step=5), C(2, "compute", "step")]
 
 

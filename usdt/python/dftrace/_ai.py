@@ -171,6 +171,20 @@ class Profiler:
         base = self._name
         iname = iter_name or (base if base.endswith(".iter") else base + ".iter")
         bname = block_name or (base if base.endswith(".block") else base + ".block")
+        return self._iterate(iterable, iname, bname, "count", include_iter,
+                             include_block)
+
+    def _open_counted(self, name, key, count):
+        """Begin a region whose 1-based count is the arg `key`."""
+        if key == "count":
+            self._open(name, count)
+            return
+        _begin(self._cat, name, 0)
+        a = dict(self._effective())
+        a[key] = count
+        _send(a)
+
+    def _iterate(self, iterable, iname, bname, key, include_iter, include_block):
         cat = self._cat
         it = iter(iterable)
         count = 0
@@ -178,7 +192,7 @@ class Profiler:
             count += 1
             traced = self._enabled and _on()
             if traced and include_iter:
-                self._open(iname, count)
+                self._open_counted(iname, key, count)
                 try:
                     v = next(it)
                 except StopIteration:
@@ -191,7 +205,7 @@ class Profiler:
                 except StopIteration:
                     return
             if traced and include_block:
-                self._open(bname, count)
+                self._open_counted(bname, key, count)
                 try:
                     yield v
                 finally:
@@ -333,16 +347,16 @@ class dft_fn(Profiler):
     def log_init(self, init):
         return self._wrap(init, self._name if self._named else init.__qualname__)
 
-    def iter(self, iterable, name=None, iter_name=None, **kw):  # noqa: A003
-        if name:
-            return _Named(self, name).iter(iterable, **kw)
-        return Profiler.iter(self, iterable, **kw)
-
-
-class _Named(_Instance):
-    def __init__(self, base, name):
-        _Instance.__init__(self, base, base._enabled, None)
-        self._name = str(name)
+    def iter(self, iterable, name="loop", iter_name="step", *,  # noqa: A003
+             include_block=True, include_iter=True):
+        """pydftracer's dft_fn.iter: <name>.iter is the wait for each element
+        (the last, exhausting wait included), <name>.yield the loop body;
+        both carry the 1-based count as the int arg iter_name, with this
+        dft_fn's own args. include_iter/include_block=False leave out one
+        of the two."""
+        name = str(name)
+        return self._iterate(iterable, name + ".iter", name + ".yield",
+                             str(iter_name), include_iter, include_block)
 
 
 class dftracer:
