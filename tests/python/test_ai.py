@@ -412,7 +412,8 @@ def test_metadata_mode(tmp_path):
 
 def test_io_correlation(tmp_path):
     """File bytes read inside `with ai.data.item:` and written inside
-    @ai.checkpoint.capture carry that phase."""
+    @ai.checkpoint.capture carry that phase, and the epoch and step that
+    update() gave the region (the whole tree, or one node)."""
     data = tmp_path / "sample.bin"
     data.write_bytes(os.urandom(12345))
     r = run_traced(tmp_path, '''
@@ -427,6 +428,7 @@ def test_io_correlation(tmp_path):
                 os.fsync(f.fileno())
 
         ai.update(epoch=4)
+        ai.data.item.update(step=7)
         with ai.data.item:
             with open(%r, "rb", buffering=0) as f:
                 n = len(f.read())
@@ -440,14 +442,16 @@ def test_io_correlation(tmp_path):
         if e["cat"] == "POSIX" and e["name"] in ("read", "write") and p and \
                 os.path.basename(p) in ("sample.bin", "ckpt.bin") and e["args"].get("ret", 0) > 0:
             a = e["args"]
-            k = (e["name"], os.path.basename(p), a.get("phase_cat"), a.get("phase"))
+            k = (e["name"], os.path.basename(p), a.get("phase_cat"), a.get("phase"),
+                 a.get("epoch"), a.get("step"))
             got[k] = got.get(k, 0) + a["ret"]
             par = r.parent(e)
             assert par is not None, e
             assert (par["cat"], par["name"]) == (a["phase_cat"], a["phase"])
-    assert got == {("read", "sample.bin", "data", "item"): 12345,
-                   ("write", "ckpt.bin", "checkpoint", "capture"): 65536}
-    assert r.tree() == [C(1, "data", "item", epoch=4), C(1, "checkpoint", "capture", epoch=4)]
+    assert got == {("read", "sample.bin", "data", "item", 4, 7): 12345,
+                   ("write", "ckpt.bin", "checkpoint", "capture", 4, None): 65536}
+    assert r.tree() == [C(1, "data", "item", epoch=4, step=7),
+                        C(1, "checkpoint", "capture", epoch=4)]
 
 
 def test_pydftracer_compat_script(tmp_path):
