@@ -14,5 +14,8 @@ dist.broadcast(t, src=0)
 dist.barrier()
 out = [torch.zeros(4)]
 dist.all_gather(out, t)
+objs = [None]
+dist.all_gather_object(objs, {"rank": 0})  # calls all_gather inside
+dist.broadcast_object_list(objs, src=0)     # calls broadcast inside
 dist.destroy_process_group()
-print("sum", float(t.sum()), float(out[0].sum()))
+print("sum", float(t.sum()), float(out[0].sum()), objs)

@@ -111,10 +111,21 @@ def _patch_data(torch):
     pin_memory._pin_memory_loop = _named(pin_memory._pin_memory_loop, "pt_pin_memory")
 
 
-_COLLECTIVES = {"send": "send", "recv": "receive", "barrier": "barrier",
-                "broadcast": "bcast", "reduce": "reduce", "all_reduce": "all_reduce",
-                "gather": "gather", "all_gather": "all_gather", "scatter": "scatter",
-                "reduce_scatter": "reduce_scatter", "all_to_all": "all_to_all"}
+# torch.distributed's functions by DFTracer's comm leaf. The non-blocking
+# forms (isend, irecv, async_op=True) time the submission only. Collectives
+# that DDP's C++ reducer issues never pass through Python: not labelled.
+_COLLECTIVES = {
+    "send": "send", "isend": "send", "recv": "receive", "irecv": "receive",
+    "barrier": "barrier", "monitored_barrier": "barrier",
+    "broadcast": "bcast", "broadcast_object_list": "bcast",
+    "reduce": "reduce", "all_reduce": "all_reduce",
+    "gather": "gather", "gather_object": "gather",
+    "all_gather": "all_gather", "all_gather_object": "all_gather",
+    "all_gather_into_tensor": "all_gather", "_all_gather_base": "all_gather",
+    "scatter": "scatter", "scatter_object_list": "scatter",
+    "reduce_scatter": "reduce_scatter", "reduce_scatter_tensor": "reduce_scatter",
+    "_reduce_scatter_base": "reduce_scatter",
+    "all_to_all": "all_to_all", "all_to_all_single": "all_to_all"}
 
 
 def patch_torch(torch):
@@ -131,7 +142,8 @@ def patch_torch(torch):
     try:
         import torch.distributed as dist
         for fn, name in _COLLECTIVES.items():
-            _patch(dist, fn, "comm", name)
+            # outermost: the object forms call the tensor ones
+            _patch(dist, fn, "comm", name, outermost=True)
     except ImportError:
         pass
 
