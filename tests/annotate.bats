@@ -77,10 +77,80 @@ for l in sys.stdin:
         assert json.loads(l)["args"]["value"].isdigit()'
 }
 
-@test "annotate: C++ RAII scopes end on return, exception and lambda exit" {
-	traced -- "$EX/minitrain_cpp" "$D/cpp"
+@test "annotate: minitrain_cpp's regions have DFTracer's exact names, cats and parents, one per scope it ran" {
+	traced -- "$EX/minitrain_cpp" "$D/cpp" 2 3
+	valid
+	annot names "$TRACE"
+	expect_eq "regions" "$output" "$(printf '%s\n' \
+		"checkpoint	capture" "checkpoint	checkpoint.init" \
+		"compute	backward" "compute	forward" "compute	step" \
+		"data	item" "data	preprocess" "data	preprocess.collate" \
+		"dataloader	fetch.block" "dataloader	fetch.iter" \
+		"pipeline	epoch" "pipeline	train")"
+	# each region's parent: the checkpoint is outside the fetch loop, whose
+	# iterator ended its last fetch.iter when it went out of scope
+	expect_eq "region parents" "$(for c in pipeline dataloader data compute checkpoint; do
+		tpy events "$TRACE" --cat "$c" --fields cat,name,args.phase_cat,args.phase
+	done | sort -u)" "$(printf '%s\n' \
+		"checkpoint	capture	pipeline	epoch" "checkpoint	checkpoint.init	-	-" \
+		"compute	backward	dataloader	fetch.block" "compute	forward	dataloader	fetch.block" \
+		"compute	step	dataloader	fetch.block" "data	item	dataloader	fetch.iter" \
+		"data	preprocess	-	-" "data	preprocess.collate	dataloader	fetch.block" \
+		"dataloader	fetch.block	pipeline	epoch" "dataloader	fetch.iter	pipeline	epoch" \
+		"pipeline	epoch	pipeline	train" "pipeline	train	-	-")"
+	# 2 epochs of 3 steps: 2 items a step (the cached ones too), 4 waits and
+	# 3 bodies an epoch, a checkpoint an epoch and the one that failed
+	local r
+	for r in "pipeline train 1" "pipeline epoch 2" "dataloader fetch.iter 8" \
+		"dataloader fetch.block 6" "data item 12" "data preprocess 1" \
+		"data preprocess.collate 6" "compute forward 6" "compute backward 6" \
+		"compute step 6" "checkpoint capture 3" "checkpoint checkpoint.init 1"; do
+		set -- $r
+		expect_eq "$1/$2 regions" "$(tpy count "$TRACE" --cat "$1" --name "$2")" "$3"
+	done
+	run tpy meta "$TRACE" CM
+	expect_eq "CM names" "$(printf '%s\n' "$output" | python3 -c '
+import json, sys
+print(" ".join(json.loads(l)["args"]["name"] for l in sys.stdin if l.strip()))')" \
+		"epoch.start epoch.end epoch.start epoch.end"
+}
+
+@test "annotate: C++ RAII scopes end on return, exception, lambda exit and iterator destruction; bytes by phase/epoch/step match" {
+	traced -- "$EX/minitrain_cpp" "$D/cpp" 2 3
 	valid
 	annot check "$TRACE" "$TRUTH"
+	# the exceptions the loop caught, and the regions they left
+	expect_eq "caught" "$(grep '"kind":"caught"' "$TRUTH" | python3 -c '
+import json, sys
+for l in sys.stdin:
+    r = json.loads(l)
+    print(r["cat"], r["name"], r["epoch"], r["step"])')" "$(printf '%s\n' \
+		"compute step 0 1" "checkpoint capture 0 2")"
+	# every region ended by its own end probe: none closed by the tracer
+	expect_eq "unbalanced regions" "$(tpy events "$TRACE" --fields args.unbalanced | grep -vc '^-$')" 0
+	# one optimizer step per (epoch, step), the one that threw included
+	expect_eq "step regions" "$(tpy events "$TRACE" --cat compute --name step \
+		--fields args.epoch,args.step | tr '\t\n' ', ')" "0,0 0,1 0,2 1,0 1,1 1,2 "
+	# bytes by phase, epoch and step: the samples written, the reads that
+	# missed the loader's cache, half a checkpoint and then a whole one
+	expect_eq "bytes by phase/epoch/step" "$(tpy bytes "$TRACE" --under "$D/cpp" \
+		--by args.phase_cat,args.phase,args.epoch,args.step |
+		awk -F'\t' '$6 > 0 { print $1, $2, $3, $4, $6 }')" "$(printf '%s\n' \
+		"checkpoint capture 0 2 98304" "checkpoint capture 1 2 65536" \
+		"data item 0 0 12288" "data item 0 1 12288" "data item 0 2 4096" \
+		"data item 1 0 8192" "data item 1 1 12288" "data item 1 2 4096" \
+		"data preprocess - - 24576")"
+	# the capture the exception left holds its half write, the retry the rest
+	run tpy events "$TRACE" --json --fields id,ts,cat,name,args.p_idx,args.ret
+	expect_eq "bytes written in each capture" "$(printf '%s\n' "$output" | python3 -c '
+import json, sys
+evs = [json.loads(l) for l in sys.stdin if l.strip()]
+caps = sorted((e["ts"], e["id"]) for e in evs if (e["cat"], e["name"]) == ("checkpoint", "capture"))
+print(" ".join(str(sum(e["args.ret"] for e in evs if e["args.p_idx"] == i and
+                        e["name"] in ("write", "writev", "pwrite", "pwritev"))) for _, i in caps))')" \
+		"32768 65536 65536"
+	expect_eq "checkpoints" "$(cd "$D/cpp" && stat -c '%n %s' checkpoint_*)" "$(printf '%s\n' \
+		"checkpoint_00.ckpt 65536" "checkpoint_01.ckpt 65536")"
 }
 
 @test "annotate: a dlopen'd library's probes are found and attached (-- CMD)" {

@@ -121,6 +121,8 @@ write_all_macros() {
 @test "notes: minitrain carries the probes of the annotations it uses" {
 	# it sets no string context, so ctx_str has no site
 	[ "$(probes_in "$EX/minitrain")" = "arg_int arg_str ctx_clear ctx_int meta region_begin region_end" ]
+	# nor does the C++ one, and it clears no context either
+	[ "$(probes_in "$EX/minitrain_cpp")" = "arg_int arg_str ctx_int meta region_begin region_end" ]
 }
 
 @test "notes: every dftrace note has a semaphore" {
