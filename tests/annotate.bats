@@ -29,9 +29,8 @@ wait_line() {
 	return 1
 }
 
-@test "annotate: minitrain's regions have DFTracer's exact names and cats" {
-	traced -- "$EX/minitrain" "$D/mt" 2 3
-	valid
+# the cat/name pairs of both minitrain examples, exactly
+expect_minitrain_names() {
 	annot names "$TRACE"
 	expect_eq "regions" "$output" "$(printf '%s\n' \
 		"checkpoint	capture" "checkpoint	checkpoint.init" \
@@ -39,6 +38,12 @@ wait_line() {
 		"data	item" "data	preprocess" "data	preprocess.collate" \
 		"dataloader	fetch.block" "dataloader	fetch.iter" \
 		"pipeline	epoch" "pipeline	train")"
+}
+
+@test "annotate: minitrain's regions have DFTracer's exact names and cats" {
+	traced -- "$EX/minitrain" "$D/mt" 2 3
+	valid
+	expect_minitrain_names
 }
 
 @test "annotate: minitrain: every region, bytes by phase/epoch/step, links, nesting and counts match" {
@@ -80,13 +85,7 @@ for l in sys.stdin:
 @test "annotate: minitrain_cpp's regions have DFTracer's exact names, cats and parents, one per scope it ran" {
 	traced -- "$EX/minitrain_cpp" "$D/cpp" 2 3
 	valid
-	annot names "$TRACE"
-	expect_eq "regions" "$output" "$(printf '%s\n' \
-		"checkpoint	capture" "checkpoint	checkpoint.init" \
-		"compute	backward" "compute	forward" "compute	step" \
-		"data	item" "data	preprocess" "data	preprocess.collate" \
-		"dataloader	fetch.block" "dataloader	fetch.iter" \
-		"pipeline	epoch" "pipeline	train")"
+	expect_minitrain_names
 	# each region's parent: the checkpoint is outside the fetch loop, whose
 	# iterator ended its last fetch.iter when it went out of scope
 	expect_eq "region parents" "$(for c in pipeline dataloader data compute checkpoint; do
@@ -153,21 +152,34 @@ print(" ".join(str(sum(e["args.ret"] for e in evs if e["args.p_idx"] == i and
 		"checkpoint_00.ckpt 65536" "checkpoint_01.ckpt 65536")"
 }
 
-@test "annotate: a dlopen'd library's probes are found and attached (-- CMD)" {
+# dlopen_traced LIB: trace dlopen_phase loading LIB; it reads a file in the
+# library's data.preprocess region once the tracer has attached LIB.
+dlopen_traced() {
 	head -c 12345 /dev/urandom >"$D/in.bin"
 	mkfifo "$T/in"
-	"$DFT" -v -q -o "$TRACE" -- "$EX/dlopen_phase" "$EX/libphase.so" "$D/in.bin" \
+	"$DFT" -v -q -o "$TRACE" -- "$EX/dlopen_phase" "$1" "$D/in.bin" \
 		<"$T/in" >>"$TRUTH" 2>"$T/dft.err" &
 	DFT_PID=$!
 	BG_PIDS+=("$DFT_PID")
 	exec 7>"$T/in"
-	wait_line "$T/dft.err" "annotations in '.*libphase.so': [1-9]"
+	wait_line "$T/dft.err" "annotations in '$1': [1-9]"
 	echo go >&7
 	exec 7>&-
 	await "$DFT_PID"
 	expect_eq "tracer status" "$AWAIT_STATUS" 0
 	annot check "$TRACE" "$TRUTH"
 	expect_eq "preprocess regions" "$(tpy count "$TRACE" --cat data --name preprocess)" 1
+}
+
+@test "annotate: a dlopen'd library's probes are found and attached (-- CMD)" {
+	dlopen_traced "$EX/libphase.so"
+}
+
+@test "annotate: a library reached through a symlink (libphase.so.1 -> libphase.so.1.0) is attached" {
+	mkdir "$T/lib"
+	cp "$EX/libphase.so" "$T/lib/libphase.so.1.0"
+	ln -s libphase.so.1.0 "$T/lib/libphase.so.1"
+	dlopen_traced "$T/lib/libphase.so.1"
 }
 
 @test "annotate: -p finds probes in the running processes' libraries; one library, two processes" {
