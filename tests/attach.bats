@@ -112,6 +112,20 @@ expect_exact_loss() {
 	expect_eq "ppid" "$ppid" "\"ppid\":$PARENT"
 }
 
+@test "attach: a process whose main thread exited early (a zombie leader) is traced until its last thread ends, -- CMD and -p" {
+	traced -- "$WL/util" leaderexit "$D"
+	valid
+	check_truth --under "$D"
+	: >"$TRUTH"
+	start_workload "$WL/util" leaderexit "$D" wait
+	expect_eq "leader state" "$(awk '{print $3}' "/proc/$WL_PID/stat")" Z
+	attach -q
+	finish_attached
+	valid
+	check_truth --under "$D"
+	expect_eq "writes" "$(tpy count "$TRACE" --name write --path "$D/leader.dat")" 5
+}
+
 @test "attach: -d 1 stops after the duration, leaves a complete file and the target running" {
 	start_workload "$WL/util" wait
 	attach -q -d 1

@@ -259,3 +259,10 @@ lifecycle() {
 	run tpy events "$TRACE" --name exec --fields args.exec_hash
 	printf '%s\n' "$output" | grep -qx "$h"
 }
+
+@test "cli: the command starts with the signal dispositions it would have untraced (SIGPIPE not ignored)" {
+	want=$(sh -c 'grep SigIgn /proc/self/status')
+	dft -q -o "$TRACE" -- sh -c 'grep SigIgn /proc/self/status'
+	expect_eq "status" "$DFT_STATUS" 0
+	expect_eq "ignored signals" "$(cat "$TRUTH")" "$want"
+}

@@ -68,13 +68,18 @@ static int attach_threads(int tasks_fd, pid_t pid, struct idmap *marked)
 	return added;
 }
 
-/* The parent of a live process; -1 when pid is gone or a zombie. */
+/*
+ * The parent of a live process; -1 when pid is gone or a zombie. A main
+ * thread that called pthread_exit() shows as a zombie too, while its other
+ * threads run on: the process has exited only once it is the last one.
+ */
 static pid_t live_parent_of(pid_t pid)
 {
 	char state;
 	pid_t ppid;
 
-	if (procfs_stat(pid, &state, &ppid) || state == 'Z' || state == 'X')
+	if (procfs_stat(pid, &state, &ppid) || state == 'X' ||
+	    (state == 'Z' && procfs_threads(pid) <= 1))
 		return -1;
 	return ppid;
 }

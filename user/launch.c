@@ -63,6 +63,9 @@ static void child(char **argv, int go_fd, int err_fd, bool stdout_to_stderr)
 
 	if (!e && stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
 		e = -errno;
+	/* The tracer ignores SIGPIPE; an ignored signal survives exec, and
+	 * the command must run as it would untraced. */
+	signal(SIGPIPE, SIG_DFL);
 
 	if (!e && read(go_fd, &go, 1) != 1)
 		_exit(127); /* the tracer gave up on us */

@@ -132,6 +132,25 @@ int procfs_stat(pid_t pid, char *state, pid_t *ppid)
 	return 0;
 }
 
+int procfs_threads(pid_t pid)
+{
+	char name[64], buf[4096], *line;
+	ssize_t n;
+	int fd;
+
+	snprintf(name, sizeof(name), "/proc/%d/status", pid);
+	fd = open(name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	line = strstr(buf, "\nThreads:");
+	return line ? atoi(line + 9) : 0;
+}
+
 struct path *procfs_link(uint32_t pid, const char *what)
 {
 	char link[64];

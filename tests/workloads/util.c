@@ -13,16 +13,45 @@
  *                        of 100 pwrites per 100 ms)
  *   util zombie          fork a child that exits at once and is never
  *                        reaped: $WL_CTL/zombie holds its pid; then as wait
+ *   util leaderexit DIR [wait]
+ *                        the main thread exits (pthread_exit) at once; a
+ *                        second thread (after wl_wait_go() with "wait")
+ *                        writes DIR/leader.dat five times, 50 ms apart;
+ *                        io records
  *   util noise FILE      heavy I/O on FILE, forever: $WL_CTL/noise_ready
  *                        (holding the pid) after the first 100 writes; on
  *                        SIGTERM records "noise PID ITERATIONS" and exits 0
  */
+#include <pthread.h>
 #include <sys/stat.h>
 #include "workload.h"
 
 #define R(x) ({ long r_ = (long)(x); r_ < 0 ? -(long)errno : r_; })
 
 static volatile sig_atomic_t stop;
+
+struct leader_job {
+	const char *dir;
+	int wait;
+};
+
+static void *leader_worker(void *arg)
+{
+	struct leader_job *j = arg;
+	char *p = wl_path(j->dir, "leader.dat");
+	long fd;
+
+	if (j->wait && wl_wait_go(60))
+		exit(1);
+	fd = wl_ok(R(open(p, O_CREAT | O_WRONLY | O_TRUNC, 0644)), "open leader");
+	wl_io(p, "open", "openat", fd);
+	for (int i = 0; i < 5; i++) {
+		wl_msleep(50);
+		wl_io(p, "write", "write", R(write(fd, "x", 1)));
+	}
+	wl_io(p, "close", "close", R(close(fd)));
+	return NULL;
+}
 
 static void on_term(int sig)
 {
@@ -102,6 +131,18 @@ int main(int argc, char **argv)
 		snprintf(txt, sizeof(txt), "%d\n", child);
 		wl_ctl_file("zombie", txt);
 		return wl_wait_go(60);
+	}
+	if (strcmp(mode, "leaderexit") == 0 && (argc == 3 || argc == 4)) {
+		static struct leader_job job;
+		sigset_t go;
+		pthread_t t;
+
+		job.dir = argv[2];
+		job.wait = argc == 4;
+		wl_block_go(&go); /* the worker waits for it, not us */
+		if (pthread_create(&t, NULL, leader_worker, &job))
+			wl_die("pthread_create");
+		pthread_exit(NULL);
 	}
 	if (strcmp(mode, "noise") == 0 && argc == 3) {
 		struct sigaction sa = { .sa_handler = on_term };
