@@ -266,3 +266,13 @@ lifecycle() {
 	expect_eq "status" "$DFT_STATUS" 0
 	expect_eq "ignored signals" "$(cat "$TRUTH")" "$want"
 }
+
+@test "cli: -- CMD found through an empty PATH entry (the current directory): start names that program" {
+	cp /usr/bin/true "$D/myprog"
+	cd "$D"
+	PATH=":$PATH" dft -q -o "$TRACE" -- myprog
+	expect_eq "status" "$DFT_STATUS" 0
+	h=$(tpy events "$TRACE" --all --name start --fields args.exec_hash)
+	expect_eq "start's program" \
+		"$(tpy meta "$TRACE" SH | jq -r --arg h "$h" 'select(.args.value == $h) | .args.name')" "$D/myprog"
+}

@@ -269,22 +269,45 @@ static int torch_environment(void)
  * the trace's start event names it. */
 static char command_exe[4096];
 
-static bool resolve_command(const char *cmd)
+static bool executable_file(const char *path)
 {
-	const char *path = getenv("PATH");
-	char buf[4096];
+	struct stat st;
 
-	if (strchr(cmd, '/'))
-		return realpath(cmd, command_exe);
-	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+	return !stat(path, &st) && S_ISREG(st.st_mode) && !access(path, X_OK);
+}
+
+/* The file execvp() will run: it searches PATH (an empty entry is the
+ * current directory) unless the name has a slash. */
+static bool find_command(const char *cmd, char *buf, size_t len)
+{
+	const char *p = getenv("PATH");
+
+	if (strchr(cmd, '/')) {
+		snprintf(buf, len, "%s", cmd);
+		return executable_file(buf);
+	}
+	for (p = p ? p : "/usr/bin:/bin";; p++) {
 		size_t n = strcspn(p, ":");
 
-		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, p, cmd);
-		if (!access(buf, X_OK))
-			return realpath(buf, command_exe);
-		p += n + (p[n] == ':');
+		snprintf(buf, len, "%.*s/%s", (int)(n ? n : 1), n ? p : ".", cmd);
+		if (executable_file(buf))
+			return true;
+		p += n;
+		if (!*p)
+			return false;
 	}
-	return false;
+}
+
+static bool resolve_command(const char *cmd)
+{
+	char buf[4096];
+
+	/* realpath() may leave a partial path behind when it fails */
+	if (!find_command(cmd, buf, sizeof(buf)) || !realpath(buf, command_exe)) {
+		command_exe[0] = 0;
+		return false;
+	}
+	return true;
 }
 
 static void read_lost(struct dftrace_bpf *skel, uint64_t *lost)
@@ -525,6 +548,7 @@ int main(int argc, char **argv)
 							       env.pids[0],
 				     .proc_lost = env.output_dir ? read_proc_lost :
 								   NULL,
+				     .root_launched = env.command != NULL,
 				     .root_exe = env.command &&
 							 resolve_command(env.command[0]) ?
 							 command_exe : NULL };

@@ -1272,9 +1272,10 @@ static void describe_root(void)
 	pid_t ppid;
 
 	root.pid = cfg.root_pid;
-	root.exe = cfg.root_exe ? path_intern(cfg.root_exe, strlen(cfg.root_exe),
-					      false) :
-				  procfs_link(cfg.root_pid, "exe");
+	if (cfg.root_exe)
+		root.exe = path_intern(cfg.root_exe, strlen(cfg.root_exe), false);
+	else if (!cfg.root_launched)
+		root.exe = procfs_link(cfg.root_pid, "exe");
 	root.cwd = procfs_link(cfg.root_pid, "cwd");
 	if (procfs_stat(cfg.root_pid, &state, &ppid) == 0 && ppid > 0)
 		root.ppid = ppid;

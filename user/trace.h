@@ -21,7 +21,8 @@ struct trace_config {
 	gid_t gid;
 	const char *cmdline;	/* what was traced, for start/end events */
 	uint32_t root_pid;	/* the first traced process: owns start/end */
-	const char *root_exe;	/* -- CMD: the program it will exec; -p: NULL */
+	bool root_launched;	/* -- CMD: not exec'd yet, /proc shows us */
+	const char *root_exe;	/* -- CMD: the program it will exec, if known */
 	/* With output_dir: the losses of one process, by slot; NULL else. */
 	void (*proc_lost)(uint32_t pid, uint64_t *lost, size_t nslots,
 			  bool consume);
