@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -456,6 +457,16 @@ static int start_target(struct session *s)
 	return ret;
 }
 
+/* Our name says whether we still attach probes: the dftrace Python
+ * package waits at import only while it reads TRACER_COMM. */
+#define TRACER_COMM "dftrace-bpf"
+#define TRACER_COMM_DONE "dftrace-bpf-end"
+
+static void set_tracer_comm(const char *name)
+{
+	prctl(PR_SET_NAME, name, 0, 0, 0);
+}
+
 /*
  * The command learns the tracer's pid (DFTRACE_BPF_TRACER), so that the
  * dftrace Python package can wait at import until its probes are attached,
@@ -513,6 +524,7 @@ int main(int argc, char **argv)
 
 	report_init();
 	env_parse(argc, argv);
+	set_tracer_comm(TRACER_COMM);
 	libbpf_set_print(print_libbpf);
 	ret = check_system();
 	if (ret)
@@ -574,6 +586,7 @@ int main(int argc, char **argv)
 	}
 	/* Detach before waiting: the command may outlive the trace (-d). */
 	usdt_free();
+	set_tracer_comm(TRACER_COMM_DONE);
 	ring_buffer__free(s.rb);
 	dftrace_bpf__destroy(s.skel);
 	free(target);

@@ -2,8 +2,9 @@
 DFTRACE_BPF_TRACER=<its pid>, and importing dftrace waits until its probes
 are live: annotations made right after `from dftrace import ai` reach the
 trace without the scripts' ready() loop (no PRELUDE here). The wait gives
-up as soon as that process is gone, or after 5 s; without the variable, or
-with a malformed one, there is none."""
+up as soon as that process no longer attaches probes (it is gone, or no
+longer named "dftrace-bpf"), or after 2 s; without the variable, or with a
+malformed one, there is none."""
 
 import os
 import shutil
@@ -13,7 +14,7 @@ import time
 
 import pytest
 
-from conftest import BUILD, PY, env, run_traced
+from conftest import BUILD, DFT, PY, env, run_traced
 
 pytestmark = pytest.mark.usefixtures("built")
 
@@ -57,11 +58,54 @@ def test_import_waits_for_the_tracer_that_launched_it(tmp_path):
     check_train_and_read(tmp_path)
 
 
-def test_import_waits_while_the_named_process_lives(tmp_path):
+def fake_tracer(tmp_path, seconds):
+    """A process named like the tracer while it attaches probes (a copy of
+    sleep called dftrace-bpf), for the Python side alone."""
+    exe = tmp_path / "dftrace-bpf"
+    if not exe.exists():
+        shutil.copy(shutil.which("sleep"), exe)
+    p = subprocess.Popen([str(exe), str(seconds)])
+    for _ in range(500):  # its name is set once it has exec'd
+        try:
+            with open("/proc/%d/comm" % p.pid) as f:
+                if f.read().strip() == "dftrace-bpf":
+                    return p
+        except OSError:
+            pass
+        time.sleep(0.002)
+    raise AssertionError("the fake tracer never got its name")
+
+
+def test_import_waits_while_the_named_tracer_attaches(tmp_path):
     """The Python side alone: the variable set inside the traced command,
-    naming this (live) test process."""
+    naming a live process called dftrace-bpf."""
     needs_root()
-    check_train_and_read(tmp_path, {"DFTRACE_BPF_TRACER": str(os.getpid())})
+    tracer = fake_tracer(tmp_path, 60)
+    try:
+        check_train_and_read(tmp_path, {"DFTRACE_BPF_TRACER": str(tracer.pid)})
+    finally:
+        tracer.kill()
+        tracer.wait()
+
+
+def test_no_wait_once_the_tracer_has_stopped_tracing(tmp_path):
+    """dftrace-bpf -d 1 stops tracing (and renames itself) but lives on,
+    waiting for the command: a later import does not wait for it."""
+    needs_root()
+    lib = tmp_path / "pylib"
+    shutil.copytree(os.path.join(BUILD, "dftrace"), lib / "dftrace",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    r = subprocess.run([DFT, "-q", "-d", "1", "-o", str(tmp_path / "t.pfw"), "--",
+                        "sh", "-c", 'sleep 1.5; exec "$0" -c "$1"', PY,
+                        "import dftrace._backend as b; print(b.waited)"],
+                       env=env(str(lib)), capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert float(r.stdout) < 0.2, r.stdout
+
+
+def test_no_wait_for_a_process_that_is_not_the_tracer(tmp_path):
+    waited, _ = untraced_import(tmp_path, str(os.getpid()))
+    assert waited < 0.2, waited
 
 
 def untraced_import(tmp_path, value):
@@ -94,8 +138,8 @@ def test_wait_ends_when_the_tracer_is_gone(tmp_path):
     dead.wait()
     waited, took = untraced_import(tmp_path, str(dead.pid))
     assert waited < 0.5 and took < 5
-    # a process that exits (and is reaped) 0.5 s into the wait
-    sleeper = subprocess.Popen(["sleep", "0.5"])
+    # a tracer that exits (and is reaped) 0.5 s into the wait
+    sleeper = fake_tracer(tmp_path, 0.5)
     reaper = threading.Thread(target=sleeper.wait)
     reaper.start()
     try:
@@ -106,19 +150,25 @@ def test_wait_ends_when_the_tracer_is_gone(tmp_path):
 
 
 def test_wait_gives_up_after_its_timeout(tmp_path):
-    """A live process that never attaches: the wait ends at its timeout
-    (5 s on import; a short one here)."""
+    """A live tracer that never attaches: the wait ends at its timeout
+    (2 s on import; a short one here)."""
     lib = tmp_path / "pylib"
     shutil.copytree(os.path.join(BUILD, "dftrace"), lib / "dftrace",
                     ignore=shutil.ignore_patterns("__pycache__"))
-    r = subprocess.run([PY, "-c", "import os, time\n"
-                        "from dftrace import _backend as b\n"
-                        "assert b.WAIT_TIMEOUT == 5.0\n"
-                        "t0 = time.monotonic()\n"
-                        "ok = b.wait_for_tracer(lambda: False, os.getppid(), timeout=0.3)\n"
-                        "print(ok, time.monotonic() - t0)\n"
-                        "print(b.wait_for_tracer(lambda: True, 1 << 30))"],
-                       env=env(str(lib)), capture_output=True, text=True, timeout=30)
+    tracer = fake_tracer(tmp_path, 60)
+    try:
+        r = subprocess.run([PY, "-c", "import os, sys, time\n"
+                            "from dftrace import _backend as b\n"
+                            "assert b.WAIT_TIMEOUT == 2.0\n"
+                            "t0 = time.monotonic()\n"
+                            "ok = b.wait_for_tracer(lambda: False, int(sys.argv[1]), timeout=0.3)\n"
+                            "print(ok, time.monotonic() - t0)\n"
+                            "print(b.wait_for_tracer(lambda: True, 1 << 30))",
+                            str(tracer.pid)],
+                           env=env(str(lib)), capture_output=True, text=True, timeout=30)
+    finally:
+        tracer.kill()
+        tracer.wait()
     assert r.returncode == 0, r.stderr
     first, second = r.stdout.splitlines()
     ok, took = first.split()

@@ -6,16 +6,18 @@ Under `dftrace-bpf -- cmd` the tracer attaches this extension's probes only
 once it has seen the library mapped (milliseconds after the import), so the
 first annotations would be lost; it exports DFTRACE_BPF_TRACER=<its pid> to
 the command, and the import waits here until every probe is live
-(_usdt.ready()), giving up as soon as that process is gone or after
-WAIT_TIMEOUT seconds. Without the variable (or with a malformed one) there
-is no wait at all.
+(_usdt.ready()), giving up as soon as that process no longer attaches
+probes (it is gone, or its name is no longer "dftrace-bpf": it renames
+itself when it stops tracing) or after WAIT_TIMEOUT seconds. Without the
+variable (or with a malformed one) there is no wait at all.
 """
 
 import os
 import time
 
 TRACER_ENV = "DFTRACE_BPF_TRACER"
-WAIT_TIMEOUT = 5.0  # seconds, in all
+WAIT_TIMEOUT = 2.0  # seconds, in all: attaching takes milliseconds
+TRACER_COMM = "dftrace-bpf"  # the tracer's name while it attaches probes
 WAIT_STEP = 0.001   # seconds between looks
 
 waited = 0.0  # seconds this import spent waiting for the tracer
@@ -31,15 +33,20 @@ def tracer_pid(environ=os.environ):
 
 
 def _alive(pid):
+    """pid is a tracer that still attaches probes."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:  # it exists, owned by someone else (root)
-        return True
+        pass
     except OSError:
         return False
-    return True
+    try:
+        with open("/proc/%d/comm" % pid) as f:
+            return f.read().strip() == TRACER_COMM
+    except OSError:
+        return False
 
 
 def wait_for_tracer(ready, pid, timeout=WAIT_TIMEOUT, step=WAIT_STEP):
