@@ -112,7 +112,7 @@ void report_summary(const struct trace_stats *st, const uint64_t *lost,
 	report_phases();
 	fprintf(stderr, "lost events: %llu\n", (unsigned long long)sum(lost, nslots));
 	if (st->lost_elsewhere)
-		fprintf(stderr, "lost events in no process's file: %llu (too many processes lost events)\n",
+		fprintf(stderr, "lost events in no process's file: %llu (of processes never seen, or too many processes lost events)\n",
 			(unsigned long long)st->lost_elsewhere);
 	getrusage(RUSAGE_SELF, &ru);
 	fprintf(stderr, "tracer cpu: %llu ns\n",

@@ -915,17 +915,16 @@ static uint64_t write_lost_table(struct sink *s, uint32_t pid,
 
 static void close_proc_sink(struct proc *p, uint64_t ts_us)
 {
-	uint64_t lost[DFT_LOST_SLOTS], any = 0;
+	uint64_t lost[DFT_LOST_SLOTS];
 	int64_t total = -1;
 	char err[512];
 
 	if (cfg.proc_lost) {
-		cfg.proc_lost(p->pid, lost, DFT_LOST_SLOTS, true);
-		for (size_t i = 0; i < DFT_LOST_SLOTS; i++)
-			any |= lost[i];
-		/* A process whose every record was lost still gets a file. */
-		if (any)
+		/* A process whose every record was lost still gets a file,
+		 * whose start counts them all. */
+		if (!p->sink && lost_so_far(p->pid))
 			sink_of(p);
+		cfg.proc_lost(p->pid, lost, DFT_LOST_SLOTS, true);
 		if (p->sink) {
 			total = write_lost_table(p->sink, p->pid, lost,
 						 DFT_LOST_SLOTS);
