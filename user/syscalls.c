@@ -233,6 +233,15 @@ const struct sc_desc *sc_lookup(unsigned int nr)
 	return nr < DFT_NR_MAX && table[nr].syscall ? &table[nr] : NULL;
 }
 
+bool sc_is_arg_key(const char *key)
+{
+	for (unsigned int nr = 0; nr < DFT_NR_MAX; nr++)
+		for (int i = 0; table[nr].syscall && i < 6; i++)
+			if (table[nr].args[i].key && !strcmp(table[nr].args[i].key, key))
+				return true;
+	return false;
+}
+
 int sc_name_index(const struct sc_desc *d)
 {
 	return name_index[d - table];

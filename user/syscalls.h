@@ -75,6 +75,8 @@ int sc_init(void);
 /* Distinct libc-style names; sc_init() fails if the table has more. */
 #define SC_MAX_NAMES 96
 /* Index of the libc-style name for per-operation totals (0..sc_nnames()-1). */
+/* True if some syscall's event has an arg named key ("fd", "count"...). */
+bool sc_is_arg_key(const char *key);
 int sc_name_index(const struct sc_desc *d);
 int sc_nnames(void);
 const char *sc_name_at(int i);

@@ -1062,6 +1062,46 @@ static void read_remote_str(uint32_t pid, uint64_t addr, char *dst, size_t size)
 	dst[n > 0 ? n : 0] = 0;
 }
 
+static bool in_list(const char *k, const char *const *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(k, list[i]))
+			return true;
+	return false;
+}
+
+#define IN_LIST(k, list) in_list((k), (list), sizeof(list) / sizeof((list)[0]))
+
+/*
+ * A user's key that the writer also puts in the same event's args would
+ * repeat a JSON key: it is written user_<key> instead. A region's own args
+ * go on its event only; the process context goes on every event, I/O and
+ * ioctls included.
+ */
+static const struct path *user_key(const char *k, bool context)
+{
+	static const char *const region_keys[] = {
+		"hhash", "level", "p_idx", "phase", "phase_cat", "count",
+		"unbalanced",
+	};
+	static const char *const event_keys[] = {
+		"syscall", "ret", "fhash", "fhash2", "fname", "fname2",
+		"fname_truncated", "fname2_truncated", "dir", "type", "nr",
+		"size", "req_name", "device", "kind", "exit_code", "cmd",
+		"cmd_hash", "exec_hash", "cwd", "ppid", "date", "version",
+		"num_events", "lost",
+	};
+	char renamed[DFT_CAT_LEN + 8];
+	size_t n = strnlen(k, DFT_CAT_LEN);
+	bool clash = IN_LIST(k, region_keys) ||
+		     (context && (IN_LIST(k, event_keys) || sc_is_arg_key(k)));
+
+	if (!clash)
+		return path_intern(k, n, false);
+	n = snprintf(renamed, sizeof(renamed), "user_%.*s", (int)n, k);
+	return path_intern(renamed, n, false);
+}
+
 static void on_annot(const struct dft_annot *in)
 {
 	struct dft_annot copy, *e = (struct dft_annot *)in;
@@ -1096,7 +1136,7 @@ static void on_annot(const struct dft_annot *in)
 	case DFT_ANNOT_ARG_STR:
 		f = phase_top(&t->phases);
 		if (f && e->cat[0])
-			ctx_set(&f->args, intern_str(e->cat, DFT_CAT_LEN),
+			ctx_set(&f->args, user_key(e->cat, false),
 				e->h.nr == DFT_ANNOT_ARG_STR ?
 					intern_str(e->name, DFT_NAME_LEN) : NULL,
 				e->value);
@@ -1110,15 +1150,15 @@ static void on_annot(const struct dft_annot *in)
 		break;
 	case DFT_ANNOT_CTX_INT:
 		if (e->cat[0])
-			ctx_set(&p->ctx, intern_str(e->cat, DFT_CAT_LEN), NULL, e->value);
+			ctx_set(&p->ctx, user_key(e->cat, true), NULL, e->value);
 		break;
 	case DFT_ANNOT_CTX_STR:
 		if (e->cat[0])
-			ctx_set(&p->ctx, intern_str(e->cat, DFT_CAT_LEN),
-			intern_str(e->name, DFT_NAME_LEN), 0);
+			ctx_set(&p->ctx, user_key(e->cat, true),
+				intern_str(e->name, DFT_NAME_LEN), 0);
 		break;
 	case DFT_ANNOT_CTX_CLEAR:
-		ctx_clear(&p->ctx, e->cat[0] ? intern_str(e->cat, DFT_CAT_LEN) : NULL);
+		ctx_clear(&p->ctx, e->cat[0] ? user_key(e->cat, true) : NULL);
 		break;
 	}
 }

@@ -87,6 +87,14 @@ def _reject_constant(name):
     raise ValueError("not JSON: %s" % name)
 
 
+def _unique_keys(pairs):
+    """Readers disagree on a repeated key (first or last wins): reject it."""
+    keys = [k for k, _ in pairs]
+    if len(keys) != len(set(keys)):
+        raise ValueError("repeated key %r" % sorted(k for k in keys if keys.count(k) > 1)[0])
+    return dict(pairs)
+
+
 def _has_lone_surrogate(s):
     for ch in s:
         if 0xD800 <= ord(ch) <= 0xDFFF:
@@ -230,7 +238,8 @@ class Trace:
                 self._err(where, "invalid UTF-8: %s" % e)
                 continue
             try:
-                obj = json.loads(text, parse_constant=_reject_constant)
+                obj = json.loads(text, parse_constant=_reject_constant,
+                                 object_pairs_hook=_unique_keys)
             except ValueError as e:
                 self._err(where, "invalid JSON: %s: %r" % (e, text[:200]))
                 continue

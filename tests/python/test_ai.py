@@ -556,3 +556,26 @@ dftracer.initialize_log(None, None, -1).finalize()
                            capture_output=True, text=True, timeout=30)
         assert r.returncode == 0, r.stderr
         assert r.stdout.strip() == want
+
+
+def test_user_keys_never_repeat_the_writers_keys(tmp_path):
+    """Context and region args named like the keys the tracer writes itself
+    on the same events (count, level, phase; and for the context, which
+    also lands on I/O events, fd and ret) are renamed user_<key>: no JSON
+    object repeats a key (the trace checker rejects one that does)."""
+    r = run_traced(tmp_path, '''
+        from dftrace import ai
+        ai.context(count=3, fd=9, level="x", epoch=2)
+        with ai.compute.forward(args={"count": 5, "ret": 1, "phase": "p"}):
+            with open("/etc/hostname", "rb") as f:
+                f.read()
+    ''')
+    fwd = [e for e in r.trace.xevents if e["name"] == "forward"]
+    assert len(fwd) == 1
+    a = fwd[0]["args"]
+    assert (a["user_count"], a["ret"], a["user_phase"], a["user_fd"], a["user_level"],
+            a["epoch"]) == (5, 1, "p", 9, "x", 2)
+    reads = [e for e in r.trace.xevents if e["name"] == "read"
+             and r.trace.path(e) == "/etc/hostname"]
+    assert reads and all(e["args"]["user_count"] == 3 and e["args"]["phase"] == "forward"
+                         and "count" in e["args"] for e in reads)
