@@ -59,19 +59,25 @@ void phase_stack_free(struct phase_stack *s)
 	s->depth = s->cap = 0;
 }
 
+struct ctx_entry *ctx_find(const struct phase_ctx *c, const struct path *key)
+{
+	for (uint32_t i = 0; c && i < c->n; i++)
+		if (c->e[i].key == key)
+			return &c->e[i];
+	return NULL;
+}
+
 void ctx_set(struct phase_ctx *c, const struct path *key,
 	     const struct path *str, int64_t num)
 {
-	uint32_t i;
+	struct ctx_entry *e = ctx_find(c, key);
 
-	for (i = 0; i < c->n && c->e[i].key != key; i++)
-		;
-	if (i == c->n) {
+	if (!e) {
 		if (!grow((void **)&c->e, &c->cap, c->n + 1, sizeof(*c->e)))
 			return;
-		c->n++;
+		e = &c->e[c->n++];
 	}
-	c->e[i] = (struct ctx_entry){ key, str, num };
+	*e = (struct ctx_entry){ key, str, num };
 }
 
 static bool is_position(const struct path *key)

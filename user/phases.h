@@ -44,6 +44,9 @@ static inline struct phase_frame *phase_top(const struct phase_stack *s)
 void phase_pop(struct phase_stack *s);
 void phase_stack_free(struct phase_stack *s);
 
+/* The entry for key (interned: compared by pointer), or NULL; c may be
+ * NULL. */
+struct ctx_entry *ctx_find(const struct phase_ctx *c, const struct path *key);
 void ctx_set(struct phase_ctx *c, const struct path *key,
 	     const struct path *str, int64_t num);
 /* key NULL: every key but epoch and step. */

@@ -113,15 +113,10 @@ static void read_fd_table(struct proc *p)
 int procfs_stat(pid_t pid, char *state, pid_t *ppid)
 {
 	char name[64], buf[512], *paren;
-	int fd;
 	ssize_t n;
 
 	snprintf(name, sizeof(name), "/proc/%d/stat", pid);
-	fd = open(name, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
+	n = read_small_file(name, buf, sizeof(buf) - 1);
 	if (n <= 0)
 		return -1;
 	buf[n] = 0;
@@ -136,14 +131,9 @@ int procfs_threads(pid_t pid)
 {
 	char name[64], buf[4096], *line;
 	ssize_t n;
-	int fd;
 
 	snprintf(name, sizeof(name), "/proc/%d/status", pid);
-	fd = open(name, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
+	n = read_small_file(name, buf, sizeof(buf) - 1);
 	if (n <= 0)
 		return 0;
 	buf[n] = 0;

@@ -31,6 +31,7 @@
 static struct trace_config cfg;
 static struct sink *main_sink;
 static struct proc root;	/* the single file's start/end: exe, cwd, ppid */
+static const struct path *key_epoch, *key_step; /* interned once */
 static struct trace_stats stats;
 static int64_t clock_offset_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 static char hhash_hex[17];
@@ -277,32 +278,15 @@ static void write_entries(struct jbuf *b, const struct phase_ctx *c)
 		write_entry(b, &c->e[i]);
 }
 
-static bool key_is(const struct path *key, const char *k, size_t klen)
-{
-	return key->len == klen && !memcmp(key->str, k, klen);
-}
-
-static const struct ctx_entry *ctx_find(const struct phase_ctx *c,
-					const struct path *key)
-{
-	for (uint32_t i = 0; c && i < c->n; i++)
-		if (key_is(c->e[i].key, key->str, key->len))
-			return &c->e[i];
-	return NULL;
-}
-
 /* The innermost value of key among the args of the open regions. */
 static const struct ctx_entry *region_arg(const struct phase_stack *st,
-					  const char *key, size_t klen)
+					  const struct path *key)
 {
-	for (uint32_t d = st ? st->depth : 0; d-- > 0;) {
-		const struct phase_ctx *a = &st->f[d].args;
+	const struct ctx_entry *e = NULL;
 
-		for (uint32_t i = 0; i < a->n; i++)
-			if (key_is(a->e[i].key, key, klen))
-				return &a->e[i];
-	}
-	return NULL;
+	for (uint32_t d = st ? st->depth : 0; !e && d-- > 0;)
+		e = ctx_find(&st->f[d].args, key);
+	return e;
 }
 
 /*
@@ -324,15 +308,14 @@ static void write_context(struct jbuf *b, const struct proc *p,
 		jb_str(b, n->phase->name->str, n->phase->name->len);
 	}
 	if (!n->own && n->phase) {
-		epoch = region_arg(n->stack, "epoch", 5);
-		step = region_arg(n->stack, "step", 4);
+		epoch = region_arg(n->stack, key_epoch);
+		step = region_arg(n->stack, key_step);
 	}
 	for (uint32_t i = 0; i < p->ctx.n; i++) {
 		const struct ctx_entry *e = &p->ctx.e[i];
 
-		if (ctx_find(n->own, e->key) ||
-		    (epoch && key_is(e->key, "epoch", 5)) ||
-		    (step && key_is(e->key, "step", 4)))
+		if (ctx_find(n->own, e->key) || (epoch && e->key == key_epoch) ||
+		    (step && e->key == key_step))
 			continue;
 		write_entry(b, e);
 	}
@@ -1334,6 +1317,8 @@ int trace_init(const struct trace_config *config, struct sink *sink)
 	if (gethostname(host, sizeof(host) - 1))
 		strcpy(host, "localhost");
 	host_hash = dft_hash64(host, strlen(host));
+	key_epoch = path_intern("epoch", 5, false);
+	key_step = path_intern("step", 4, false);
 	hex16(hhash_hex, host_hash);
 	if (main_sink) {
 		describe_root();

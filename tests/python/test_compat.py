@@ -199,6 +199,14 @@ def test_compat_is_opt_in(tmp_path):
     assert r.stdout.strip() == os.path.join(COMPAT, "dftracer")
 
 
+def torch_launch(tmp_path, trace, code, e):
+    """`dftrace-bpf --torch -- python3 -c code`; its stdout."""
+    r = subprocess.run([DFT, "-q", "--torch", "-o", str(tmp_path / trace), "--", PY, "-c", code],
+                       cwd=str(tmp_path), env=e, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
 def test_torch_launch_does_not_expose_compat(tmp_path):
     """--torch puts build/python on the path, not the compat package; a
     user who wants it names build/python/compat in PYTHONPATH."""
@@ -209,15 +217,11 @@ def test_torch_launch_does_not_expose_compat(tmp_path):
     code = ("import importlib.util, dftrace\n"
             "print(dftrace.__file__)\n"
             "print(importlib.util.find_spec('dftracer'))\n")
-    r = subprocess.run([DFT, "-q", "--torch", "-o", str(tmp_path / "t.pfw"), "--", PY, "-c", code],
-                       cwd=str(tmp_path), env=e, capture_output=True, text=True, timeout=60)
-    assert r.returncode == 0, r.stderr
-    assert r.stdout.splitlines() == [os.path.join(BUILD, "dftrace", "__init__.py"), "None"]
+    out = torch_launch(tmp_path, "t.pfw", code, e)
+    assert out.splitlines() == [os.path.join(BUILD, "dftrace", "__init__.py"), "None"]
     e["PYTHONPATH"] = COMPAT
     code = ("from dftracer.python import ai, dft_fn, dftracer\n"
             "import dftracer.python\n"
             "print(dftracer.python.__file__)\n")
-    r = subprocess.run([DFT, "-q", "--torch", "-o", str(tmp_path / "t2.pfw"), "--", PY, "-c", code],
-                       cwd=str(tmp_path), env=e, capture_output=True, text=True, timeout=60)
-    assert r.returncode == 0, r.stderr
-    assert r.stdout.strip() == os.path.join(COMPAT, "dftracer", "python", "__init__.py")
+    out = torch_launch(tmp_path, "t2.pfw", code, e)
+    assert out.strip() == os.path.join(COMPAT, "dftracer", "python", "__init__.py")
