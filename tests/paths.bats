@@ -29,3 +29,14 @@ load lib/common
 	valid
 	check_truth --only io,hostile --under "$D/long"
 }
+
+@test "paths: names that differ only in invalid UTF-8 bytes, or an invalid byte against a real U+FFFD, stay apart" {
+	names=($'a\xff' $'a\xfe' $'a\xef\xbf\xbdff')
+	dft -q -o "$TRACE" -- sh -c 'for f in "$@"; do echo x >"$f"; done' sh \
+		"${names[@]/#/$D/}"
+	expect_eq "status" "$DFT_STATUS" 0
+	valid
+	expect_eq "distinct FH names under D" "$(tpy paths "$TRACE" --under "$D" | sort -u | wc -l)" 3
+	# the invalid byte shows as U+FFFD and its two digits
+	tpy paths "$TRACE" --under "$D" | grep -qx "\"$D/a\\\\ufffdff\""
+}

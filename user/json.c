@@ -146,21 +146,36 @@ static size_t utf8_len(const unsigned char *s, size_t avail)
 	return len;
 }
 
-/* Quoted JSON string of n arbitrary bytes.  Paths come from traced
+#define REPLACEMENT "\\ufffd"
+#define REPLACEMENT_LEN (sizeof(REPLACEMENT) - 1)
+
+/* U+FFFD itself, EF BF BD in UTF-8: doubled, see jb_str. */
+static int is_replacement(const unsigned char *s, size_t len)
+{
+	return len == 3 && s[0] == 0xef && s[1] == 0xbf && s[2] == 0xbd;
+}
+
+/*
+ * Quoted JSON string of n arbitrary bytes.  Paths come from traced
  * processes, which may be hostile, so every byte sequence must give valid
- * JSON in strict UTF-8: a byte that does not start a well-formed sequence
- * becomes U+FFFD on its own, and the bytes after it are judged afresh. */
+ * JSON in strict UTF-8.  A byte that does not start a well-formed
+ * sequence becomes U+FFFD and its two hex digits ("\xff" reads "\ufffdff"),
+ * and the bytes after it are judged afresh; a real U+FFFD is written
+ * twice.  So no two byte strings give the same JSON string: two files
+ * whose names differ only in invalid bytes stay apart.
+ */
 void jb_str(struct jbuf *b, const char *s, size_t n)
 {
+	static const char hex[16] = "0123456789abcdef";
 	const unsigned char *src = (const unsigned char *)s, *end = src + n;
 	char *d;
 
-	/* Worst case: every byte becomes a 6-byte \uXXXX escape. */
-	if (n > (SIZE_MAX - 2) / 6) {
+	/* Worst case: every byte becomes U+FFFD and two digits (8 bytes). */
+	if (n > (SIZE_MAX - 2) / 8) {
 		b->err = -ENOMEM;
 		return;
 	}
-	if (!jb_room(b, 2 + 6 * n))
+	if (!jb_room(b, 2 + 8 * n))
 		return;
 	d = b->p + b->len;
 	*d++ = '"';
@@ -181,13 +196,20 @@ void jb_str(struct jbuf *b, const char *s, size_t n)
 			*d++ = (char)*src++;
 		} else if (*src < 0x80) {
 			d = put_escape(d, *src++);
-		} else if ((len = utf8_len(src, end - src))) {
+		} else if ((len = utf8_len(src, end - src)) &&
+			   !is_replacement(src, len)) {
 			memcpy(d, src, len);
 			d += len;
 			src += len;
+		} else if (len) {
+			memcpy(d, REPLACEMENT REPLACEMENT, 2 * REPLACEMENT_LEN);
+			d += 2 * REPLACEMENT_LEN;
+			src += len;
 		} else {
-			memcpy(d, "\\ufffd", 6);
-			d += 6;
+			memcpy(d, REPLACEMENT, REPLACEMENT_LEN);
+			d[REPLACEMENT_LEN] = hex[*src >> 4];
+			d[REPLACEMENT_LEN + 1] = hex[*src & 0xf];
+			d += REPLACEMENT_LEN + 2;
 			src++;
 		}
 	}

@@ -173,38 +173,57 @@ static void test_utf8_valid(void)
 
 static void test_utf8_invalid(void)
 {
-	CHECK_STREQ(STR("\x80"), "\"" FFFD "\"", "stray continuation byte");
-	CHECK_STREQ(STR("a\xbf\xbf" "b"), "\"a" FFFD FFFD "b\"",
+	CHECK_STREQ(STR("\x80"), "\"" FFFD "80\"",
+		    "stray continuation byte");
+	CHECK_STREQ(STR("a\xbf\xbf" "b"), "\"a" FFFD "bf" FFFD "bfb\"",
 		    "two stray continuation bytes");
-	CHECK_STREQ(STR("\xc0\x80"), "\"" FFFD FFFD "\"", "overlong C0 80");
-	CHECK_STREQ(STR("\xc1\xbf"), "\"" FFFD FFFD "\"", "overlong C1 BF");
-	CHECK_STREQ(STR("\xe0\x80\x80"), "\"" FFFD FFFD FFFD "\"",
+	CHECK_STREQ(STR("\xc0\x80"), "\"" FFFD "c0" FFFD "80\"",
+		    "overlong C0 80");
+	CHECK_STREQ(STR("\xc1\xbf"), "\"" FFFD "c1" FFFD "bf\"",
+		    "overlong C1 BF");
+	CHECK_STREQ(STR("\xe0\x80\x80"), "\"" FFFD "e0" FFFD "80" FFFD "80\"",
 		    "overlong E0 80 80");
-	CHECK_STREQ(STR("\xe0\x9f\xbf"), "\"" FFFD FFFD FFFD "\"",
+	CHECK_STREQ(STR("\xe0\x9f\xbf"), "\"" FFFD "e0" FFFD "9f" FFFD "bf\"",
 		    "overlong E0 9F BF");
-	CHECK_STREQ(STR("\xf0\x8f\xbf\xbf"), "\"" FFFD FFFD FFFD FFFD "\"",
+	CHECK_STREQ(STR("\xf0\x8f\xbf\xbf"), "\"" FFFD "f0" FFFD "8f" FFFD "bf" FFFD "bf\"",
 		    "overlong F0 8F BF BF");
-	CHECK_STREQ(STR("\xed\xa0\x80"), "\"" FFFD FFFD FFFD "\"",
+	CHECK_STREQ(STR("\xed\xa0\x80"), "\"" FFFD "ed" FFFD "a0" FFFD "80\"",
 		    "high surrogate ED A0 80");
-	CHECK_STREQ(STR("\xed\xbf\xbf"), "\"" FFFD FFFD FFFD "\"",
+	CHECK_STREQ(STR("\xed\xbf\xbf"), "\"" FFFD "ed" FFFD "bf" FFFD "bf\"",
 		    "low surrogate ED BF BF");
-	CHECK_STREQ(STR("\xf4\x90\x80\x80"), "\"" FFFD FFFD FFFD FFFD "\"",
+	CHECK_STREQ(STR("\xf4\x90\x80\x80"), "\"" FFFD "f4" FFFD "90" FFFD "80" FFFD "80\"",
 		    "above U+10FFFF F4 90 80 80");
-	CHECK_STREQ(STR("\xf5\x80\x80\x80"), "\"" FFFD FFFD FFFD FFFD "\"",
+	CHECK_STREQ(STR("\xf5\x80\x80\x80"), "\"" FFFD "f5" FFFD "80" FFFD "80" FFFD "80\"",
 		    "F5 lead byte");
-	CHECK_STREQ(STR("\xf8\xfe\xff"), "\"" FFFD FFFD FFFD "\"",
+	CHECK_STREQ(STR("\xf8\xfe\xff"), "\"" FFFD "f8" FFFD "fe" FFFD "ff\"",
 		    "F8 FE FF bytes");
-	CHECK_STREQ(STR("a\xc3"), "\"a" FFFD "\"", "truncated 2-byte at end");
-	CHECK_STREQ(STR("a\xe2\x82"), "\"a" FFFD FFFD "\"",
+	CHECK_STREQ(STR("a\xc3"), "\"a" FFFD "c3\"",
+		    "truncated 2-byte at end");
+	CHECK_STREQ(STR("a\xe2\x82"), "\"a" FFFD "e2" FFFD "82\"",
 		    "truncated 3-byte at end");
-	CHECK_STREQ(STR("a\xf0\x9f\x98"), "\"a" FFFD FFFD FFFD "\"",
+	CHECK_STREQ(STR("a\xf0\x9f\x98"), "\"a" FFFD "f0" FFFD "9f" FFFD "98\"",
 		    "truncated 4-byte at end");
-	CHECK_STREQ(STR("\xc3" "A"), "\"" FFFD "A\"", "2-byte cut by ASCII");
-	CHECK_STREQ(STR("\xe2\x82" "A\xe2\x82\xac"), "\"" FFFD FFFD "A\xe2\x82\xac\"",
+	CHECK_STREQ(STR("\xc3" "A"), "\"" FFFD "c3A\"",
+		    "2-byte cut by ASCII");
+	CHECK_STREQ(STR("\xe2\x82" "A\xe2\x82\xac"), "\"" FFFD "e2" FFFD "82A\xe2\x82\xac\"",
 		    "3-byte cut by ASCII, then a good one");
-	CHECK_STREQ(STR("\xf0\x9f\x98\xc3\xa9"), "\"" FFFD FFFD FFFD "\xc3\xa9\"",
+	CHECK_STREQ(STR("\xf0\x9f\x98\xc3\xa9"), "\"" FFFD "f0" FFFD "9f" FFFD "98\xc3\xa9\"",
 		    "4-byte cut by a 2-byte sequence");
-	CHECK_STREQ(STR("\xc3\x00"), "\"" FFFD "\\u0000\"", "2-byte cut by NUL");
+	CHECK_STREQ(STR("\xc3\x00"), "\"" FFFD "c3\\u0000\"",
+		    "2-byte cut by NUL");
+	CHECK_STREQ(STR("a\xef\xbf\xbd" "b"), "\"a" FFFD FFFD "b\"",
+		    "a real U+FFFD is written twice");
+	{
+		char *ff = strdup(STR("a\xff")), *fe = strdup(STR("a\xfe"));
+		char *real = strdup(STR("a\xef\xbf\xbd" "ff"));
+
+		CHECK(strcmp(ff, fe) && strcmp(ff, real) && strcmp(fe, real),
+		      "names differing only in invalid bytes, or in an invalid "
+		      "byte against a real U+FFFD, stay apart");
+		free(ff);
+		free(fe);
+		free(real);
+	}
 }
 
 /* What one byte alone must become inside a string. */
@@ -222,7 +241,10 @@ static void expect_byte(struct jbuf *w, unsigned char c)
 		snprintf(u, sizeof(u), "\\u%04x", c);
 		jb_mem(w, u, 6);
 	} else if (c >= 0x80) {
-		JB_LIT(w, FFFD);	/* a lone non-ASCII byte is never valid */
+		/* a lone non-ASCII byte is never valid: U+FFFD and its digits */
+		snprintf(u, sizeof(u), "%02x", c);
+		JB_LIT(w, FFFD);
+		jb_mem(w, u, 2);
 	} else {
 		jb_char(w, (char)c);
 	}
@@ -264,7 +286,7 @@ static void test_every_byte_every_offset(void)
 static void test_growth(void)
 {
 	static const char unit[] = "/p\xc3\xa9\n\x80\"";
-	static const char unit_out[] = "/p\xc3\xa9\\n" FFFD "\\\"";
+	static const char unit_out[] = "/p\xc3\xa9\\n" FFFD "80\\\"";
 	const size_t reps = 20000;
 	struct jbuf small, want;
 	char *in = malloc(reps * (sizeof(unit) - 1));
