@@ -43,7 +43,7 @@ static const struct argp_option opts[] = {
 	{ "compress-level", 'z', "N", 0, "gzip level 1..9 (default 2: the fastest on trace lines here, and smaller than 1)", 0 },
 	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS", 0 },
 	{ "inline-paths", 'P', NULL, 0, "Add args.fname with the path to every file event (readable in Perfetto)", 0 },
-	{ "ringbuf-size", 'b', "SIZE", 0, "Kernel ring buffer size, power of two >= 4096, K/M suffix (default 16M)", 0 },
+	{ "ringbuf-size", 'b', "SIZE", 0, "Kernel ring buffer size, a power of two from 4096 to 1G, K/M/G suffix (default 16M)", 0 },
 	{ "quiet", 'q', NULL, 0, "No status line and no summary", 0 },
 	{ "verbose", 'v', NULL, 0, "Print libbpf's debug output", 0 },
 	{ "torch", 't', NULL, 0, "With -- CMD: label PyTorch's phases (forward, backward, step, fetch, item, save, load, transfers, collectives) in the Python program without changing it", 0 },
@@ -61,6 +61,8 @@ static uint64_t parse_size(const char *arg, struct argp_state *state)
 		v <<= 10, end++;
 	else if (*end == 'M' || *end == 'm')
 		v <<= 20, end++;
+	else if (*end == 'G' || *end == 'g')
+		v <<= 30, end++;
 	if (errno || *end || v < 4096 || v > (1ull << 30) || (v & (v - 1)))
 		argp_error(state, "invalid ring buffer size '%s': need a power of two from 4096 to 1G", arg);
 	return v;
@@ -77,6 +79,25 @@ static long parse_long(const char *arg, long lo, long hi, const char *what,
 	if (errno || *end || end == arg || v < lo || v > hi)
 		argp_error(state, "invalid %s '%s'", what, arg);
 	return v;
+}
+
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), m = strlen(tail);
+
+	return n >= m && !strcmp(s + n - m, tail);
+}
+
+/* Options that would silently do nothing are refused. */
+static void check_output_options(struct argp_state *state)
+{
+	if (env.plain && !env.output_dir)
+		argp_error(state, "-T makes -D write plain files: give -D DIR");
+	if (env.gzip_level_given && env.plain)
+		argp_error(state, "-z sets the gzip level, but -T writes plain files");
+	if (env.gzip_level_given && env.output && !ends_with(env.output, ".gz"))
+		argp_error(state, "-z sets the gzip level, but '%s' is written plain (name it *.gz)",
+			   env.output);
 }
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
@@ -100,6 +121,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 'z':
 		env.gzip_level = parse_long(arg, 1, 9, "compression level", state);
+		env.gzip_level_given = true;
 		break;
 	case 'd':
 		errno = 0;
@@ -135,6 +157,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "-o and -D do not mix: give one");
 		if (env.torch && !env.command)
 			argp_error(state, "--torch labels a launched program: give -- CMD");
+		check_output_options(state);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

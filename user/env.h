@@ -16,6 +16,7 @@ struct env {
 	const char *output_dir;	/* one file per process */
 	bool plain;		/* with output_dir: .pfw instead of .pfw.gz */
 	int gzip_level;
+	bool gzip_level_given;	/* -z: only where gzip is written */
 	double duration;	/* seconds; 0 = until the tree exits */
 	bool inline_paths;
 	uint64_t ringbuf_size;
