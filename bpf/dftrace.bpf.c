@@ -35,6 +35,9 @@ const volatile __u64 wakeup_bytes = 1 << 20;
 const volatile int nr_mmap = 9, nr_fcntl = 72, nr_openat2 = 437;
 /* -D: count losses per process too, so that each file reports its own. */
 const volatile bool lost_by_proc_on;
+/* Under sudo: a program that raises privileges (setuid...) is not traced,
+ * since the invoking user could not watch it either. */
+const volatile bool hide_privileged;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -362,13 +365,21 @@ int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid,
 	struct mm_struct *mm;
 	struct dft_exec *e;
 	__u64 start, len;
+	bool privileged;
 
 	if (!tracked(p))
 		return 0;
+	/* secureexec: what glibc sees as AT_SECURE, set for every exec that
+	 * raises privileges. Untracked at once, even if no record fits. */
+	privileged = hide_privileged && BPF_CORE_READ_BITFIELD(bprm, secureexec);
+	if (privileged)
+		bpf_task_storage_delete(&tasks, p);
 	e = reserve(sizeof(*e), DFT_NR_MAX + DFT_EV_EXEC);
 	if (!e)
 		return 0;
 	fill_header(&e->h, DFT_EV_EXEC, p);
+	if (privileged)
+		e->h.flags |= DFT_F_PRIVILEGED;
 	e->old_tid = old_pid;
 	bpf_probe_read_kernel_str(e->comm, sizeof(e->comm), p->comm);
 	mm = p->mm;

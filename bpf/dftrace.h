@@ -53,6 +53,9 @@ enum dft_flags {
 	DFT_F_FAULT1 = 1 << 3,
 	DFT_F_THREAD = 1 << 4, /* fork: the child shares the parent's tgid */
 	DFT_F_GROUP_DEAD = 1 << 5, /* exit: last thread of the process */
+	/* exec: the program raised privileges (setuid, setgid, file
+	 * capabilities) and the tracer hides those: no longer traced */
+	DFT_F_PRIVILEGED = 1 << 6,
 };
 
 struct dft_header {

@@ -1,67 +1,25 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "invoker.h"
 #include "launch.h"
 
-static long env_id(const char *name)
-{
-	const char *s = getenv(name);
-	char *end;
-	long v;
-
-	if (!s || !*s)
-		return -1;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	return errno || *end || v < 0 ? -1 : v;
-}
-
-void launch_invoking_user(uid_t *uid, gid_t *gid)
-{
-	long u = env_id("SUDO_UID"), g = env_id("SUDO_GID");
-
-	if (getuid() == 0 && u >= 0 && g >= 0) {
-		*uid = u;
-		*gid = g;
-	} else {
-		*uid = getuid();
-		*gid = getgid();
-	}
-}
-
-/* In the child: become the invoking user, groups included. */
-static int drop_privileges(void)
-{
-	const char *user = getenv("SUDO_USER");
-	struct passwd *pw = user ? getpwnam(user) : NULL;
-	uid_t uid;
-	gid_t gid;
-
-	launch_invoking_user(&uid, &gid);
-	if (uid == getuid() && gid == getgid())
-		return 0;
-	if (pw && pw->pw_uid == uid ? initgroups(user, gid) :
-				      setgroups(1, &gid))
-		return -errno;
-	if (setgid(gid) || setuid(uid))
-		return -errno;
-	return 0;
-}
-
-static void child(char **argv, int go_fd, int err_fd, bool stdout_to_stderr)
+static void child(char **argv, const struct launch *l, int go_fd, int err_fd)
 {
 	char go;
-	int e = drop_privileges();
+	int e = invoker_become(l->as);
 
-	if (!e && stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+	/* The tracer raised its own limit; the command runs as untraced. */
+	if (!e && l->nofile && setrlimit(RLIMIT_NOFILE, l->nofile))
+		e = -errno;
+	if (!e && l->stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
 		e = -errno;
 	/* The tracer ignores SIGPIPE; an ignored signal survives exec, and
 	 * the command must run as it would untraced. */
@@ -97,7 +55,7 @@ int launch_prepare(char **argv, struct launch *l, char *err, size_t errlen)
 	if (l->pid == 0) {
 		close(go[1]);
 		close(res[0]);
-		child(argv, go[0], res[1], l->stdout_to_stderr);
+		child(argv, l, go[0], res[1]);
 	}
 	close(go[0]);
 	close(res[1]);

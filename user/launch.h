@@ -8,7 +8,12 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+struct invoker;
+struct rlimit;
+
 struct launch {
+	const struct invoker *as;	/* who the command runs as */
+	const struct rlimit *nofile;	/* its RLIMIT_NOFILE, or NULL */
 	pid_t pid;
 	int go_fd;	/* write end: one byte releases the child */
 	int err_fd;	/* read end: errno of a failed exec, or EOF */
@@ -17,13 +22,11 @@ struct launch {
 				 * into it */
 };
 
-/* Forks the child, which drops to SUDO_UID/SUDO_GID and waits. */
+/* Forks the child, which becomes l->as and waits. */
 int launch_prepare(char **argv, struct launch *l, char *err, size_t errlen);
 /* Releases the child; fails with a message if exec failed. */
 int launch_start(struct launch *l, char *err, size_t errlen);
 /* Kills and reaps a child that was never started. NULL-safe. */
 void launch_abort(struct launch *l);
-/* The invoking user under sudo, else the current one. */
-void launch_invoking_user(uid_t *uid, gid_t *gid);
 
 #endif

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -21,7 +22,9 @@
 #include "attach.h"
 #include "dftrace.skel.h"
 #include "env.h"
+#include "invoker.h"
 #include "launch.h"
+#include "outdir.h"
 #include "procs.h"
 #include "report.h"
 #include "syscalls.h"
@@ -30,6 +33,11 @@
 
 #define DRAIN_INTERVAL_MS 10
 #define FLUSH_INTERVAL_NS 1000000000ull
+/* Records handled between two looks at signals, the deadline and the
+ * clock: libbpf's consume does not return while producers keep pace, so
+ * the callback ends each batch. About 10 ms of work at full speed. */
+#define BATCH_RECORDS 16384
+#define BATCH_FULL (-EAGAIN)
 
 static volatile sig_atomic_t stop_signal;
 
@@ -98,11 +106,23 @@ static int check_system(void)
 		fail("no kernel BTF at '/sys/kernel/btf/vmlinux': this kernel needs CONFIG_DEBUG_INFO_BTF=y");
 		return -ENOENT;
 	}
+	return 0;
+}
+
+/* -p: each target a live user-space process, named by its process id. */
+static int check_targets(void)
+{
+	char err[256];
+	pid_t tgid;
+	int ret;
+
 	for (int i = 0; i < env.npids; i++) {
-		if (kill(env.pids[i], 0) && errno == ESRCH) {
-			fail("no such process '%d'", env.pids[i]);
-			return -ESRCH;
+		ret = attach_check_target(env.pids[i], &tgid, err, sizeof(err));
+		if (ret) {
+			fail("%s", err);
+			return ret;
 		}
+		env.pids[i] = tgid;
 	}
 	return 0;
 }
@@ -141,37 +161,22 @@ static int gzip_level_for(const char *path)
 	return n > 3 && !strcmp(path + n - 3, ".gz") ? env.gzip_level : -1;
 }
 
-static int open_main_output(struct sink **sink, uid_t uid, gid_t gid)
-{
-	struct output_opts o = { .path = env.output, .uid = uid, .gid = gid,
-				 .gzip_level = gzip_level_for(env.output) };
-	char err[512];
-	int ret = sink_open(&o, sink, err, sizeof(err));
+/* The soft limit of descriptors as we found it: -D holds one per file,
+ * so we raise ours, and the command gets this one back. */
+static struct rlimit nofile_at_start;
 
-	if (ret)
-		fail("%s", err);
-	return ret;
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &nofile_at_start))
+		return;
+	rl = nofile_at_start;
+	rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
 }
 
-static int make_output_dir(uid_t uid, gid_t gid)
-{
-	struct stat st;
-
-	if (mkdir(env.output_dir, 0755) == 0) {
-		if (chown(env.output_dir, uid, gid))
-			fail("cannot hand '%s' to uid %d: %s", env.output_dir, uid,
-			     strerror(errno));
-		return 0;
-	}
-	if (errno == EEXIST && lstat(env.output_dir, &st) == 0 &&
-	    S_ISDIR(st.st_mode))
-		return 0;
-	fail("cannot create output directory '%s': %s", env.output_dir,
-	     errno == EEXIST ? "not a directory" : strerror(errno));
-	return -errno;
-}
-
-static int configure(struct dftrace_bpf *skel)
+static int configure(struct dftrace_bpf *skel, bool hide_privileged)
 {
 	sc_fill_tables((unsigned char *)skel->rodata->interest,
 		       (unsigned char *)skel->rodata->path_args,
@@ -179,10 +184,11 @@ static int configure(struct dftrace_bpf *skel)
 		       (unsigned char *)skel->rodata->new_fd_ino);
 	skel->rodata->wakeup_bytes = env.ringbuf_size / 4;
 	skel->rodata->lost_by_proc_on = env.output_dir != NULL;
+	skel->rodata->hide_privileged = hide_privileged;
 	return bpf_map__set_max_entries(skel->maps.events, env.ringbuf_size);
 }
 
-static int load_and_attach(struct dftrace_bpf **out)
+static int load_and_attach(struct dftrace_bpf **out, bool hide_privileged)
 {
 	struct dftrace_bpf *skel;
 	int err;
@@ -192,7 +198,7 @@ static int load_and_attach(struct dftrace_bpf **out)
 		fail("cannot open the BPF programs: %s", strerror(errno));
 		return -errno;
 	}
-	err = configure(skel);
+	err = configure(skel, hide_privileged);
 	if (!err)
 		err = dftrace_bpf__load(skel);
 	if (err) {
@@ -211,12 +217,6 @@ static int load_and_attach(struct dftrace_bpf **out)
 cleanup:
 	dftrace_bpf__destroy(skel);
 	return err;
-}
-
-static void adopt(pid_t pid)
-{
-	trace_adopt(pid);
-	usdt_offer_maps(pid);
 }
 
 /* Where the dftrace Python package is: $DFTRACE_PYTHON_DIR, the source
@@ -356,11 +356,44 @@ static void read_proc_lost(uint32_t pid, uint64_t *lost, size_t nslots,
 struct session {
 	struct dftrace_bpf *skel;
 	struct ring_buffer *rb;
-	struct sink *sink;
+	struct sink *sink;	/* -o */
+	struct outdir *outdir;	/* -D */
+	struct invoker who;
 	struct launch launch;
+	uint64_t deadline;	/* -d, counted from start-up; 0: none */
+	uint32_t batch;		/* records in the current batch */
 	int child_status;
 	bool child_reaped;
 };
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct session *s = ctx;
+
+	trace_handle_record(NULL, data, size);
+	return ++s->batch < BATCH_RECORDS ? 0 : BATCH_FULL;
+}
+
+/* One bounded batch of records, waiting up to timeout_ms for the first.
+ * 1 if more are waiting, 0 if the ring is empty, or -errno. */
+static int drain_batch(struct session *s, int timeout_ms)
+{
+	int n;
+
+	s->batch = 0;
+	n = ring_buffer__poll(s->rb, timeout_ms);
+	/* Wakeups are batched in the kernel: look whether or not we were woken. */
+	if (n >= 0)
+		n = ring_buffer__consume(s->rb);
+	if (n == BATCH_FULL)
+		return 1;
+	return n < 0 && n != -EINTR ? n : 0;
+}
+
+static bool time_up(const struct session *s)
+{
+	return s->deadline && now_ns() >= s->deadline;
+}
 
 /* Processes whose exit record was lost, or that were already zombies
  * when found, would keep us waiting forever. */
@@ -383,37 +416,42 @@ static bool tree_alive(struct session *s)
 	return dead < procs_count();
 }
 
+/* Once a second: the flush that keeps a killed tracer's file readable,
+ * the status line, and the end of the tree. */
+static bool tick(struct session *s)
+{
+	uint64_t lost[DFT_LOST_SLOTS];
+
+	if (trace_flush())
+		return false;
+	read_lost(s->skel, lost);
+	report_status(trace_stats(), lost, DFT_LOST_SLOTS);
+	return tree_alive(s);
+}
+
+/* Until the tree exits, a signal, the deadline or a write error; between
+ * any two batches each of those is looked at. */
 static int run_loop(struct session *s)
 {
-	uint64_t start = now_ns(), next_flush = start + FLUSH_INTERVAL_NS;
-	uint64_t deadline = env.duration > 0 ? start + env.duration * 1e9 : 0;
-	uint64_t lost[DFT_LOST_SLOTS];
-	int err;
+	uint64_t next_tick = now_ns() + FLUSH_INTERVAL_NS;
+	int more = 0;
 
-	while (!stop_signal) {
-		err = ring_buffer__poll(s->rb, DRAIN_INTERVAL_MS);
-		if (err >= 0)
-			err = ring_buffer__consume(s->rb);
+	while (!stop_signal && !time_up(s)) {
+		more = drain_batch(s, more ? 0 : DRAIN_INTERVAL_MS);
+		if (more < 0) {
+			fail("cannot read the ring buffer: %s", strerror(-more));
+			return more;
+		}
 		usdt_attach_pending();
-		if (err < 0 && err != -EINTR) {
-			fail("cannot read the ring buffer: %s", strerror(-err));
-			return err;
-		}
 		if (trace_stats()->write_error)
-			return trace_stats()->write_error;
-		if (now_ns() >= next_flush) {
-			next_flush += FLUSH_INTERVAL_NS;
-			if (trace_flush())
-				return trace_stats()->write_error;
-			read_lost(s->skel, lost);
-			report_status(trace_stats(), lost, DFT_LOST_SLOTS);
-			if (!tree_alive(s))
+			break;
+		if (now_ns() >= next_tick) {
+			next_tick = now_ns() + FLUSH_INTERVAL_NS;
+			if (!tick(s))
 				break;
+		} else if (trace_stats()->live == 0 && !tree_alive(s)) {
+			break;
 		}
-		if (trace_stats()->live == 0 && !tree_alive(s))
-			break;
-		if (deadline && now_ns() >= deadline)
-			break;
 	}
 	return 0;
 }
@@ -429,21 +467,48 @@ static void install_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
+static void adopt(pid_t pid, void *ctx)
+{
+	trace_adopt(pid);
+	usdt_offer_maps(pid);
+}
+
+/* Between attach steps: keep the ring drained, and stop when asked. */
+static bool attach_tick(void *ctx)
+{
+	struct session *s = ctx;
+
+	if (drain_batch(s, 0) < 0)
+		return false;
+	usdt_attach_pending();
+	return !stop_signal && !time_up(s) && !trace_stats()->write_error;
+}
+
+static int attach_targets(struct session *s)
+{
+	struct attach_opts o = { .tasks_fd = bpf_map__fd(s->skel->maps.tasks),
+				 .self = getpid(), .adopt = adopt,
+				 .keep_going = attach_tick, .ctx = s };
+	char err[512];
+	int ret = attach_tree(&o, env.pids, env.npids, err, sizeof(err));
+
+	if (ret == -EINTR)
+		return 0; /* what is marked is traced until we stop */
+	if (ret)
+		fail("%s", err);
+	usdt_attach_pending();
+	return ret;
+}
+
 static int start_target(struct session *s)
 {
 	char err[512];
 	int ret;
 
-	if (!env.command) {
-		ret = attach_tree(bpf_map__fd(s->skel->maps.tasks), env.pids,
-				  env.npids, adopt, err, sizeof(err));
-		if (ret)
-			fail("%s", err);
-		usdt_attach_pending();
-		return ret;
-	}
+	if (!env.command)
+		return attach_targets(s);
 	ret = attach_task(bpf_map__fd(s->skel->maps.tasks), s->launch.pid);
-	if (ret) {
+	if (ret < 0) {
 		fail("cannot trace the command: %s", strerror(-ret));
 		return ret;
 	}
@@ -473,20 +538,20 @@ static void set_tracer_comm(const char *name)
  * and only while this tracer lives. With -o -, its stdout goes to stderr:
  * the trace owns stdout.
  */
-static int prepare_command(struct launch *l, char *err, size_t errlen)
+static int prepare_command(struct session *s, char *err, size_t errlen)
 {
 	char pid[16];
 
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
 	setenv("DFTRACE_BPF_TRACER", pid, 1);
-	l->stdout_to_stderr = env.output && !strcmp(env.output, "-");
-	return launch_prepare(env.command, l, err, errlen);
+	s->launch.as = &s->who;
+	s->launch.nofile = &nofile_at_start;
+	s->launch.stdout_to_stderr = env.output && !strcmp(env.output, "-");
+	return launch_prepare(env.command, &s->launch, err, errlen);
 }
 
 static int exit_status(struct session *s)
 {
-	if (!env.command)
-		return 0;
 	if (!s->child_reaped && waitpid(s->launch.pid, &s->child_status, 0) < 0)
 		return 0;
 	if (WIFSIGNALED(s->child_status))
@@ -494,111 +559,153 @@ static int exit_status(struct session *s)
 	return WEXITSTATUS(s->child_status);
 }
 
+/* Nothing more is recorded: probes and hooks go, so that what the ring
+ * holds now is all there is, and the command may outlive the trace. */
+static void stop_tracing(struct session *s)
+{
+	usdt_free();
+	dftrace_bpf__detach(s->skel);
+	set_tracer_comm(TRACER_COMM_DONE);
+}
+
+/* Drains the ring, ends every file, and says how it went. */
 static int finish(struct session *s)
 {
 	uint64_t lost[DFT_LOST_SLOTS];
-	char err[512];
-	int ret;
+	char err[512] = "";
+	int ret = 0;
 
-	ring_buffer__consume(s->rb);
+	while (drain_batch(s, 0) > 0)
+		;
 	read_lost(s->skel, lost);
 	trace_finish(lost, DFT_LOST_SLOTS);
-	ret = sink_close(s->sink, err, sizeof(err));
+	if (s->sink)
+		ret = sink_close(s->sink, err, sizeof(err));
 	s->sink = NULL;
-	if (ret)
-		fail("%s", err);
+	if (trace_stats()->write_error || ret) {
+		fail("%s; tracing stopped there%s", err[0] ? err :
+		     trace_stats()->write_error_msg,
+		     env.command && !s->child_reaped ? ", the command runs on" : "");
+		ret = -EIO;
+	}
 	if (!env.quiet)
 		report_summary(trace_stats(), lost, DFT_LOST_SLOTS,
 			       env.output ? env.output : env.output_dir);
 	return ret;
 }
 
+static int open_outputs(struct session *s)
+{
+	struct output_opts o = { .path = env.output, .as = &s->who,
+				 .gzip_level = env.output ?
+						       gzip_level_for(env.output) : -1 };
+	char err[512];
+	int ret;
+
+	if (env.output_dir)
+		ret = outdir_open(&s->outdir, env.output_dir, &s->who,
+				  env.plain ? -1 : env.gzip_level, err, sizeof(err));
+	else
+		ret = sink_open(&o, &s->sink, err, sizeof(err));
+	if (ret)
+		fail("%s", err);
+	return ret;
+}
+
+static int start_trace(struct session *s, const char *target)
+{
+	struct trace_config cfg = {
+		.inline_paths = env.inline_paths, .outdir = s->outdir,
+		.cmdline = target,
+		.root_pid = env.command ? s->launch.pid : env.pids[0],
+		.proc_lost = env.output_dir ? read_proc_lost : NULL,
+		.root_launched = env.command != NULL,
+		.root_exe = env.command && resolve_command(env.command[0]) ?
+				    command_exe : NULL,
+	};
+
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), on_record,
+				 s, NULL);
+	if (!s->rb) {
+		fail("cannot open the ring buffer: %s", strerror(errno));
+		return -errno;
+	}
+	lost_by_proc_fd = bpf_map__fd(s->skel->maps.lost_by_proc);
+	return trace_init(&cfg, s->sink);
+}
+
+/* Everything up to the first traced syscall. */
+static int set_up(struct session *s, const char *target)
+{
+	char err[512];
+	int ret;
+
+	ret = open_outputs(s);
+	if (!ret && env.torch)
+		ret = torch_environment();
+	if (!ret && env.command && (ret = prepare_command(s, err, sizeof(err))))
+		fail("%s", err);
+	if (!ret)
+		ret = load_and_attach(&s->skel, s->who.other);
+	if (!ret)
+		ret = start_trace(s, target);
+	if (!ret && stop_signal) {
+		fail("interrupted before tracing started; nothing written");
+		ret = -EINTR;
+	}
+	if (!ret)
+		ret = start_target(s);
+	/* The file appears with its header already in it. */
+	if (!ret)
+		trace_flush();
+	if (!ret && s->sink && (ret = output_commit(s->sink->out, err, sizeof(err))))
+		fail("%s", err);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct session s = { .launch = { .pid = -1, .go_fd = -1, .err_fd = -1 } };
-	struct trace_config cfg = { 0 };
-	char *target = NULL, err[512];
-	uid_t uid;
-	gid_t gid;
-	int ret;
+	uint64_t started = now_ns();
+	char *target = NULL;
+	int ret = 1, status;
 
 	report_init();
 	env_parse(argc, argv);
 	set_tracer_comm(TRACER_COMM);
 	libbpf_set_print(print_libbpf);
-	ret = check_system();
-	if (ret)
-		return 1;
-	launch_invoking_user(&uid, &gid);
-	/* From here a signal must not kill us: the output's temporary file
-	 * would be left behind. */
+	raise_fd_limit();
+	if (check_system() || check_targets() || invoker_init(&s.who))
+		goto cleanup;
+	if (env.duration > 0)
+		s.deadline = started + env.duration * 1e9;
+	/* From here a signal must not kill us: a file would be left half
+	 * made. */
 	install_signals();
-	if (env.output_dir ? make_output_dir(uid, gid) :
-			     open_main_output(&s.sink, uid, gid))
-		return 1;
-	if (env.torch && torch_environment())
-		goto cleanup;
-	if (env.command && prepare_command(&s.launch, err, sizeof(err))) {
-		fail("%s", err);
-		goto cleanup;
-	}
-	if (load_and_attach(&s.skel))
-		goto cleanup;
-	s.rb = ring_buffer__new(bpf_map__fd(s.skel->maps.events),
-				trace_handle_record, NULL, NULL);
-	if (!s.rb) {
-		fail("cannot open the ring buffer: %s", strerror(errno));
-		goto cleanup;
-	}
-	lost_by_proc_fd = bpf_map__fd(s.skel->maps.lost_by_proc);
 	target = describe_target();
-	cfg = (struct trace_config){ .inline_paths = env.inline_paths,
-				     .output_dir = env.output_dir,
-				     .gzip_level = env.plain ? -1 : env.gzip_level,
-				     .uid = uid, .gid = gid, .cmdline = target,
-				     .root_pid = env.command ? s.launch.pid :
-							       env.pids[0],
-				     .proc_lost = env.output_dir ? read_proc_lost :
-								   NULL,
-				     .root_launched = env.command != NULL,
-				     .root_exe = env.command &&
-							 resolve_command(env.command[0]) ?
-							 command_exe : NULL };
-	if (trace_init(&cfg, s.sink))
+	if (!target || set_up(&s, target))
 		goto cleanup;
-	if (stop_signal) {
-		fail("interrupted before tracing started; nothing written");
-		goto cleanup;
-	}
-	if (start_target(&s))
-		goto cleanup;
-	if (s.sink && output_commit(s.sink->out, err, sizeof(err))) {
-		fail("%s", err);
-		goto cleanup;
-	}
-	trace_flush(); /* the header is on disk before the first event */
 	report_begin();
-	ret = run_loop(&s);
-	if (finish(&s) || ret) {
-		if (trace_stats()->write_error)
-			fail("stopped tracing: the trace could not be written; what was written up to the last flush is kept");
+	status = run_loop(&s);
+	stop_tracing(&s);
+	if (finish(&s) || status)
 		ret = 1;
+	else
+		ret = 0;
+	if (env.command) {
+		if (stop_signal == SIGTERM && !s.child_reaped)
+			kill(s.launch.pid, SIGTERM); /* a terminal's SIGINT reached it already */
+		ret = exit_status(&s);
 	}
-	/* Detach before waiting: the command may outlive the trace (-d). */
-	usdt_free();
-	set_tracer_comm(TRACER_COMM_DONE);
-	ring_buffer__free(s.rb);
-	dftrace_bpf__destroy(s.skel);
-	free(target);
-	if (env.command && stop_signal == SIGTERM && !s.child_reaped)
-		kill(s.launch.pid, SIGTERM); /* a terminal's SIGINT reached it already */
-	return ret ? ret : exit_status(&s);
+	s.launch.pid = -1; /* started: not ours to kill */
 cleanup:
 	launch_abort(&s.launch);
 	sink_abort(s.sink);
+	outdir_free(s.outdir);
 	usdt_free();
 	ring_buffer__free(s.rb);
 	dftrace_bpf__destroy(s.skel);
+	invoker_free(&s.who);
 	free(target);
-	return 1;
+	return ret;
 }

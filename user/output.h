@@ -11,23 +11,44 @@
 #include <sys/types.h>
 
 struct output;
+struct invoker;
 
 struct output_opts {
 	const char *path;	/* "-" means stdout */
 	int gzip_level;		/* -1: plain text; 0..9: one gzip stream */
-	uid_t uid;		/* owner to hand the file to (the user behind */
-	gid_t gid;		/* sudo); (uid_t)-1 / (gid_t)-1 leave it be */
+	/* Who creates and renames the file: the kernel applies that user's
+	 * permissions, and the file is theirs.  NULL: ourselves. */
+	const struct invoker *as;
+	/* A directory the caller holds open until every output in it is
+	 * closed; the file is made there under path's last component (path
+	 * is still what messages show).  NULL: path's own directory. */
+	const int *dir_fd;
 };
 
-/* Creates a new temporary file next to o->path (never following or
+/* Creates a new unnamed file in o->path's directory (never following or
  * opening what is there).  Returns 0 or a negative errno with a one-line
- * message in err.  Nothing is left on disk when it fails. */
+ * message in err.  Nothing is left on disk when it fails, nor when the
+ * process dies before the commit. */
 int output_open(const struct output_opts *opts, struct output **out,
 		char *err, size_t errlen);
 
-/* Renames the temporary file onto the path; until then an older trace at
- * the path is untouched.  A no-op for stdout and when already committed. */
+/* Puts the file at the path (replacing what is there, a symlink itself
+ * rather than its target); until then an older trace at the path is
+ * untouched.  A no-op for stdout and when already committed. */
 int output_commit(struct output *o, char *err, size_t errlen);
+
+/* Flushes and closes the file descriptor of a committed file, keeping the
+ * stream's state, so that many outputs can share few descriptors: the file
+ * stays one stream.  Until output_resume(), nothing may be written. */
+int output_suspend(struct output *o);
+/* Reopens a suspended file, as the user it was created as; fails if the
+ * path no longer names the same file.  A no-op if not suspended. */
+int output_resume(struct output *o, char *err, size_t errlen);
+bool output_suspended(const struct output *o);
+/* Renames a committed file within its directory (new_path's last
+ * component); the new name is checked like a target of output_open. */
+int output_rename(struct output *o, const char *new_path, char *err,
+		  size_t errlen);
 
 /* Buffers len bytes (whole lines only).  Returns 0, or the negative errno
  * of the first failed write: the output is then failed for good and every

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "idmap.h"
+#include "procfs.h"
 #include "procs.h"
 
 static struct idmap procs, threads;
@@ -31,42 +32,15 @@ static struct proc *proc_new(uint32_t pid)
 	return p;
 }
 
-/* readlink(2) that returns an interned path, or NULL. */
-static struct path *read_link(const char *link)
-{
-	char buf[PATH_MAX];
-	ssize_t n = readlink(link, buf, sizeof(buf));
-
-	return n > 0 ? path_intern(buf, n, false) : NULL;
-}
-
-static ssize_t read_small_file(const char *name, char *buf, size_t size)
-{
-	int fd = open(name, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, size);
-	close(fd);
-	return n;
-}
-
 bool proc_refresh_names(struct proc *p)
 {
-	char name[64], buf[4096];
+	char buf[4096];
 	ssize_t n;
 
-	snprintf(name, sizeof(name), "/proc/%u/comm", p->pid);
-	n = read_small_file(name, buf, sizeof(buf));
-	if (n <= 0)
-		return false;
-	if (buf[n - 1] == '\n')
-		n--;
 	memset(p->comm, 0, sizeof(p->comm));
-	memcpy(p->comm, buf, n < DFT_COMM_LEN ? n : DFT_COMM_LEN - 1);
-	snprintf(name, sizeof(name), "/proc/%u/cmdline", p->pid);
-	n = read_small_file(name, buf, sizeof(buf));
+	if (!procfs_comm(p->pid, "comm", p->comm))
+		return false;
+	n = procfs_read(p->pid, "cmdline", buf, sizeof(buf));
 	if (n > 0)
 		p->cmdline = cmdline_intern(buf, n, n == sizeof(buf));
 	return true;
@@ -75,14 +49,11 @@ bool proc_refresh_names(struct proc *p)
 /* O_CLOEXEC of an fd that was open before we looked, from fdinfo. */
 static bool fd_cloexec_from_procfs(uint32_t pid, long fd)
 {
-	char name[96], buf[256], *flags;
-	ssize_t n;
+	char what[48], buf[256], *flags;
 
-	snprintf(name, sizeof(name), "/proc/%u/fdinfo/%ld", pid, fd);
-	n = read_small_file(name, buf, sizeof(buf) - 1);
-	if (n <= 0)
+	snprintf(what, sizeof(what), "fdinfo/%ld", fd);
+	if (procfs_read_text(pid, what, buf, sizeof(buf)) < 0)
 		return false;
-	buf[n] = 0;
 	flags = strstr(buf, "flags:");
 	return flags && (strtoul(flags + 6, NULL, 8) & O_CLOEXEC);
 }
@@ -104,49 +75,10 @@ static void read_fd_table(struct proc *p)
 		if (*end || de->d_name[0] == '.')
 			continue;
 		snprintf(link, sizeof(link), "%s/%ld", dir, fd);
-		fd_assign(p, fd, read_link(link),
+		fd_assign(p, fd, procfs_read_link(link),
 			  fd_cloexec_from_procfs(p->pid, fd));
 	}
 	closedir(d);
-}
-
-int procfs_stat(pid_t pid, char *state, pid_t *ppid)
-{
-	char name[64], buf[512], *paren;
-	ssize_t n;
-
-	snprintf(name, sizeof(name), "/proc/%d/stat", pid);
-	n = read_small_file(name, buf, sizeof(buf) - 1);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	/* comm may hold ") ": the fields resume after the last ')'. */
-	paren = strrchr(buf, ')');
-	if (!paren || sscanf(paren + 1, " %c %d", state, ppid) != 2)
-		return -1;
-	return 0;
-}
-
-int procfs_threads(pid_t pid)
-{
-	char name[64], buf[4096], *line;
-	ssize_t n;
-
-	snprintf(name, sizeof(name), "/proc/%d/status", pid);
-	n = read_small_file(name, buf, sizeof(buf) - 1);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	line = strstr(buf, "\nThreads:");
-	return line ? atoi(line + 9) : 0;
-}
-
-struct path *procfs_link(uint32_t pid, const char *what)
-{
-	char link[64];
-
-	snprintf(link, sizeof(link), "/proc/%u/%s", pid, what);
-	return read_link(link);
 }
 
 struct proc *proc_from_procfs(uint32_t pid)
@@ -160,7 +92,7 @@ struct proc *proc_from_procfs(uint32_t pid)
 	p = proc_new(pid);
 	if (!p)
 		return NULL;
-	if (procfs_stat(pid, &state, &ppid) == 0 && ppid > 0)
+	if (procfs_stat(pid, &state, &ppid, NULL) == 0 && ppid > 0)
 		p->ppid = ppid;
 	p->cwd = procfs_link(pid, "cwd");
 	p->exe = procfs_link(pid, "exe");
@@ -314,7 +246,7 @@ struct path *fd_path(struct proc *p, int fd)
 		return p->fds[fd].path;
 	/* Opened in a way we do not trace (pipe, socket, SCM_RIGHTS...). */
 	snprintf(link, sizeof(link), "/proc/%u/fd/%d", p->pid, fd);
-	path = read_link(link);
+	path = procfs_read_link(link);
 	if (path)
 		fd_assign(p, fd, path, false);
 	return path;
@@ -326,7 +258,7 @@ void fd_relabel(struct proc *p, int fd, const char *fallback, bool cloexec)
 	struct path *path;
 
 	snprintf(link, sizeof(link), "/proc/%u/fd/%d", p->pid, fd);
-	path = read_link(link);
+	path = procfs_read_link(link);
 	fd_assign(p, fd, path ? path : path_intern(fallback, strlen(fallback), false),
 		  cloexec);
 }

@@ -51,12 +51,6 @@ struct thread {
 
 struct proc *proc_get(uint32_t pid);
 /* A process seen for the first time; its state is read from /proc. */
-/* State letter and parent pid from /proc/PID/stat: 0, or -1 if gone. */
-int procfs_stat(pid_t pid, char *state, pid_t *ppid);
-/* Threads of the process, from /proc/PID/status (0 if gone). */
-int procfs_threads(pid_t pid);
-/* readlink of /proc/PID/<what> ("exe", "cwd"), interned; NULL if gone. */
-struct path *procfs_link(uint32_t pid, const char *what);
 struct proc *proc_from_procfs(uint32_t pid);
 /* A child created by fork: inherits fds, cwd, names and mappings. */
 struct proc *proc_fork(struct proc *parent, uint32_t child_pid);

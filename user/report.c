@@ -120,6 +120,12 @@ void report_summary(const struct trace_stats *st, const uint64_t *lost,
 				     (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull));
 	fprintf(stderr, "attach: %.1f ms\n",
 		((started.tv_sec - launched.tv_sec) + (started.tv_nsec - launched.tv_nsec) / 1e9) * 1e3);
+	if (st->files_reopened)
+		fprintf(stderr, "files reopened: %llu (descriptors ran short: files were closed while idle)\n",
+			(unsigned long long)st->files_reopened);
+	if (st->privileged)
+		fprintf(stderr, "privileged programs not traced: %llu (setuid, setgid or file capabilities, under sudo)\n",
+			(unsigned long long)st->privileged);
 	if (st->untracked_children)
 		fprintf(stderr, "untracked children: %llu (the kernel could not allocate their state)\n",
 			(unsigned long long)st->untracked_children);

@@ -72,6 +72,26 @@ int sink_flush(struct sink *s)
 	return ret ? ret : output_flush(s->out);
 }
 
+int sink_suspend(struct sink *s)
+{
+	int ret = sink_flush(s);
+
+	if (!ret)
+		ret = output_suspend(s->out);
+	if (!ret)
+		s->suspended = true;
+	return ret;
+}
+
+int sink_resume(struct sink *s, char *err, size_t errlen)
+{
+	int ret = output_resume(s->out, err, errlen);
+
+	if (!ret)
+		s->suspended = false;
+	return ret;
+}
+
 int sink_close(struct sink *s, char *err, size_t errlen)
 {
 	int ret;

@@ -16,6 +16,11 @@ struct sink {
 	size_t seen_cap, seen_n;
 	uint64_t events;	/* "X" events written */
 	uint32_t pid;		/* per-process sink: its process; else 0 */
+	/* In an outdir (-D): */
+	uint32_t gen;		/* the pid's n-th file in this run, from 1 */
+	uint32_t slot;		/* index in the outdir's list */
+	bool suspended;		/* its descriptor is closed for now */
+	uint64_t last_use;
 };
 
 int sink_open(const struct output_opts *o, struct sink **out, char *err,
@@ -36,6 +41,9 @@ static inline int sink_maybe_drain(struct sink *s)
 	return ret;
 }
 int sink_flush(struct sink *s);
+/* Flushes, then lets go of the file descriptor (see output_suspend). */
+int sink_suspend(struct sink *s);
+int sink_resume(struct sink *s, char *err, size_t errlen);
 int sink_close(struct sink *s, char *err, size_t errlen);
 void sink_abort(struct sink *s);
 

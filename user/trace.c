@@ -13,7 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include "ioctl_decode.h"
+#include "procfs.h"
 #include "procs.h"
 #include "syscalls.h"
 #include "trace.h"
@@ -143,32 +145,26 @@ static int64_t lost_so_far(uint32_t pid)
 	return total;
 }
 
+/* The first write error stops the trace; main reports it once. */
+static void write_failed(int err, const char *msg)
+{
+	if (stats.write_error)
+		return;
+	stats.write_error = err ? err : -EIO;
+	snprintf(stats.write_error_msg, sizeof(stats.write_error_msg), "%s", msg);
+}
+
 static struct sink *open_proc_sink(struct proc *p)
 {
-	struct output_opts o = { .gzip_level = cfg.gzip_level,
-				 .uid = cfg.uid, .gid = cfg.gid };
-	char path[4096], err[512], comm[DFT_COMM_LEN];
+	char err[TRACE_ERR_LEN];
 	struct sink *s;
 	struct timespec now;
+	int rc = outdir_create(cfg.outdir, p->pid, p->comm, &s, err, sizeof(err));
 
-	/* comm comes from the traced process: keep it to safe bytes. */
-	for (int i = 0; i < DFT_COMM_LEN; i++) {
-		char c = p->comm[i];
-
-		comm[i] = (c == '/' || c == '.' || (c && (c < 0x20 || c > 0x7e))) ?
-				  '_' : c;
-	}
-	comm[DFT_COMM_LEN - 1] = 0;
-	snprintf(path, sizeof(path), "%s/%s-%u.pfw%s", cfg.output_dir,
-		 comm[0] ? comm : "proc", p->pid, cfg.gzip_level >= 0 ? ".gz" : "");
-	o.path = path;
-	if (sink_open(&o, &s, err, sizeof(err)) ||
-	    output_commit(s->out, err, sizeof(err))) {
-		fprintf(stderr, "dftrace-bpf: %s\n", err);
-		stats.write_error = -EIO;
+	if (rc) {
+		write_failed(rc, err);
 		return NULL;
 	}
-	s->pid = p->pid;
 	JB_LIT(&s->buf, "[\n");
 	clock_gettime(CLOCK_REALTIME, &now);
 	write_lifecycle(s, "start", p->pid,
@@ -179,10 +175,18 @@ static struct sink *open_proc_sink(struct proc *p)
 
 static struct sink *sink_of(struct proc *p)
 {
+	char err[TRACE_ERR_LEN];
+	int rc;
+
 	if (main_sink)
 		return main_sink;
 	if (!p->sink)
-		p->sink = open_proc_sink(p);
+		return p->sink = open_proc_sink(p);
+	rc = outdir_use(cfg.outdir, p->sink, err, sizeof(err));
+	if (rc) {
+		write_failed(rc, err);
+		return NULL;
+	}
 	return p->sink;
 }
 
@@ -200,30 +204,15 @@ static struct proc *proc_of(uint32_t pid)
 	return p;
 }
 
-static void read_thread_comm(uint32_t pid, uint32_t tid, char *comm)
-{
-	char name[64];
-	ssize_t n;
-	int fd;
-
-	snprintf(name, sizeof(name), "/proc/%u/task/%u/comm", pid, tid);
-	fd = open(name, O_RDONLY | O_CLOEXEC);
-	n = fd >= 0 ? read(fd, comm, DFT_COMM_LEN - 1) : -1;
-	if (fd >= 0)
-		close(fd);
-	if (n > 0 && comm[n - 1] == '\n')
-		n--;
-	comm[n > 0 ? n : 0] = 0;
-}
-
 static struct thread *thread_of(struct proc *p, uint32_t tid)
 {
 	struct thread *t = thread_get(tid);
-	char comm[DFT_COMM_LEN] = "";
+	char comm[DFT_COMM_LEN], what[32];
 
 	if (t)
 		return t;
-	read_thread_comm(p->pid, tid, comm);
+	snprintf(what, sizeof(what), "task/%u/comm", tid);
+	procfs_comm(p->pid, what, comm);
 	return thread_add(tid, p->pid, comm[0] ? comm : p->comm);
 }
 
@@ -367,8 +356,8 @@ static void end_event(struct sink *s)
 {
 	JB_LIT(&s->buf, "}}\n");
 	s->events++;
-	if (sink_maybe_drain(s) && !stats.write_error)
-		stats.write_error = -EIO;
+	if (sink_maybe_drain(s))
+		write_failed(-EIO, "cannot write the trace");
 }
 
 static void key_int(struct jbuf *b, const char *key, size_t klen, int64_t v)
@@ -796,6 +785,18 @@ static void on_fork(const struct dft_fork *e)
 		thread_add(e->child_tid, c->pid, e->comm);
 }
 
+static void forget_process(struct proc *p, uint32_t tid, uint64_t ts_ns);
+
+/* -D: a file opened before the exec was named after the old program. */
+static void rename_after_exec(struct proc *p)
+{
+	char err[TRACE_ERR_LEN];
+
+	if (cfg.outdir && p->sink &&
+	    outdir_rename(cfg.outdir, p->sink, p->comm, err, sizeof(err)))
+		fprintf(stderr, "dftrace-bpf: %s\n", err);
+}
+
 static void on_exec(const struct dft_exec *e)
 {
 	struct proc *p = proc_of(e->h.tgid);
@@ -815,6 +816,7 @@ static void on_exec(const struct dft_exec *e)
 	memcpy(p->comm, e->comm, DFT_COMM_LEN);
 	p->comm[DFT_COMM_LEN - 1] = 0;
 	p->named = false;
+	rename_after_exec(p);
 	if (e->argv_len)
 		p->cmdline = cmdline_intern(e->argv, e->argv_len,
 					    e->argv_len >= DFT_ARGV_MAX);
@@ -823,26 +825,33 @@ static void on_exec(const struct dft_exec *e)
 		t->named = false;
 	/* A new program may carry annotations. */
 	p->exe = procfs_link(p->pid, "exe");
-	if (p->exe)
+	if (p->exe && !(e->h.flags & DFT_F_PRIVILEGED))
 		usdt_offer(p->exe->str);
 	s = sink_of(p);
-	if (!s)
-		return;
-	if (p->cmdline)
-		ensure_sh(s, p->pid, p->cmdline);
-	if (p->exe)
-		ensure_sh(s, p->pid, p->exe);
-	write_proc_event(p, e->h.tid, "exec", e->h.ts);
-	if (p->exe)
-		KEY_HASH(&s->buf, ",\"exec_hash\":\"", p->exe->hash);
-	if (p->cmdline) {
-		KEY_HASH(&s->buf, ",\"cmd_hash\":\"", p->cmdline->hash);
-		if (cfg.inline_paths) {
-			JB_LIT(&s->buf, ",\"cmd\":");
-			jb_str(&s->buf, p->cmdline->str, p->cmdline->len);
+	if (s) {
+		if (p->cmdline)
+			ensure_sh(s, p->pid, p->cmdline);
+		if (p->exe)
+			ensure_sh(s, p->pid, p->exe);
+		write_proc_event(p, e->h.tid, "exec", e->h.ts);
+		if (p->exe)
+			KEY_HASH(&s->buf, ",\"exec_hash\":\"", p->exe->hash);
+		if (p->cmdline) {
+			KEY_HASH(&s->buf, ",\"cmd_hash\":\"", p->cmdline->hash);
+			if (cfg.inline_paths) {
+				JB_LIT(&s->buf, ",\"cmd\":");
+				jb_str(&s->buf, p->cmdline->str, p->cmdline->len);
+			}
 		}
+		if (e->h.flags & DFT_F_PRIVILEGED)
+			JB_LIT(&s->buf, ",\"privileged\":true");
+		end_event(s);
 	}
-	end_event(s);
+	/* The kernel side has stopped tracing it: this is its last record. */
+	if (e->h.flags & DFT_F_PRIVILEGED) {
+		stats.privileged++;
+		forget_process(p, e->h.tid, e->h.ts);
+	}
 }
 
 static void write_lost(struct sink *s, uint32_t pid, const char *op,
@@ -896,32 +905,30 @@ static uint64_t write_lost_table(struct sink *s, uint32_t pid,
 	return total;
 }
 
+/* -D: ends a process's file with its losses and the end event. */
 static void close_proc_sink(struct proc *p, uint64_t ts_us)
 {
 	uint64_t lost[DFT_LOST_SLOTS];
 	int64_t total = -1;
-	char err[512];
+	char err[TRACE_ERR_LEN];
+	struct sink *s;
+	int rc;
 
-	if (cfg.proc_lost) {
-		/* A process whose every record was lost still gets a file,
-		 * whose start counts them all. */
-		if (!p->sink && lost_so_far(p->pid))
-			sink_of(p);
-		cfg.proc_lost(p->pid, lost, DFT_LOST_SLOTS, true);
-		if (p->sink) {
-			total = write_lost_table(p->sink, p->pid, lost,
-						 DFT_LOST_SLOTS);
-			stats.lost_in_files += total;
-		}
-	}
-	if (!p->sink)
+	if (main_sink)
 		return;
-	write_lifecycle(p->sink, "end", p->pid, ts_us, p, total);
-	JB_LIT(&p->sink->buf, "]\n");
-	if (sink_close(p->sink, err, sizeof(err))) {
-		fprintf(stderr, "dftrace-bpf: %s\n", err);
-		stats.write_error = -EIO;
-	}
+	/* A process whose every record was lost still gets a file, whose
+	 * start counts them all. */
+	s = p->sink || lost_so_far(p->pid) ? sink_of(p) : NULL;
+	cfg.proc_lost(p->pid, lost, DFT_LOST_SLOTS, true);
+	if (!s)
+		return;
+	total = write_lost_table(s, p->pid, lost, DFT_LOST_SLOTS);
+	stats.lost_in_files += total;
+	write_lifecycle(s, "end", p->pid, ts_us, p, total);
+	JB_LIT(&s->buf, "]\n");
+	rc = outdir_close_file(cfg.outdir, s, err, sizeof(err));
+	if (rc)
+		write_failed(rc, err);
 	p->sink = NULL;
 }
 
@@ -1070,7 +1077,8 @@ static const struct path *user_key(const char *k, bool context)
 	static const char *const event_keys[] = {
 		"syscall", "ret", "fhash", "fhash2", "fname", "fname2",
 		"fname_truncated", "fname2_truncated", "dir", "type", "nr",
-		"size", "req_name", "device", "kind", "exit_code", "cmd",
+		"size", "req_name", "device", "kind", "exit_code", "signal",
+		"core_dumped", "privileged", "cmd",
 		"cmd_hash", "exec_hash", "cwd", "ppid", "date", "version",
 		"num_events", "lost",
 	};
@@ -1146,6 +1154,29 @@ static void on_annot(const struct dft_annot *in)
 	}
 }
 
+/* wait(2) status as a shell reports it: exit_code, and the signal. */
+static void write_exit_status(struct jbuf *b, int status)
+{
+	if (WIFSIGNALED(status)) {
+		KEY_INT(b, ",\"exit_code\":", 128 + WTERMSIG(status));
+		KEY_INT(b, ",\"signal\":", WTERMSIG(status));
+		if (WCOREDUMP(status))
+			JB_LIT(b, ",\"core_dumped\":true");
+	} else {
+		KEY_INT(b, ",\"exit_code\":", WEXITSTATUS(status));
+	}
+}
+
+/* No more records will come from p: its file ends, its state goes. */
+static void forget_process(struct proc *p, uint32_t tid, uint64_t ts_ns)
+{
+	thread_free(tid);
+	close_proc_sink(p, trace_wall_us(ts_ns));
+	proc_free(p);
+	if (stats.live)
+		stats.live--;
+}
+
 static void on_exit_record(const struct dft_exit *e)
 {
 	struct proc *p = proc_get(e->h.tgid);
@@ -1161,14 +1192,10 @@ static void on_exit_record(const struct dft_exit *e)
 	s = sink_of(p);
 	if (s) {
 		write_proc_event(p, e->h.tid, "exit", e->h.ts);
-		KEY_INT(&s->buf, ",\"exit_code\":", e->exit_code);
+		write_exit_status(&s->buf, e->exit_code);
 		end_event(s);
 	}
-	thread_free(e->h.tid);
-	close_proc_sink(p, trace_wall_us(e->h.ts));
-	proc_free(p);
-	if (stats.live)
-		stats.live--;
+	forget_process(p, e->h.tid, e->h.ts);
 }
 
 static void on_comm(const struct dft_comm *e)
@@ -1299,7 +1326,7 @@ static void describe_root(void)
 	else if (!cfg.root_launched)
 		root.exe = procfs_link(cfg.root_pid, "exe");
 	root.cwd = procfs_link(cfg.root_pid, "cwd");
-	if (procfs_stat(cfg.root_pid, &state, &ppid) == 0 && ppid > 0)
+	if (procfs_stat(cfg.root_pid, &state, &ppid, NULL) == 0 && ppid > 0)
 		root.ppid = ppid;
 }
 
@@ -1357,6 +1384,8 @@ void trace_finish(const uint64_t *lost, size_t nslots)
 	total = 0;
 	for (size_t i = 0; i < nslots; i++)
 		total += lost[i];
+	if (cfg.outdir)
+		stats.files_reopened = cfg.outdir->suspensions;
 	if (cfg.proc_lost && total > stats.lost_in_files)
 		stats.lost_elsewhere = total - stats.lost_in_files;
 }

@@ -8,17 +8,16 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "outdir.h"
 #include "sink.h"
 #include "syscalls.h"
 
 #define TRACE_MAX_OPS SC_MAX_NAMES
+#define TRACE_ERR_LEN 512
 
 struct trace_config {
 	bool inline_paths;
-	const char *output_dir;	/* one file per process, or NULL */
-	int gzip_level;		/* for output_dir files; -1 plain */
-	uid_t uid;		/* owner of files created in output_dir */
-	gid_t gid;
+	struct outdir *outdir;	/* -D: one file per process; NULL: one file */
 	const char *cmdline;	/* what was traced, for start/end events */
 	uint32_t root_pid;	/* the first traced process: owns start/end */
 	bool root_launched;	/* -- CMD: not exec'd yet, /proc shows us */
@@ -36,11 +35,14 @@ struct trace_stats {
 	uint64_t untracked_children;	/* forks the kernel could not track */
 	uint64_t lost_in_files;	/* output_dir: losses written to a process's file */
 	uint64_t lost_elsewhere; /* output_dir: losses no file reports (full map) */
+	uint64_t privileged;	/* execs that raised privileges: untraced */
+	uint64_t files_reopened; /* -D: files closed for want of descriptors */
 	uint32_t live;		/* traced processes still running */
 	int write_error;	/* first output error, negative errno */
+	char write_error_msg[TRACE_ERR_LEN]; /* and what it was */
 };
 
-/* main_sink: the single output, or NULL with config->output_dir. */
+/* main_sink: the single output, or NULL with config->outdir. */
 int trace_init(const struct trace_config *config, struct sink *main_sink);
 /* A process that is traced from now on (attach or launch). */
 void trace_adopt(uint32_t pid);

@@ -10,11 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include "check.h"
+#include "invoker.h"
 #include "output.h"
 
 static char tmpdir[] = "/tmp/dftrace-test-output-XXXXXX";
@@ -152,7 +154,7 @@ static void write_file(const char *path, const char *s)
 
 static struct output *open_ok(const char *path, int level)
 {
-	struct output_opts opts = { path, level, (uid_t)-1, (gid_t)-1 };
+	struct output_opts opts = { .path = path, .gzip_level = level };
 	struct output *o = NULL;
 	char err[256];
 	int rc = output_open(&opts, &o, err, sizeof(err));
@@ -193,8 +195,9 @@ static void test_round_trip(int level)
 		CHECK(0, "level %d: open", level);
 		return;
 	}
-	CHECK(access(path, F_OK) != 0 && nr_entries(tmpdir) == 1,
-	      "level %d: before commit only a temporary file exists", level);
+	CHECK(access(path, F_OK) != 0 && nr_entries(tmpdir) == 0,
+	      "level %d: before commit nothing is in the directory (an "
+	      "unnamed file: a killed tracer leaves nothing)", level);
 	CHECK(output_commit(o, err, sizeof(err)) == 0, "level %d: commit", level);
 	CHECK(lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
 	      (st.st_mode & 07777) == 0644 && nr_entries(tmpdir) == 1,
@@ -233,6 +236,37 @@ static void test_round_trip(int level)
 		free(plain);
 	}
 	free(file);
+	empty_tmpdir();
+}
+
+/* A plain file only ever grows by whole lines, whatever the buffer does:
+ * a tracer killed at any moment leaves no torn line. */
+static void test_whole_lines(void)
+{
+	const char *path = path_in("lines.pfw");
+	struct output *o = open_ok(path, -1);
+	size_t from = 0, torn = 0, big = line_boundary(1500000);
+	char err[256];
+	struct stat st;
+
+	output_commit(o, err, sizeof(err));
+	while (from < data_len) {
+		size_t end = line_boundary(from + 1 + (from % 5000));
+
+		output_write(o, data + from, end - from);
+		from = end;
+		if (!stat(path, &st) && st.st_size && data[st.st_size - 1] != '\n')
+			torn++;
+	}
+	CHECK(torn == 0, "after every write the file ends at a line end "
+	      "(%zu times not)", torn);
+	output_abort(o);
+	o = open_ok(path, -1);
+	output_commit(o, err, sizeof(err));
+	output_write(o, data, big);	/* more than the buffer holds */
+	CHECK(!stat(path, &st) && (size_t)st.st_size == big,
+	      "one write larger than the buffer goes straight to the file");
+	output_close(o, err, sizeof(err));
 	empty_tmpdir();
 }
 
@@ -399,7 +433,7 @@ static void test_symlink(void)
 
 static void expect_open_error(const char *path, int want_rc, const char *want)
 {
-	struct output_opts opts = { path, -1, (uid_t)-1, (gid_t)-1 };
+	struct output_opts opts = { .path = path, .gzip_level = -1 };
 	struct output *o = (struct output *)1;
 	char err[512], msg[512];
 	int before = nr_entries(tmpdir);
@@ -414,7 +448,7 @@ static void expect_open_error(const char *path, int want_rc, const char *want)
 
 static void test_bad_targets(void)
 {
-	struct output_opts opts = { path_in("x"), 10, (uid_t)-1, (gid_t)-1 };
+	struct output_opts opts = { .path = path_in("x"), .gzip_level = 10 };
 	struct output *o;
 	char err[256];
 	char dir_slash[600];
@@ -444,9 +478,9 @@ static void test_bad_targets(void)
 	empty_tmpdir();
 }
 
-static void test_relative_and_owner(void)
+static void test_relative(void)
 {
-	struct output_opts opts = { "rel.pfw", -1, getuid(), getgid() };
+	struct output_opts opts = { .path = "rel.pfw", .gzip_level = -1 };
 	struct output *o;
 	char cwd[512], err[256];
 	struct stat st = { 0 };
@@ -456,11 +490,6 @@ static void test_relative_and_owner(void)
 		CHECK(0, "chdir");
 		return;
 	}
-	/* As root the file can be handed to anyone; test a real hand-over. */
-	if (geteuid() == 0) {
-		opts.uid = 65534;
-		opts.gid = 65534;
-	}
 	rc = output_open(&opts, &o, err, sizeof(err));
 	if (!rc)
 		rc = output_commit(o, err, sizeof(err));
@@ -468,10 +497,192 @@ static void test_relative_and_owner(void)
 		rc = output_close(o, err, sizeof(err));
 	CHECK(rc == 0 && stat(path_in("rel.pfw"), &st) == 0,
 	      "a relative path lands in the working directory");
-	CHECK(st.st_uid == opts.uid && st.st_gid == opts.gid,
-	      "the file belongs to uid %d gid %d", (int)opts.uid, (int)opts.gid);
 	if (chdir(cwd))
 		perror("chdir");
+	opts.path = "";
+	CHECK(output_open(&opts, &o, err, sizeof(err)) == -EINVAL,
+	      "an empty path is refused");
+	CHECK_STREQ(err, "empty output path", "and called that");
+	empty_tmpdir();
+}
+
+/* Opens, commits and closes path as who; 0 or the first error. */
+static int write_as(const struct invoker *who, const char *path, char *err,
+		    size_t errlen)
+{
+	struct output_opts opts = { .path = path, .gzip_level = 1, .as = who };
+	struct output *o;
+	int rc = output_open(&opts, &o, err, errlen);
+
+	if (rc)
+		return rc;
+	write_range(o, 0, line_boundary(1000));
+	rc = output_commit(o, err, errlen);
+	if (rc) {
+		output_abort(o);
+		return rc;
+	}
+	return output_close(o, err, errlen);
+}
+
+/* Under sudo the file is made as the invoking user: where that user may
+ * not write, nothing is made and nothing is replaced. */
+static void test_as_invoker(void)
+{
+	gid_t group = 65534;
+	struct invoker nobody = { .uid = 65534, .gid = 65534, .groups = &group,
+				  .ngroups = 1, .other = true };
+	char err[512], want[600], *file;
+	struct stat st = { 0 };
+	size_t len;
+	int rc;
+
+	int ngroups_before = getgroups(0, NULL);
+
+	if (geteuid() != 0) {
+		CHECK(1, "# skip: the invoking user's identity needs root");
+		return;
+	}
+	chmod(tmpdir, 0755);	/* mkdtemp's 0700 would stop the user at once */
+	mkdir(path_in("theirs"), 0755);
+	CHECK(chown(path_in("theirs"), 65534, 65534) == 0, "chown");
+	rc = write_as(&nobody, path_in("theirs/t.pfw.gz"), err, sizeof(err));
+	CHECK(rc == 0 && stat(path_in("theirs/t.pfw.gz"), &st) == 0 &&
+	      st.st_uid == 65534 && st.st_gid == 65534,
+	      "in the user's directory the file is made, and is the user's (%s)",
+	      err);
+
+	mkdir(path_in("rootdir"), 0755);
+	write_file(path_in("rootdir/precious"), "precious\n");
+	chmod(path_in("rootdir/precious"), 0600);
+	rc = write_as(&nobody, path_in("rootdir/precious"), err, sizeof(err));
+	snprintf(want, sizeof(want), "cannot create output '%s': %s",
+		 path_in("rootdir/precious"), strerror(EACCES));
+	CHECK(rc == -EACCES, "a root-only directory refuses the user's file");
+	CHECK_STREQ(err, want, "with the usual permission error");
+	file = slurp(path_in("rootdir/precious"), &len);
+	CHECK(stat(path_in("rootdir/precious"), &st) == 0 && st.st_uid == 0 &&
+	      (st.st_mode & 07777) == 0600 && same(file, len, "precious\n", 9) &&
+	      nr_entries(path_in("rootdir")) == 1,
+	      "the root file is untouched and nothing else is there");
+	free(file);
+	rc = write_as(&nobody, path_in("rootdir/new"), err, sizeof(err));
+	CHECK(rc == -EACCES && nr_entries(path_in("rootdir")) == 1,
+	      "nor can the user add a file there");
+	/* A directory of one of the user's supplementary groups. */
+	mkdir(path_in("group"), 0770);
+	CHECK(chown(path_in("group"), 0, 4242) == 0 &&
+	      chmod(path_in("group"), 0770) == 0, "chown");
+	rc = write_as(&nobody, path_in("group/t.pfw.gz"), err, sizeof(err));
+	CHECK(rc == -EACCES, "a group directory refuses a user outside it");
+	{
+		gid_t groups[] = { 65534, 4242 };
+		struct invoker member = nobody;
+
+		member.groups = groups;
+		member.ngroups = 2;
+		rc = write_as(&member, path_in("group/t.pfw.gz"), err, sizeof(err));
+		CHECK(rc == 0, "and takes the file of a member (%s)", err);
+	}
+	CHECK(getegid() == 0 && (uid_t)setfsuid(-1) == 0 && (gid_t)setfsgid(-1) == 0 &&
+	      getgroups(0, NULL) == ngroups_before,
+	      "the tracer is itself again afterwards, groups too");
+	empty_tmpdir();
+}
+
+/* A suspended output is a complete file with its descriptor closed; on
+ * resume the stream goes on, and the end result is one gzip stream. */
+static void test_suspend(int level)
+{
+	const char *path = path_in(level < 0 ? "sus.pfw" : "sus.pfw.gz");
+	struct output *o = open_ok(path, level);
+	size_t third = line_boundary(data_len / 3), len, plain_len;
+	char err[256], *file, *plain = NULL;
+	int rc;
+
+	output_commit(o, err, sizeof(err));
+	write_range(o, 0, third);
+	CHECK(output_suspend(o) == 0 && output_suspended(o),
+	      "level %d: suspend", level);
+	file = slurp(path, &len);
+	rc = level < 0 ? same(file, len, data, third) :
+			 gunzip(file, len, &plain, &plain_len) == 1 &&
+				 same(plain, plain_len, data, third);
+	CHECK(rc, "level %d: while suspended the file is complete", level);
+	free(file);
+	free(plain);
+	plain = NULL;
+	CHECK(output_resume(o, err, sizeof(err)) == 0 && !output_suspended(o),
+	      "level %d: resume", level);
+	write_range(o, third, 2 * third);
+	output_suspend(o);
+	/* resumed by the write itself this time */
+	write_range(o, 2 * third, data_len);
+	rc = output_close(o, err, sizeof(err));
+	file = slurp(path, &len);
+	if (level >= 0)
+		rc |= gunzip(file, len, &plain, &plain_len) != 1 ||
+		      !same(plain, plain_len, data, data_len);
+	else
+		rc |= !same(file, len, data, data_len);
+	CHECK(rc == 0, "level %d: the whole trace, %s", level,
+	      level < 0 ? "as written" : "one complete gzip stream");
+	free(file);
+	free(plain);
+	empty_tmpdir();
+}
+
+static void test_replaced_while_suspended(void)
+{
+	const char *path = path_in("rep.pfw.gz");
+	struct output *o = open_ok(path, 1);
+	char err[256], want[512];
+
+	output_commit(o, err, sizeof(err));
+	write_range(o, 0, line_boundary(1000));
+	output_suspend(o);
+	unlink(path);
+	write_file(path, "planted\n");
+	snprintf(want, sizeof(want), "cannot reopen output '%s': it was "
+		 "replaced or cut while closed", path);
+	CHECK(output_resume(o, err, sizeof(err)) == -ESTALE,
+	      "a file replaced while suspended is not reopened");
+	CHECK_STREQ(err, want, "and says so");
+	output_close(o, err, sizeof(err));
+	CHECK(nr_entries(tmpdir) == 1, "the planted file is left alone");
+	empty_tmpdir();
+}
+
+static void test_rename_and_long_names(void)
+{
+	char name[256], long_path[600];
+	struct output *o = open_ok(path_in("before.pfw"), -1);
+	char err[256];
+	struct stat st;
+
+	output_commit(o, err, sizeof(err));
+	CHECK(output_rename(o, path_in("after.pfw"), err, sizeof(err)) == 0 &&
+	      access(path_in("before.pfw"), F_OK) != 0 &&
+	      strcmp(output_path(o), path_in("after.pfw")) == 0,
+	      "rename moves the file and its name");
+	mkdir(path_in("adir"), 0755);
+	CHECK(output_rename(o, path_in("adir"), err, sizeof(err)) == -EISDIR,
+	      "rename never replaces a directory");
+	write_range(o, 0, line_boundary(100));
+	output_suspend(o);
+	output_close(o, err, sizeof(err));
+	CHECK(lstat(path_in("after.pfw"), &st) == 0 &&
+	      st.st_size == (off_t)line_boundary(100),
+	      "a renamed, suspended file reopens under its new name");
+
+	memset(name, 'n', 255);
+	name[255] = 0;
+	snprintf(long_path, sizeof(long_path), "%s/%s", tmpdir, name);
+	o = open_ok(long_path, 1);
+	CHECK(o && output_commit(o, err, sizeof(err)) == 0 &&
+	      output_close(o, err, sizeof(err)) == 0 &&
+	      access(long_path, F_OK) == 0,
+	      "a 255-byte file name works (the temporary name is short)");
 	empty_tmpdir();
 }
 
@@ -514,19 +725,19 @@ static void test_failure(int level, enum fail_at at, int err_no, size_t good)
 		      level, at_name[at]);
 	}
 	rc = output_close(o, err, sizeof(err));
+	file = slurp(path, &len);
 	if (err_no == ENOSPC)
 		snprintf(want, sizeof(want), "disk full writing '%s': trace cut "
-			 "at the last flush (%zu bytes kept)", path, good);
+			 "at the last flush (%zu bytes kept)", path, len);
 	else
 		snprintf(want, sizeof(want), "cannot write '%s': %s; trace cut "
 			 "at the last flush (%zu bytes kept)", path,
-			 strerror(err_no), good);
+			 strerror(err_no), len);
 	CHECK(rc == -err_no, "level %d, %s: close returns -%d", level,
 	      at_name[at], err_no);
-	CHECK_STREQ(err, want, "level %d, %s: close says what was kept",
+	CHECK_STREQ(err, want, "level %d, %s: close says the bytes kept on disk",
 		    level, at_name[at]);
 
-	file = slurp(path, &len);
 	if (level < 0) {
 		CHECK(same(file, len, data, good),
 		      "level -1, %s: file holds exactly the %zu flushed bytes",
@@ -575,12 +786,18 @@ int main(void)
 	test_round_trip(1);
 	test_round_trip(6);
 	test_bytes_out();
+	test_whole_lines();
 	test_empty();
 	test_stdout();
 	test_abort();
 	test_symlink();
 	test_bad_targets();
-	test_relative_and_owner();
+	test_relative();
+	test_as_invoker();
+	for (int level = -1; level <= 6; level += 7)
+		test_suspend(level);
+	test_replaced_while_suspended();
+	test_rename_and_long_names();
 	test_failures();
 	nftw(tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	free(data);
