@@ -178,6 +178,7 @@ load lib/common
 }
 
 @test "cli: with SUDO_UID/SUDO_GID the command runs as that user and the trace belongs to it" {
+	chown 65534:65534 "$T"
 	chmod 777 "$D"
 	SUDO_UID=65534 SUDO_GID=65534 dft -q -o "$TRACE" -- "$WL/util" whoami "$D"
 	expect_eq "status" "$DFT_STATUS" 0
@@ -196,20 +197,22 @@ disk_full() {
 	TRACE="$T/full/t.pfw.gz"
 	dft -q -o "$TRACE" -- "$WL/util" spam "$D" 300000 "$1"
 	echo "# status $DFT_STATUS; stderr: $(cat "$T/dft.err")"
-	[ "$DFT_STATUS" != 0 ]
+	# tracing stops, the command goes on: its status is the tracer's
+	expect_eq "status (the command's)" "$DFT_STATUS" 0
+	is_error_line "$T/dft.err"
 	grep -iE '^dftrace-bpf: .*(no space|disk full)' "$T/dft.err"
 	gzip -t "$TRACE"
 	valid --partial
 }
 
-@test "cli: disk full after a while: an error on stderr, non-zero exit, a valid gzip of valid JSON lines with the early events" {
+@test "cli: disk full after a while: one error line, the command's exit status, a valid gzip of valid JSON lines with the early events" {
 	disk_full 2000
 	# the slow start (2 s: 20 x 100 pwrites) was flushed before the disk filled
 	n=$(tpy count "$TRACE" --name pwrite --path "$D/spam.dat")
 	[ "$n" -ge 1000 ]
 }
 
-@test "cli: disk full before the first flush: an error on stderr, non-zero exit, still a valid gzip" {
+@test "cli: disk full before the first flush: one error line, the command's exit status, still a valid gzip" {
 	disk_full 0
 }
 
@@ -275,4 +278,86 @@ lifecycle() {
 	h=$(tpy events "$TRACE" --all --name start --fields args.exec_hash)
 	expect_eq "start's program" \
 		"$(tpy meta "$TRACE" SH | jq -r --arg h "$h" 'select(.args.value == $h) | .args.name')" "$D/myprog"
+}
+
+@test "cli: -b takes a G suffix: -b 1G is the largest ring buffer, and says so when refused" {
+	dft -q -b 1G -o "$TRACE" -- "$WL/util" exit 0
+	expect_eq "status with -b 1G" "$DFT_STATUS" 0
+	dft -q -b 2G -o "$TRACE" -- "$WL/util" exit 0
+	expect_eq "status with -b 2G" "$DFT_STATUS" 64
+	grep -q "from 4096 to 1G" "$T/dft.err"
+}
+
+@test "cli: options that would do nothing are refused: -T without -D, -z with a plain output or stdout" {
+	cd "$T"
+	for args in "-T -o t.pfw" "-z 5 -o t.pfw" "-z 5 -o -" "-z 5 -T -D out"; do
+		# shellcheck disable=SC2086
+		dft $args -- "$WL/util" exit 0
+		expect_eq "status of 'dftrace-bpf $args'" "$DFT_STATUS" 64
+		head -1 "$T/dft.err" | grep -q '^dftrace-bpf: -[Tz] '
+	done
+	[ ! -e t.pfw ] && [ ! -e out ]
+	dft -q -z 5 -o t.pfw.gz -- "$WL/util" exit 0
+	expect_eq "status of -z 5 -o t.pfw.gz" "$DFT_STATUS" 0
+}
+
+@test "cli: -o '' is an empty path, not a directory" {
+	dft -o '' -- "$WL/util" exit 0
+	expect_eq "status" "$DFT_STATUS" 1
+	is_error_line "$T/dft.err"
+	grep -qx "dftrace-bpf: empty output path" "$T/dft.err"
+}
+
+@test "cli: an output name of 255 bytes works" {
+	name=$(printf 'n%.0s' $(seq 1 248)).pfw.gz
+	dft -q -o "$T/$name" -- "$WL/util" exit 0
+	expect_eq "status" "$DFT_STATUS" 0
+	TRACE="$T/$name" valid
+}
+
+@test "cli: the exit event says the status as a shell does: exit_code 3; killed by SIGKILL: exit_code 137 and signal 9" {
+	dft -q -o "$TRACE" -- "$WL/util" exit 3
+	expect_eq "exit 3" "$(tpy events "$TRACE" --name exit --fields args.exit_code,args.signal)" $'3\t-'
+	dft -q -o "$TRACE" -- "$WL/util" kill 9
+	expect_eq "kill 9" "$(tpy events "$TRACE" --name exit --fields args.exit_code,args.signal)" $'137\t9'
+}
+
+@test "cli: -p TID traces the thread's process, under the process id: no phantom process" {
+	start_workload "$WL/util" leaderexit "$D" wait
+	tid=$(ls "/proc/$WL_PID/task" | grep -vx "$WL_PID" | head -1)
+	[ -n "$tid" ]
+	"$DFT" -q -o "$TRACE" -p "$tid" 2>"$T/dft.err" &
+	DFT_PID=$!
+	BG_PIDS+=("$DFT_PID")
+	tpy wait-for "$TRACE" --pid "$WL_PID" --alive "$DFT_PID" --timeout 30
+	kill -USR1 "$WL_PID"
+	await "$DFT_PID"
+	expect_eq "tracer status" "$AWAIT_STATUS" 0
+	valid
+	expect_eq "pids in the trace" "$(tpy events "$TRACE" --all --fields pid | sort -u)" "$WL_PID"
+	expect_eq "start's pid" "$(tpy events "$TRACE" --all --name start --fields pid)" "$WL_PID"
+}
+
+@test "cli: -p of a kernel thread, or of the tracer itself: one error line, no file" {
+	dft -o "$TRACE" -p 2
+	expect_eq "status for kthreadd" "$DFT_STATUS" 1
+	is_error_line "$T/dft.err"
+	grep -q "kernel thread" "$T/dft.err"
+	[ ! -e "$TRACE" ]
+	# exec keeps the shell's pid: the tracer is asked to trace itself
+	sh -c 'exec "$0" -o "$1" -p $$' "$DFT" "$TRACE" 2>"$T/dft.err" || status=$?
+	expect_eq "status for itself" "${status:-0}" 1
+	is_error_line "$T/dft.err"
+	grep -q "the tracer itself" "$T/dft.err"
+	[ ! -e "$TRACE" ]
+}
+
+@test "cli: -p of the tracer's own parent: the tree is traced, the tracer's own I/O is not" {
+	sh -c '"$0" -q -d 2 -o "$1" -p $$ & echo $! >"$2"
+		for i in 1 2 3 4 5 6 7 8 9 10; do cat /etc/hostname >/dev/null; sleep 0.1; done; wait' \
+		"$DFT" "$TRACE" "$T/dftpid"
+	valid
+	dpid=$(cat "$T/dftpid")
+	expect_eq "events of the tracer" "$(tpy count "$TRACE" --pid "$dpid")" 0
+	[ "$(tpy count "$TRACE" --name read --path /etc/hostname)" -gt 0 ]
 }

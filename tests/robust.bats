@@ -1,0 +1,157 @@
+#!/usr/bin/env bats
+# The tracer under pressure: event floods, churning trees, descriptor
+# limits, pid reuse, a reader that goes away, and signals at bad moments.
+
+load lib/common
+
+# now_us: the wall clock in µs, as trace timestamps count it
+now_us() { date +%s%6N; }
+
+# flood_start: a process flooding lseek on both cores, as WL_PID
+flood_start() {
+	start_workload "$WL/stress" flood 2
+}
+
+# rate_note: how fast the flood went while traced (a diagnostic line)
+rate_note() {
+	read -r first last n < <(tpy ts-span "$TRACE")
+	echo "# $n events in $(( (last - first) / 1000 )) ms"
+	FIRST=$first LAST=$last NEVENTS=$n
+}
+
+@test "flood: -d 1 stops on time while events keep coming: no event later than 1.1 s after start-up" {
+	flood_start
+	t0=$(now_us)
+	dft -q -d 1 -o "$TRACE" -p "$WL_PID"
+	t1=$(now_us)
+	kill -USR1 "$WL_PID"
+	expect_eq "tracer status" "$DFT_STATUS" 0
+	valid
+	rate_note
+	[ "$NEVENTS" -gt 100000 ]
+	echo "# the tracer ran $(( (t1 - t0) / 1000 )) ms"
+	# -d counts from start-up; the last event must fall within 100 ms of it
+	[ "$LAST" -le $(( t0 + 1100000 )) ] ||
+		{ echo "# last event $(( (LAST - t0) / 1000 )) ms after start-up"; return 1; }
+}
+
+@test "flood: SIGINT stops tracing within 100 ms while events keep coming" {
+	flood_start
+	"$DFT" -q -o "$TRACE" -p "$WL_PID" 2>"$T/dft.err" &
+	DFT_PID=$!
+	BG_PIDS+=("$DFT_PID")
+	sleep 1
+	sent=$(now_us)
+	kill -INT "$DFT_PID"
+	await "$DFT_PID" 30
+	kill -USR1 "$WL_PID"
+	expect_eq "tracer status" "$AWAIT_STATUS" 0
+	valid
+	rate_note
+	[ "$LAST" -le $(( sent + 100000 )) ] ||
+		{ echo "# last event $(( (LAST - sent) / 1000 )) ms after SIGINT"; return 1; }
+}
+
+@test "attach: a tree forking children that hold 3000 fds every 5 ms: attach under 1 s, nothing lost, exact bytes on an fd opened before" {
+	start_workload "$WL/stress" churn "$D" 3000
+	attach
+	kill -USR1 "$WL_PID"
+	await "$WL_PID" 60
+	await "$DFT_PID" 60
+	expect_eq "tracer status" "$AWAIT_STATUS" 0
+	ms=$(sed -n 's/^attach: \([0-9.]*\) ms$/\1/p' "$T/dft.err")
+	echo "# attach took $ms ms"
+	[ "${ms%.*}" -lt 1000 ]
+	grep -qx 'lost events: 0' "$T/dft.err"
+	valid
+	check_truth --under "$D"
+	expect_eq "bytes read from pre.dat" \
+		"$(tpy bytes "$TRACE" --by name --path "$D/pre.dat" --name pread)" $'pread\t256\t1048576'
+}
+
+@test "attach: SIGTERM during the attach of a churning tree is honoured, with a complete file" {
+	start_workload "$WL/stress" churn "$D" 3000
+	"$DFT" -q -o "$TRACE" -p "$WL_PID" 2>"$T/dft.err" &
+	DFT_PID=$!
+	BG_PIDS+=("$DFT_PID")
+	sleep 0.5	# loaded (about 0.1 s) and attaching
+	kill -TERM "$DFT_PID"
+	await "$DFT_PID" 10
+	kill -USR1 "$WL_PID"
+	expect_eq "tracer status" "$AWAIT_STATUS" 0
+	valid
+}
+
+# many_processes ULIMIT_OPTION N: -D on N live processes under that fd
+# limit: N+1 valid files, exact bytes
+many_processes() {
+	(ulimit "$1" && exec "$DFT" -D "$T/out" -- "$WL/stress" many "$D" "$2") \
+		>"$TRUTH" 2>"$T/dft.err"
+	expect_eq "status" "$?" 0
+	expect_eq "files" "$(ls "$T/out" | wc -l)" $(($2 + 1))
+	TRACE="$T/out" valid
+	TRACE="$T/out" check_truth --under "$D"
+}
+
+@test "-D: 2000 live processes under a soft limit of 1024 fds: 2001 files, exact bytes" {
+	many_processes -Sn1024 2000
+}
+
+@test "-D: with a hard limit of 256 fds and 600 live processes, files are closed and reopened: each one gzip stream, exact bytes" {
+	many_processes -n256 600
+	grep -E '^files reopened: [1-9]' "$T/dft.err"
+}
+
+# stress_D MODE: "stress MODE $D" under -D into $T/out, with valid files
+# and exact bytes; REC is the pid the workload's MODE record names
+stress_D() {
+	dft -q -D "$T/out" -- "$WL/stress" "$1" "$D"
+	expect_eq "status" "$DFT_STATUS" 0
+	REC=$(awk -F'\t' -v k="$1" '$1 == k {print $2}' "$TRUTH")
+	ls "$T/out"
+	TRACE="$T/out" valid
+	TRACE="$T/out" check_truth --under "$D"
+}
+
+@test "-D: a pid that comes back gets a file of its own: <comm>-<pid>.pfw.gz and <comm>-<pid>.2.pfw.gz" {
+	stress_D reuse
+	pid=$REC
+	[ -f "$T/out/stress-$pid.pfw.gz" ]
+	[ -f "$T/out/stress-$pid.2.pfw.gz" ]
+	expect_eq "first file" "$(tpy paths "$T/out/stress-$pid.pfw.gz" --under "$D")" "\"$D/a.dat\""
+	expect_eq "second file" "$(tpy paths "$T/out/stress-$pid.2.pfw.gz" --under "$D")" "\"$D/b.dat\""
+}
+
+@test "-D: a process is named after the program it exec'd, not the one it was forked from" {
+	stress_D execafter
+	[ -f "$T/out/cat-$REC.pfw.gz" ]
+	expect_eq "files" "$(ls "$T/out" | wc -l)" 2
+}
+
+@test "write error: -o - -- CMD | head -c 100: the tracer stops, waits for CMD and returns its status; nothing left behind" {
+	"$DFT" -q -o - -- "$WL/util" spam "$D" 200000 2>"$T/dft.err" | head -c 100 >/dev/null
+	status=${PIPESTATUS[0]}
+	expect_eq "status (CMD's)" "$status" 0
+	is_error_line "$T/dft.err"
+	grep -q 'stdout' "$T/dft.err"
+	expect_eq "spam.dat size" "$(stat -c %s "$D/spam.dat")" 65536
+	! pgrep -f "$WL/util spam $D" >/dev/null
+	"$DFT" -q -o - -- "$WL/util" exit 7 2>/dev/null | head -c 1 >/dev/null
+	expect_eq "status of exit 7" "${PIPESTATUS[0]}" 7
+}
+
+@test "signals: SIGKILL during start-up never leaves a stray file: nothing, or the trace itself" {
+	start_workload "$WL/util" wait
+	mkdir "$T/out"
+	for delay in 0 0.005 0.01 0.02 0.03 0.05 0.08; do
+		"$DFT" -q -o "$T/out/t.pfw.gz" -p "$WL_PID" 2>/dev/null &
+		pid=$!
+		sleep "$delay"
+		kill -KILL "$pid"
+		wait "$pid" || true
+		files=$(ls -A "$T/out" | tr '\n' ' ')
+		echo "# after ${delay}s: ${files:-nothing}"
+		[ -z "$files" ] || [ "$files" = "t.pfw.gz " ]
+		rm -f "$T/out/t.pfw.gz"
+	done
+}

@@ -1,0 +1,94 @@
+#!/usr/bin/env bats
+# Under sudo: the tracer runs as root for the user behind it (SUDO_UID,
+# SUDO_GID, SUDO_USER; simulated here by setting them as root). Its files
+# are made with that user's permissions, and the trace shows no more than
+# that user could see: a program that raises its privileges is not traced.
+
+load lib/common
+
+as_nobody() { SUDO_UID=65534 SUDO_GID=65534 SUDO_USER=nobody "$@"; }
+
+# rootdir: a root-only directory holding a root-only file, as the issue
+# that found the hole described them
+make_rootdir() {
+	mkdir -m 755 "$T/rootdir"
+	printf 'precious\n' >"$T/rootdir/precious"
+	chmod 600 "$T/rootdir/precious"
+	BEFORE=$(stat -c '%u:%g %a %s %Y' "$T/rootdir" "$T/rootdir/precious"; ls -A "$T/rootdir")
+}
+
+untouched() {
+	expect_eq "rootdir and precious" \
+		"$(stat -c '%u:%g %a %s %Y' "$T/rootdir" "$T/rootdir/precious"; ls -A "$T/rootdir")" "$BEFORE"
+	expect_eq "precious" "$(cat "$T/rootdir/precious")" precious
+}
+
+@test "sudo: -o a root-only file in a root-only directory: the usual permission error, both untouched" {
+	make_rootdir
+	as_nobody dft -q -o "$T/rootdir/precious" -- id
+	expect_eq "status" "$DFT_STATUS" 1
+	is_error_line "$T/dft.err"
+	grep -q "cannot create output '$T/rootdir/precious': Permission denied" "$T/dft.err"
+	untouched
+}
+
+@test "sudo: -D a new directory inside a root-only directory: the usual permission error, nothing made" {
+	make_rootdir
+	as_nobody dft -q -D "$T/rootdir/sub" -- true
+	expect_eq "status" "$DFT_STATUS" 1
+	is_error_line "$T/dft.err"
+	grep -q "cannot create output directory '$T/rootdir/sub': Permission denied" "$T/dft.err"
+	untouched
+}
+
+@test "sudo: -D into the user's own directory: the directory and files are the user's" {
+	install -d -o 65534 -g 65534 "$T/mine"
+	as_nobody dft -q -D "$T/mine/traces" -- "$WL/util" exit 0
+	expect_eq "status" "$DFT_STATUS" 0
+	expect_eq "owners" "$(stat -c %u:%g "$T/mine/traces" "$T/mine/traces"/* | sort -u)" "65534:65534"
+	TRACE="$T/mine/traces" valid
+}
+
+# A setuid-root (or file-capability) copy of the stress workload, and a
+# secret only root may read.
+make_privileged() {
+	cp "$WL/stress" "$T/priv-stress"
+	chmod 4755 "$T/priv-stress"
+	printf 'secret\n' >"$T/secret"
+	chmod 600 "$T/secret"
+	install -d -o 65534 -g 65534 "$T/mine"
+}
+
+@test "sudo: a setuid program the command runs: its exec is recorded as privileged, then nothing of it; plain root sees it all" {
+	make_privileged
+	as_nobody dft -q -o "$T/mine/t.pfw.gz" -- sh -c '"$0" readfile "$1"; "$2" exit 0' \
+		"$T/priv-stress" "$T/secret" "$WL/util"
+	expect_eq "status" "$DFT_STATUS" 0
+	grep -q "	$T/secret	.*	read	read	7	" "$TRUTH" # it did read it
+	TRACE="$T/mine/t.pfw.gz" valid
+	ppid=$(awk -F'\t' -v p="$T/secret" '$1 == "io" && $2 == p {print $3; exit}' "$TRUTH")
+	expect_eq "the program's events" \
+		"$(tpy events "$T/mine/t.pfw.gz" --pid "$ppid" --fields name,args.privileged)" $'exec\ttrue'
+	expect_eq "paths of the secret" "$(tpy paths "$T/mine/t.pfw.gz" | grep -c secret)" 0
+	# the rest of the command is still traced
+	[ "$(tpy count "$T/mine/t.pfw.gz" --name exit)" -ge 2 ]
+	# as plain root nothing is hidden
+	: >"$TRUTH"
+	dft -q -o "$TRACE" -- sh -c '"$0" readfile "$1"' "$T/priv-stress" "$T/secret"
+	expect_eq "status" "$DFT_STATUS" 0
+	check_truth --under "$T/secret"
+	expect_eq "privileged execs as root" "$(tpy events "$TRACE" --name exec --fields args.privileged | sort -u)" "-"
+}
+
+@test "sudo: a program with file capabilities is hidden the same way, and its children too" {
+	command -v setcap >/dev/null || skip "setcap is not installed"
+	make_privileged
+	chmod 755 "$T/priv-stress"
+	setcap cap_dac_read_search+ep "$T/priv-stress"
+	as_nobody dft -q -o "$T/mine/t.pfw.gz" -- sh -c '"$0" readfile "$1"' "$T/priv-stress" "$T/secret"
+	expect_eq "status" "$DFT_STATUS" 0
+	TRACE="$T/mine/t.pfw.gz" valid
+	expect_eq "privileged execs" "$(tpy count "$T/mine/t.pfw.gz" --name exec)" 2
+	expect_eq "paths of the secret" "$(tpy paths "$T/mine/t.pfw.gz" | grep -c secret)" 0
+	[ "$(tpy events "$T/mine/t.pfw.gz" --name exec --fields args.privileged | sort | tr '\n' ' ')" = "- true " ]
+}
