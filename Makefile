@@ -7,6 +7,11 @@ CLANG ?= clang
 BPFTOOL ?= bpftool
 OUT := build
 ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+# An architecture is supported once vmlinux/<arch>/vmlinux.h and a line of
+# bpf/syscall_regs.h exist for it.
+ifeq ($(wildcard vmlinux/$(ARCH)/vmlinux.h),)
+$(error dftrace-bpf: architecture '$(ARCH)' is not supported (no vmlinux/$(ARCH)/vmlinux.h; see vmlinux/gen.sh))
+endif
 
 LIBBPF_CFLAGS := $(shell pkg-config --cflags libbpf 2>/dev/null)
 LIBBPF_LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf)
@@ -14,11 +19,13 @@ CFLAGS ?= -O2 -g
 CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
 	  -I$(OUT) -Ibpf -Iuser -Iinclude $(LIBBPF_CFLAGS)
 LDLIBS := $(LIBBPF_LIBS) -lelf -lz
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux -Ibpf \
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Ibpf \
 	      -idirafter /usr/include/$(shell $(CC) -dumpmachine) \
 	      $(LIBBPF_CFLAGS) -Wall -Wno-unused-function
 
-USER_SRCS := $(wildcard user/*.c)
+# user/: main.c, then one folder per stage of a record (capture ->
+# correlate -> write) over the model and lib.
+USER_SRCS := $(wildcard user/*.c user/*/*.c)
 USER_OBJS := $(patsubst user/%.c,$(OUT)/user/%.o,$(USER_SRCS))
 LIB_OBJS := $(filter-out $(OUT)/user/main.o,$(USER_OBJS))
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(OUT)/tests/%,$(wildcard tests/unit/test_*.c))
@@ -29,7 +36,7 @@ EXAMPLES := $(patsubst usdt/examples/%.c,$(OUT)/examples/%,$(filter-out usdt/exa
 CXX ?= c++
 BENCHES := $(patsubst tests/bench/%.c,$(OUT)/bench/%,$(wildcard tests/bench/*.c))
 
-.PHONY: all clean install test bench check-deps python
+.PHONY: all clean install test bench python
 all: dftrace-bpf $(UNIT_TESTS) $(WORKLOADS) $(BENCHES) $(EXAMPLES) python
 
 # The Python package (usdt/python) with its probe extension, built for
@@ -48,17 +55,22 @@ $(OUT)/python/.built: $(PY_SRCS) include/dftrace/usdt.h
 		--build-temp=$(CURDIR)/$(OUT)/python/tmp >/dev/null
 	touch $@
 
-$(OUT) $(OUT)/user $(OUT)/tests $(OUT)/workloads $(OUT)/bench $(OUT)/examples:
+$(OUT) $(OUT)/tests $(OUT)/workloads $(OUT)/bench $(OUT)/examples:
 	@mkdir -p $@
 
-$(OUT)/dftrace.bpf.o: bpf/dftrace.bpf.c bpf/dftrace.h vmlinux/vmlinux.h | $(OUT)
+$(OUT)/dftrace.bpf.o: bpf/dftrace.bpf.c bpf/dftrace.h bpf/syscall_regs.h vmlinux/$(ARCH)/vmlinux.h | $(OUT)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(OUT)/dftrace.skel.h: $(OUT)/dftrace.bpf.o
 	$(BPFTOOL) gen skeleton $< name dftrace_bpf > $@.tmp && mv $@.tmp $@
 
-$(OUT)/user/%.o: user/%.c $(wildcard user/*.h) bpf/dftrace.h $(OUT)/dftrace.skel.h | $(OUT)/user
-	$(CC) $(CFLAGS) -c $< -o $@
+# Each object depends on the headers it includes (-MMD); every one waits
+# for the skeleton, which some include.
+$(OUT)/user/%.o: user/%.c $(OUT)/dftrace.skel.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+-include $(USER_OBJS:.o=.d)
 
 dftrace-bpf: $(USER_OBJS)
 	$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
@@ -72,7 +84,7 @@ $(OUT)/workloads/%: tests/workloads/%.c $(wildcard tests/workloads/*.h) | $(OUT)
 $(OUT)/bench/%: tests/bench/%.c | $(OUT)/bench
 	$(CC) -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -Iinclude $< -o $@
 
-$(OUT)/probecost.bpf.o: bpf/probecost.bpf.c vmlinux/vmlinux.h | $(OUT)
+$(OUT)/probecost.bpf.o: bpf/probecost.bpf.c vmlinux/$(ARCH)/vmlinux.h | $(OUT)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(OUT)/probecost.skel.h: $(OUT)/probecost.bpf.o

@@ -14,25 +14,35 @@
 #define BPF_USDT_MAX_SPEC_CNT 1024
 #include <bpf/usdt.bpf.h>
 #include "dftrace.h"
+#include "syscall_regs.h"
 
+/* UAPI constants vmlinux.h does not carry (they are #defines). */
+#ifndef MAP_ANONYMOUS
 #define MAP_ANONYMOUS 0x20
+#endif
+#ifndef PROT_EXEC
 #define PROT_EXEC 0x4
+#endif
+#ifndef F_DUPFD
 #define F_DUPFD 0
+#endif
+#ifndef F_SETFD
 #define F_SETFD 2
+#endif
+#ifndef F_DUPFD_CLOEXEC
 #define F_DUPFD_CLOEXEC 1030
+#endif
+
+#define NR_MASK (DFT_NR_MAX - 1) /* a bound the verifier can see */
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Set by the loader before load. */
-const volatile unsigned char interest[DFT_NR_MAX];
-/* (1 + index of path arg 0) | (1 + index of path arg 1) << 4; 0 = none */
-const volatile unsigned char path_args[DFT_NR_MAX];
-/* 1 + index of an int[2] argument the call fills (pipe, socketpair) */
-const volatile unsigned char fd_pair_args[DFT_NR_MAX];
-/* Calls whose ret is a new fd worth an inode number (socket, accept...) */
-const volatile unsigned char new_fd_ino[DFT_NR_MAX];
+const volatile struct dft_sc_cfg sc_cfg[DFT_NR_MAX];
 const volatile __u64 wakeup_bytes = 1 << 20;
-const volatile int nr_mmap = 9, nr_fcntl = 72, nr_openat2 = 437;
+/* This architecture's numbers of the calls recorded only in some forms;
+ * -1 until the loader sets them from <sys/syscall.h>. */
+const volatile int nr_mmap = -1, nr_fcntl = -1, nr_openat2 = -1;
 /* -D: count losses per process too, so that each file reports its own. */
 const volatile bool lost_by_proc_on;
 /* Under sudo: a program that raises privileges (setuid...) is not traced,
@@ -129,7 +139,7 @@ static __always_inline void fill_header(struct dft_header *h, int kind,
 	h->nr = 0;
 	h->tgid = t->tgid;
 	h->tid = t->pid;
-	h->cpu = bpf_get_smp_processor_id();
+	h->pad = 0;
 	h->ts = bpf_ktime_get_ns();
 }
 
@@ -137,31 +147,38 @@ static __always_inline void fill_header(struct dft_header *h, int kind,
 static __always_inline bool wanted(long nr, struct pt_regs *regs)
 {
 	if (nr == nr_mmap)
-		return !(regs->r10 & MAP_ANONYMOUS) && (int)regs->r8 >= 0;
+		return !(SC_ARG3(regs) & MAP_ANONYMOUS) && (int)SC_ARG4(regs) >= 0;
 	if (nr == nr_fcntl) {
-		long cmd = regs->si;
+		long cmd = SC_ARG1(regs);
 
 		return cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC || cmd == F_SETFD;
 	}
 	return true;
 }
 
+/* The filter every syscall hook starts with: one array load for calls we
+ * never record, one task storage lookup for tasks outside the tree.
+ * Returns the task's state, or NULL. */
+static __always_inline struct dft_task *traced_call(long nr)
+{
+	if ((unsigned long)nr >= DFT_NR_MAX || !sc_cfg[nr].interest)
+		return NULL;
+	return tracked(bpf_get_current_task_btf());
+}
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
 {
-	struct dft_task *st;
+	struct dft_task *st = traced_call(nr);
 
-	if ((unsigned long)nr >= DFT_NR_MAX || !interest[nr])
-		return 0;
-	st = tracked(bpf_get_current_task_btf());
 	if (!st || !wanted(nr, regs))
 		return 0;
-	st->args[0] = regs->di;
-	st->args[1] = regs->si;
-	st->args[2] = regs->dx;
-	st->args[3] = regs->r10;
-	st->args[4] = regs->r8;
-	st->args[5] = regs->r9;
+	st->args[0] = SC_ARG0(regs);
+	st->args[1] = SC_ARG1(regs);
+	st->args[2] = SC_ARG2(regs);
+	st->args[3] = SC_ARG3(regs);
+	st->args[4] = SC_ARG4(regs);
+	st->args[5] = SC_ARG5(regs);
 	st->nr = nr;
 	st->ts = bpf_ktime_get_ns();
 	return 0;
@@ -178,7 +195,7 @@ static __always_inline void fill_syscall(struct dft_syscall *e,
 	e->h.nr = st->nr;
 	e->h.tgid = pid_tgid >> 32;
 	e->h.tid = (__u32)pid_tgid;
-	e->h.cpu = 0;
+	e->h.pad = 0;
 	e->h.ts = st->ts;
 	e->dur = now - st->ts;
 	e->ret = ret;
@@ -192,7 +209,7 @@ static __always_inline void fill_syscall(struct dft_syscall *e,
 
 static __always_inline __u64 arg_at(struct dft_task *st, int i)
 {
-	return i >= 0 && i < 6 ? st->args[i] : 0;
+	return i >= 0 && i < DFT_SC_NARGS ? st->args[i] : 0;
 }
 
 /* A file mapped executable may be a library with annotations: the
@@ -294,32 +311,31 @@ static __always_inline void emit_paths(struct dft_task *st, long ret,
 	if (size > sizeof(*s))
 		size = sizeof(*s);
 	if (bpf_ringbuf_output(&events, s, size, wakeup_flag()))
-		count_lost(st->nr & (DFT_NR_MAX - 1));
+		count_lost(st->nr & NR_MASK);
 }
 
 SEC("tp_btf/sys_exit")
 int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 {
-	long nr = regs->orig_ax;
+	long nr = SC_NR(regs);
+	struct dft_task *st = traced_call(nr);
+	const volatile struct dft_sc_cfg *c;
 	struct dft_syscall *e;
-	struct dft_task *st;
 	__u64 now;
 
-	if ((unsigned long)nr >= DFT_NR_MAX || !interest[nr])
-		return 0;
-	st = tracked(bpf_get_current_task_btf());
 	if (!st || st->nr != nr)
 		return 0;
+	c = &sc_cfg[nr & NR_MASK];
 	now = bpf_ktime_get_ns();
-	if (path_args[nr]) {
-		emit_paths(st, ret, now, path_args[nr]);
+	if (c->path_args) {
+		emit_paths(st, ret, now, c->path_args);
 	} else {
 		e = reserve(sizeof(*e), nr);
 		if (e) {
 			fill_syscall(e, st, ret, now, DFT_EV_SYSCALL);
-			if (fd_pair_args[nr])
-				fill_fd_pair(e, st, fd_pair_args[nr] - 1);
-			else if (new_fd_ino[nr])
+			if (c->fd_pair_arg)
+				fill_fd_pair(e, st, c->fd_pair_arg - 1);
+			else if (c->new_fd_ino)
 				e->args[5] = fd_ino(ret);
 			bpf_ringbuf_submit(e, exec_mapping(nr, st) ?
 					      BPF_RB_FORCE_WAKEUP : wakeup_flag());
@@ -352,7 +368,7 @@ int BPF_PROG(sched_process_fork, struct task_struct *parent,
 		e->h.flags |= DFT_F_THREAD;
 	/* A child we failed to track would silently vanish: say so. */
 	if (!st)
-		e->h.flags |= DFT_F_FAULT0;
+		e->h.flags |= DFT_F_UNTRACKED;
 	bpf_probe_read_kernel_str(e->comm, sizeof(e->comm), child->comm);
 	bpf_ringbuf_submit(e, wakeup_flag());
 	return 0;
@@ -390,6 +406,9 @@ int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid,
 	if (bpf_probe_read_user(e->argv, len, (void *)start))
 		len = 0;
 	e->argv_len = len;
+	len = bpf_probe_read_kernel_str(e->filename, sizeof(e->filename),
+					BPF_CORE_READ(bprm, filename));
+	e->filename_len = (long)len > 0 ? len : 0;
 	/* Promptly: the new program's annotations are attached from here. */
 	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
 	return 0;

@@ -9,11 +9,20 @@
 #define DFT_ARGV_MAX 1024
 #define DFT_COMM_LEN 16
 #define DFT_NR_MAX 512 /* syscall numbers the interest bitmap covers */
-/* Lost-record counters: one per syscall nr, then one per enum dft_kind. */
-#define DFT_LOST_SLOTS (DFT_NR_MAX + 8)
+#define DFT_SC_NARGS 6 /* arguments a syscall takes at most */
 /* Sized for hundreds of processes each losing several kinds; past that,
  * losses are still in the global counts, just not attributed. */
 #define DFT_LOST_PROCS 16384
+
+/* What the kernel side does with one syscall number; set by the loader
+ * (user/model/syscalls.c) before load, one entry per number. */
+struct dft_sc_cfg {
+	unsigned char interest;	/* recorded at all */
+	/* (1 + index of path arg 0) | (1 + index of path arg 1) << 4; 0: none */
+	unsigned char path_args;
+	unsigned char fd_pair_arg; /* 1 + index of an int[2] it fills (pipe) */
+	unsigned char new_fd_ino; /* ret is a new fd worth its inode (socket) */
+};
 
 /* Key of the per-process loss counters (-D: each file reports its own). */
 struct dft_lost_key {
@@ -29,18 +38,26 @@ enum dft_kind {
 	DFT_EV_EXIT,	    /* a tracked task exited */
 	DFT_EV_COMM,	    /* a tracked task was renamed */
 	DFT_EV_ANNOT,	    /* a dftrace USDT annotation fired */
+	DFT_EV__COUNT
 };
 
-/* What an annotation did: one per probe of include/dftrace/usdt.h. */
+/* Lost-record counters: one per syscall nr, then one per enum dft_kind. */
+#define DFT_LOST_SLOTS (DFT_NR_MAX + DFT_EV__COUNT)
+
+/* The probes of include/dftrace/usdt.h (provider "dftrace"), each with
+ * the BPF program of its name and the op its records carry. */
+#define DFT_ANNOT_PROBES(X)                                                   \
+	X(region_begin, BEGIN) X(region_end, END) X(meta, META)               \
+	X(ctx_int, CTX_INT) X(ctx_str, CTX_STR) X(ctx_clear, CTX_CLEAR)       \
+	X(arg_int, ARG_INT) /* an arg of the thread's innermost region */     \
+	X(arg_str, ARG_STR)
+
+/* What an annotation did: one per probe. */
 enum dft_annot_op {
-	DFT_ANNOT_BEGIN = 1,
-	DFT_ANNOT_END,
-	DFT_ANNOT_META,
-	DFT_ANNOT_CTX_INT,
-	DFT_ANNOT_CTX_STR,
-	DFT_ANNOT_CTX_CLEAR,
-	DFT_ANNOT_ARG_INT,	/* an arg of the thread's innermost open region */
-	DFT_ANNOT_ARG_STR,
+	DFT_ANNOT_NONE,
+#define DFT_ANNOT_OP(probe, op) DFT_ANNOT_##op,
+	DFT_ANNOT_PROBES(DFT_ANNOT_OP)
+#undef DFT_ANNOT_OP
 };
 
 #define DFT_CAT_LEN 64
@@ -52,6 +69,7 @@ enum dft_flags {
 	DFT_F_FAULT0 = 1 << 2, /* path 0 could not be read */
 	DFT_F_FAULT1 = 1 << 3,
 	DFT_F_THREAD = 1 << 4, /* fork: the child shares the parent's tgid */
+	DFT_F_UNTRACKED = 1 << 2, /* fork: no state for the child: untraced */
 	DFT_F_GROUP_DEAD = 1 << 5, /* exit: last thread of the process */
 	/* exec: the program raised privileges (setuid, setgid, file
 	 * capabilities) and the tracer hides those: no longer traced */
@@ -61,10 +79,10 @@ enum dft_flags {
 struct dft_header {
 	unsigned char kind;
 	unsigned char flags;
-	unsigned short nr; /* syscall number (x86_64), or 0 */
+	unsigned short nr; /* syscall number, or the dft_annot_op, or 0 */
 	unsigned int tgid;
 	unsigned int tid;
-	unsigned int cpu;
+	unsigned int pad;
 	unsigned long long ts; /* CLOCK_MONOTONIC ns at syscall entry */
 };
 
@@ -72,7 +90,7 @@ struct dft_syscall {
 	struct dft_header h;
 	unsigned long long dur; /* ns */
 	long long ret;
-	unsigned long long args[6];
+	unsigned long long args[DFT_SC_NARGS];
 };
 
 /* Followed by len[0] + len[1] bytes of path data (each NUL-terminated). */
@@ -93,9 +111,12 @@ struct dft_exec {
 	struct dft_header h; /* tgid/tid after exec */
 	unsigned int old_tid;
 	unsigned short argv_len; /* bytes of NUL-separated argv in argv[] */
-	unsigned short pad;
+	unsigned short filename_len; /* with its NUL; 0 if unreadable */
 	char comm[DFT_COMM_LEN];
 	char argv[DFT_ARGV_MAX];
+	/* The program as execve() named it (bprm->filename): relative, or
+	 * /proc/self/exe, or /dev/fd/N for fexecve; user space resolves it. */
+	char filename[DFT_PATH_MAX];
 };
 
 struct dft_exit {
@@ -124,7 +145,7 @@ struct dft_annot {
 /* Per-task state in task storage: presence means "tracked". */
 struct dft_task {
 	unsigned long long ts;
-	unsigned long long args[6];
+	unsigned long long args[DFT_SC_NARGS];
 	int nr; /* syscall in flight, or -1 */
 	unsigned int pad;
 };

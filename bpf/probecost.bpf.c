@@ -12,6 +12,7 @@
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 const volatile __u32 target_tgid;
+const volatile long lseek_nr = -1; /* SYS_lseek, set by the loader */
 __u64 hits;
 
 SEC("tracepoint/syscalls/sys_enter_lseek")
@@ -25,7 +26,7 @@ int classic_lseek(void *ctx)
 SEC("tp_btf/sys_enter")
 int BPF_PROG(raw_enter, struct pt_regs *regs, long nr)
 {
-	if (nr == 8 /* lseek */ && bpf_get_current_pid_tgid() >> 32 == target_tgid)
+	if (nr == lseek_nr && bpf_get_current_pid_tgid() >> 32 == target_tgid)
 		__sync_fetch_and_add(&hits, 1);
 	return 0;
 }

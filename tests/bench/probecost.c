@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
@@ -46,6 +47,7 @@ static double with_program(const char *which, long n)
 	if (!skel)
 		return -1;
 	skel->rodata->target_tgid = getpid();
+	skel->rodata->lseek_nr = SYS_lseek;
 	bpf_program__set_autoload(strcmp(which, "classic") ? skel->progs.classic_lseek :
 							     skel->progs.raw_enter, false);
 	if (probecost_bpf__load(skel))

@@ -4,13 +4,13 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "check.h"
-#include "idmap.h"
-#include "paths.h"
-#include "procs.h"
+#include "lib/hmap.h"
+#include "model/paths.h"
+#include "model/procs.h"
 
 static const char *resolved(const char *base, const char *rel)
 {
-	struct path *b = base ? path_intern(base, strlen(base), false) : NULL;
+	struct istr *b = base ? istr_intern(base, strlen(base), false) : NULL;
 
 	return path_resolve(b, rel, strlen(rel), false)->str;
 }
@@ -25,17 +25,18 @@ static void test_resolve(void)
 	CHECK_STREQ(resolved("/a/b", ""), "/a/b", "empty path (AT_EMPTY_PATH) is the base");
 	CHECK_STREQ(resolved(NULL, "x"), "/x", "no base resolves from the root");
 	CHECK_STREQ(resolved("/", "."), "/", "root stays root");
-	CHECK(path_intern("a", 1, false) == path_intern("a", 1, false), "interning returns one object per path");
-	CHECK(path_intern("a", 1, false) != path_intern("a", 1, true), "a truncated path is a different path");
-	CHECK(path_intern("a\0b", 3, false)->len == 3, "embedded NUL bytes are kept");
+	CHECK(istr_intern("a", 1, false) == istr_intern("a", 1, false), "interning returns one object per path");
+	CHECK(istr_intern("a", 1, false) != istr_intern("a", 1, true), "a truncated path is a different path");
+	CHECK(istr_intern("a\0b", 3, false)->len == 3, "embedded NUL bytes are kept");
 	CHECK_STREQ(cmdline_intern("python3\0train.py\0--x\0", 21, false)->str,
 		    "python3 train.py --x", "argv becomes a space-separated command line");
 }
 
 static void test_fds(void)
 {
-	struct proc *p = proc_from_procfs(getpid()), *c;
-	struct path *a = path_intern("/data/a", 7, false), *b = path_intern("/data/b", 7, false);
+	struct model m = { 0 };
+	struct proc *p = proc_from_procfs(&m, getpid()), *c;
+	struct istr *a = istr_intern("/data/a", 7, false), *b = istr_intern("/data/b", 7, false);
 
 	CHECK(p != NULL, "our own process is read from /proc");
 	CHECK(fd_path(p, 0) != NULL, "fds open before attach are named from /proc");
@@ -47,7 +48,7 @@ static void test_fds(void)
 	fd_assign(p, FD_LIMIT + 1, a, false);
 	CHECK(p->nfds <= FD_LIMIT, "an fd beyond the limit does not grow the table");
 
-	c = proc_fork(p, 999999);
+	c = proc_fork(&m, p, 999999);
 	CHECK(c && fd_path(c, 100) == a && fd_path(c, 101) == b, "a forked child inherits the table");
 	fd_close(c, 100);
 	CHECK(fd_path(p, 100) == a, "closing in the child leaves the parent alone");
@@ -59,38 +60,40 @@ static void test_fds(void)
 	fd_assign(c, 7, b, false);
 	fd_close_range(c, 0, 10, true);
 	CHECK(c->fds[7].path == b && c->fds[7].cloexec, "CLOSE_RANGE_CLOEXEC only marks");
-	proc_free(c);
-	CHECK(proc_get(999999) == NULL, "a freed process is gone");
+	proc_free(&m, c);
+	CHECK(proc_get(&m, 999999) == NULL, "a freed process is gone");
 
 	map_add(p, 0x1000, 0x2000, a);
 	CHECK(map_find(p, 0x2fff) && map_find(p, 0x2fff)->path == a, "an address inside a file mapping finds it");
 	CHECK(map_find(p, 0x3000) == NULL, "the end is exclusive");
 	map_remove(p, 0x1000, 0x2000);
 	CHECK(map_find(p, 0x1000) == NULL, "munmap of the whole mapping forgets it");
+	model_free(&m);
 }
 
-static void test_idmap(void)
+/* The pid map behind the tables. */
+static void test_pid_map(void)
 {
-	struct idmap m = { 0 };
+	struct hmap m = { 0 };
 	int ok = 1;
 
 	for (uintptr_t k = 1; k <= 5000; k++)
-		idmap_put(&m, k * 7, (void *)k);
+		hmap_put_ptr(&m, k * 7, (void *)k);
 	for (uintptr_t k = 1; k <= 5000; k += 2)
-		ok &= idmap_del(&m, k * 7) == (void *)k;
+		ok &= hmap_del_ptr(&m, k * 7) == (void *)k;
 	CHECK(ok, "deleting returns the stored values");
 	ok = 1;
 	for (uintptr_t k = 1; k <= 5000; k++)
-		ok &= idmap_get(&m, k * 7) == (k % 2 ? NULL : (void *)k);
+		ok &= hmap_get_ptr(&m, k * 7) == (k % 2 ? NULL : (void *)k);
 	CHECK(ok, "after deleting half, the other half is still found");
 	CHECK(m.n == 2500, "the count follows puts and deletes");
-	idmap_free(&m);
+	hmap_free(&m);
 }
 
 int main(void)
 {
 	test_resolve();
 	test_fds();
-	test_idmap();
+	test_pid_map();
 	return check_done();
 }

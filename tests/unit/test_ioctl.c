@@ -8,7 +8,7 @@
 #include <linux/ioctl.h>
 
 #include "check.h"
-#include "ioctl_decode.h"
+#include "model/ioctl_decode.h"
 
 /* Generic _IOC layout (x86, arm64, riscv...): the literal request values
  * below are only valid there. */

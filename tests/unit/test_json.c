@@ -10,7 +10,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "json.h"
+#include "lib/hash.h"
+#include "write/json.h"
 
 static struct jbuf jb;
 

@@ -16,8 +16,8 @@
 #include <zlib.h>
 
 #include "check.h"
-#include "invoker.h"
-#include "output.h"
+#include "lib/invoker.h"
+#include "write/output.h"
 
 static char tmpdir[] = "/tmp/dftrace-test-output-XXXXXX";
 static char *data;		/* made-up trace lines */

@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include "capture/attach.h"
+#include "dftrace.h"
+#include "lib/hmap.h"
+#include "lib/procfs.h"
+
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
+
+/* Passes over /proc after the first: each finds only tasks born while the
+ * one before ran, to parents not yet marked, so they dwindle fast. */
+#define MAX_PASSES 8
+/* Processes marked between two calls of keep_going. */
+#define STEP_PROCS 32
+
+static int pidfd_of(pid_t tid)
+{
+	int fd = syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
+
+	/* Kernels before 6.9 know only thread-group leaders. */
+	if (fd < 0 && errno == EINVAL)
+		fd = syscall(SYS_pidfd_open, tid, 0);
+	return fd;
+}
+
+int attach_task(int tasks_fd, pid_t tid)
+{
+	struct dft_task init = { .nr = -1 };
+	int fd = pidfd_of(tid), ret = 1;
+
+	if (fd < 0)
+		return -errno;
+	if (bpf_map_update_elem(tasks_fd, &fd, &init, BPF_NOEXIST))
+		ret = errno == EEXIST ? 0 : -errno;
+	close(fd);
+	return ret;
+}
+
+/* Marks every thread of pid; returns how many were not marked before. */
+static int attach_threads(int tasks_fd, pid_t pid)
+{
+	char dir[64];
+	struct dirent *de;
+	int added = 0;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/task", pid);
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		pid_t tid = atoi(de->d_name);
+
+		if (tid > 0 && attach_task(tasks_fd, tid) == 1)
+			added++;
+	}
+	closedir(d);
+	return added;
+}
+
+/*
+ * The parent of a live process; -1 when pid is gone or a zombie. A main
+ * thread that called pthread_exit() shows as a zombie too, while its other
+ * threads run on: the process has exited only once it is the last one.
+ */
+static pid_t live_parent_of(pid_t pid)
+{
+	char state;
+	pid_t ppid;
+
+	if (procfs_stat(pid, &state, &ppid, NULL) || state == 'X' ||
+	    (state == 'Z' && procfs_threads(pid) <= 1))
+		return -1;
+	return ppid;
+}
+
+bool process_exited(pid_t pid)
+{
+	/* A zombie sends no more exit records: it has already exited. */
+	return live_parent_of(pid) < 0;
+}
+
+int attach_check_target(pid_t pid, pid_t *tgid, char *err, size_t errlen)
+{
+	bool kthread = false;
+	char state;
+	pid_t ppid;
+
+	*tgid = procfs_tgid(pid);
+	if (*tgid <= 0 || procfs_stat(*tgid, &state, &ppid, &kthread)) {
+		snprintf(err, errlen, "no such process '%d'", pid);
+		return -ESRCH;
+	}
+	if (kthread) {
+		snprintf(err, errlen, "cannot trace pid %d: it is a kernel thread, "
+			 "which does no file I/O of its own", pid);
+		return -EINVAL;
+	}
+	if (*tgid == getpid()) {
+		snprintf(err, errlen, "cannot trace pid %d: it is the tracer itself",
+			 pid);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A process and its parent, as /proc showed them. */
+struct pid_pair {
+	pid_t pid, ppid;
+};
+
+static int by_ppid(const void *a, const void *b)
+{
+	const struct pid_pair *x = a, *y = b;
+
+	return (x->ppid > y->ppid) - (x->ppid < y->ppid);
+}
+
+/* Every live process on the host with its parent, sorted by parent. */
+static struct pid_pair *snapshot(size_t *n)
+{
+	struct pid_pair *all = NULL, *a;
+	size_t cap = 0;
+	struct dirent *de;
+	DIR *d = opendir("/proc");
+
+	*n = 0;
+	if (!d)
+		return NULL;
+	while ((de = readdir(d))) {
+		pid_t pid = atoi(de->d_name), ppid;
+
+		if (pid <= 0 || (ppid = live_parent_of(pid)) < 0)
+			continue;
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 1024;
+			a = realloc(all, cap * sizeof(*a));
+			if (!a)
+				break;
+			all = a;
+		}
+		all[(*n)++] = (struct pid_pair){ pid, ppid };
+	}
+	closedir(d);
+	qsort(all, *n, sizeof(*all), by_ppid);
+	return all;
+}
+
+/* Index of the first process whose parent is ppid, or n. */
+static size_t first_child(const struct pid_pair *all, size_t n, pid_t ppid)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (all[mid].ppid < ppid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Marks a process found in the tree; adopts it if it was not marked yet
+ * (then it existed before its parent was: its fds need naming). */
+static int mark_process(const struct attach_opts *o, pid_t pid)
+{
+	int leader = attach_task(o->tasks_fd, pid);
+	int added = attach_threads(o->tasks_fd, pid);
+
+	if (leader == 1)
+		o->adopt(pid, o->ctx);
+	return added + (leader == 1);
+}
+
+/*
+ * One pass: walks the tree breadth-first from the roots through a fresh
+ * snapshot of /proc, marking as it goes.  Returns the tasks newly marked,
+ * or -EINTR.
+ */
+static int attach_pass(const struct attach_opts *o, const pid_t *pids, int npids)
+{
+	size_t n, head = 0, tail = 0, steps = 0;
+	struct pid_pair *all = snapshot(&n);
+	pid_t *queue = malloc((n + npids) * sizeof(*queue));
+	struct hmap seen = { 0 };	/* each process once: roots may nest */
+	int added = 0;
+
+	if (!queue || (!all && n)) {
+		free(all);
+		free(queue);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < npids; i++)
+		if (hmap_add(&seen, pids[i], 0) == 1)
+			queue[tail++] = pids[i];
+	while (head < tail) {
+		pid_t parent = queue[head++];
+
+		for (size_t i = first_child(all, n, parent);
+		     i < n && all[i].ppid == parent; i++) {
+			/* not the tracer, nor what runs below it */
+			if (all[i].pid == o->self ||
+			    hmap_add(&seen, all[i].pid, 0) != 1)
+				continue;
+			queue[tail++] = all[i].pid;
+			added += mark_process(o, all[i].pid);
+			if (++steps % STEP_PROCS == 0 && !o->keep_going(o->ctx)) {
+				added = -EINTR;
+				goto out;
+			}
+		}
+	}
+out:
+	hmap_free(&seen);
+	free(all);
+	free(queue);
+	return added;
+}
+
+int attach_tree(const struct attach_opts *o, const pid_t *pids, int npids,
+		char *err, size_t errlen)
+{
+	int ret = 0, added;
+
+	for (int i = 0; i < npids; i++) {
+		ret = attach_task(o->tasks_fd, pids[i]);
+		if (ret >= 0 && process_exited(pids[i])) {
+			snprintf(err, errlen,
+				 "cannot attach to pid %d: it has exited (a zombie "
+				 "its parent has not reaped)", pids[i]);
+			return -ESRCH;
+		}
+		if (ret < 0) {
+			snprintf(err, errlen, "cannot attach to pid %d: %s",
+				 pids[i], ret == -ESRCH ? "no such process" :
+							   strerror(-ret));
+			return ret;
+		}
+		attach_threads(o->tasks_fd, pids[i]);
+		o->adopt(pids[i], o->ctx);
+	}
+	for (int pass = 0; pass < MAX_PASSES; pass++) {
+		added = attach_pass(o, pids, npids);
+		if (added <= 0)
+			return added == -ENOMEM ? 0 : added;
+		if (!o->keep_going(o->ctx))
+			return -EINTR;
+	}
+	return 0;
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Marking running tasks as traced, in the kernel's task storage. */
+#ifndef CAPTURE_ATTACH_H
+#define CAPTURE_ATTACH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Marks one task (any thread): 1 if newly marked, 0 if it already was
+ * (the fork hook marks the children of marked tasks), or -errno. */
+int attach_task(int tasks_fd, pid_t tid);
+
+/* What -p may name: a live user-space process other than the tracer.
+ * Stores its process id in *tgid (a thread id names its process).
+ * 0, or a negative errno with a one-line message in err. */
+int attach_check_target(pid_t pid, pid_t *tgid, char *err, size_t errlen);
+
+struct attach_opts {
+	int tasks_fd;
+	pid_t self;		/* the tracer: never marked, nor below it */
+	void (*adopt)(pid_t pid, void *ctx); /* once per process we marked */
+	/* Called between steps: drains the ring buffer, and answers false
+	 * to stop attaching (a signal, the deadline). */
+	bool (*keep_going)(void *ctx);
+	void *ctx;
+};
+
+/*
+ * Marks pids, all their threads and descendants.  Tasks born after their
+ * parent was marked are the fork hook's: only tasks that existed before
+ * are marked and adopted here, in a few passes over /proc (each finds the
+ * tasks born while the one before ran).  0, -EINTR when keep_going said
+ * stop (what was marked stays marked), or -errno with a message in err.
+ */
+int attach_tree(const struct attach_opts *o, const pid_t *pids, int npids,
+		char *err, size_t errlen);
+/* True when pid is gone or a zombie: no more records will come from it. */
+bool process_exited(pid_t pid);
+
+#endif

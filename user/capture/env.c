@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <argp.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "capture/env.h"
+#include "version.h"
+
+#define DEFAULT_GZIP_LEVEL 2
+#define DEFAULT_RINGBUF_SIZE (16 << 20)
+#define MIN_RINGBUF_SIZE 4096
+#define MAX_RINGBUF_SIZE (1ull << 30)
+
+const char *argp_program_version = "dftrace-bpf " DFTRACE_VERSION;
+
+static const char doc[] =
+"Trace the file I/O and device ioctls of a process tree into a\n"
+"DFTracer-compatible Chrome-trace (.pfw / .pfw.gz).\n"
+"\n"
+"USAGE: dftrace-bpf [OPTION...] -p PID [-p PID...]\n"
+"       dftrace-bpf [OPTION...] -- CMD [ARG...]\n"
+"\n"
+"EXAMPLES:\n"
+"    sudo dftrace-bpf -p 1234                  # attach to 1234 and its tree\n"
+"    sudo dftrace-bpf -o t.pfw.gz -- python3 train.py\n"
+"                                              # run as you, trace from exec\n"
+"    sudo dftrace-bpf -p 1234 -d 30 -o t.pfw   # 30 s, plain text\n"
+"    sudo dftrace-bpf -D traces/ -- ./app      # one file per process\n"
+"    sudo dftrace-bpf -P -o - -- ls | head     # paths inline, to stdout\n"
+"    sudo dftrace-bpf --torch -- python3 train.py  # PyTorch phases, no edits\n"
+"\n"
+"Tracing stops when the traced processes have exited, on Ctrl-C, SIGTERM\n"
+"or SIGHUP, or after -d; the file is complete in every case. With -- CMD\n"
+"the exit status is CMD's. Under sudo, CMD runs as the invoking user and\n"
+"the trace file belongs to that user.\n";
+
+static const struct argp_option opts[] = {
+	{ "pid", 'p', "PID", 0, "Attach to PID, its threads and descendants (repeatable)", 0 },
+	{ "output", 'o', "PATH", 0, "Trace file: *.pfw plain, *.pfw.gz gzip, - stdout (default: dftrace.pfw.gz)", 0 },
+	{ "output-dir", 'D', "DIR", 0, "One file per process: DIR/<comm>-<pid>.pfw.gz", 0 },
+	{ "plain", 'T', NULL, 0, "With -D, write plain .pfw files", 0 },
+	{ "compress-level", 'z', "N", 0, "gzip level 1..9 (default 2: the fastest on trace lines here, and smaller than 1)", 0 },
+	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS", 0 },
+	{ "inline-paths", 'P', NULL, 0, "Add args.fname with the path to every file event (readable in Perfetto)", 0 },
+	{ "ringbuf-size", 'b', "SIZE", 0, "Kernel ring buffer size, a power of two from 4096 to 1G, K/M/G suffix (default 16M)", 0 },
+	{ "quiet", 'q', NULL, 0, "No status line and no summary", 0 },
+	{ "verbose", 'v', NULL, 0, "Print libbpf's debug output", 0 },
+	{ "torch", 't', NULL, 0, "With -- CMD: label PyTorch's phases (forward, backward, step, fetch, item, save, load, transfers, collectives) in the Python program without changing it", 0 },
+	{},
+};
+
+static uint64_t parse_size(const char *arg, struct argp_state *state)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (*end == 'K' || *end == 'k')
+		v <<= 10, end++;
+	else if (*end == 'M' || *end == 'm')
+		v <<= 20, end++;
+	else if (*end == 'G' || *end == 'g')
+		v <<= 30, end++;
+	if (errno || *end || v < MIN_RINGBUF_SIZE || v > MAX_RINGBUF_SIZE ||
+	    (v & (v - 1)))
+		argp_error(state, "invalid ring buffer size '%s': need a power of two from 4096 to 1G", arg);
+	return v;
+}
+
+static long parse_long(const char *arg, long lo, long hi, const char *what,
+		       struct argp_state *state)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || *end || end == arg || v < lo || v > hi)
+		argp_error(state, "invalid %s '%s'", what, arg);
+	return v;
+}
+
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), m = strlen(tail);
+
+	return n >= m && !strcmp(s + n - m, tail);
+}
+
+/* Options that would silently do nothing are refused. */
+static void check_output_options(const struct env *env, struct argp_state *state)
+{
+	if (env->plain && !env->output_dir)
+		argp_error(state, "-T makes -D write plain files: give -D DIR");
+	if (env->gzip_level_given && env->plain)
+		argp_error(state, "-z sets the gzip level, but -T writes plain files");
+	if (env->gzip_level_given && env->output && !ends_with(env->output, ".gz"))
+		argp_error(state, "-z sets the gzip level, but '%s' is written plain (name it *.gz)",
+			   env->output);
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct env *env = state->input;
+	char *end;
+
+	switch (key) {
+	case 'p':
+		if (env->npids == ENV_MAX_PIDS)
+			argp_error(state, "too many -p: at most %d", ENV_MAX_PIDS);
+		env->pids[env->npids++] = parse_long(arg, 1, 0x7fffffff, "pid", state);
+		break;
+	case 'o':
+		env->output = arg;
+		break;
+	case 'D':
+		env->output_dir = arg;
+		break;
+	case 'T':
+		env->plain = true;
+		break;
+	case 'z':
+		env->gzip_level = parse_long(arg, 1, 9, "compression level", state);
+		env->gzip_level_given = true;
+		break;
+	case 'd':
+		errno = 0;
+		env->duration = strtod(arg, &end);
+		if (errno || *end || end == arg || !(env->duration > 0))
+			argp_error(state, "invalid duration '%s': need seconds > 0", arg);
+		break;
+	case 'P':
+		env->inline_paths = true;
+		break;
+	case 'b':
+		env->ringbuf_size = parse_size(arg, state);
+		break;
+	case 'q':
+		env->quiet = true;
+		break;
+	case 'v':
+		env->verbose = true;
+		break;
+	case 't':
+		env->torch = true;
+		break;
+	case ARGP_KEY_ARG:
+		env->command = &state->argv[state->next - 1];
+		state->next = state->argc;
+		break;
+	case ARGP_KEY_END:
+		if (!env->npids && !env->command)
+			argp_error(state, "nothing to trace: give -p PID or -- CMD");
+		if (env->npids && env->command)
+			argp_error(state, "-p and a command do not mix: give one");
+		if (env->output && env->output_dir)
+			argp_error(state, "-o and -D do not mix: give one");
+		if (env->torch && !env->command)
+			argp_error(state, "--torch labels a launched program: give -- CMD");
+		check_output_options(env, state);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+void env_parse(struct env *env, int argc, char **argv)
+{
+	static const struct argp argp = { opts, parse_opt, NULL, doc, NULL, NULL, NULL };
+
+	*env = (struct env){ .gzip_level = DEFAULT_GZIP_LEVEL,
+			     .ringbuf_size = DEFAULT_RINGBUF_SIZE };
+	/* Messages start "dftrace-bpf: " however the binary was invoked. */
+	argv[0] = "dftrace-bpf";
+	program_invocation_name = program_invocation_short_name = argv[0];
+	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, env);
+	if (!env->output && !env->output_dir)
+		env->output = "dftrace.pfw.gz";
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Command-line options of dftrace-bpf. */
+#ifndef CAPTURE_ENV_H
+#define CAPTURE_ENV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define ENV_MAX_PIDS 64
+
+struct env {
+	pid_t pids[ENV_MAX_PIDS];
+	int npids;
+	const char *output;	/* file, or "-" for stdout */
+	const char *output_dir;	/* one file per process */
+	bool plain;		/* with output_dir: .pfw instead of .pfw.gz */
+	int gzip_level;
+	bool gzip_level_given;	/* -z: only where gzip is written */
+	double duration;	/* seconds; 0 = until the tree exits */
+	bool inline_paths;
+	uint64_t ringbuf_size;
+	bool quiet;
+	bool verbose;
+	bool torch;		/* label PyTorch phases in a launched python */
+	char **command;		/* argv after "--", NULL-terminated */
+};
+
+/* Parses argv into env; exits with a usage error on bad input. */
+void env_parse(struct env *env, int argc, char **argv);
+
+#endif

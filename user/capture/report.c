@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+#include "capture/report.h"
+
+static double since(const struct timespec *t)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - t->tv_sec) + (now.tv_nsec - t->tv_nsec) / 1e9;
+}
+
+static uint64_t sum(const uint64_t *v, size_t n)
+{
+	uint64_t s = 0;
+
+	for (size_t i = 0; i < n; i++)
+		s += v[i];
+	return s;
+}
+
+static void human_bytes(char *buf, size_t len, uint64_t b)
+{
+	static const char *units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = b;
+	int u = 0;
+
+	while (v >= 1024 && u < 4)
+		v /= 1024, u++;
+	snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+}
+
+void report_init(struct report *r)
+{
+	*r = (struct report){ 0 };
+	clock_gettime(CLOCK_MONOTONIC, &r->launched);
+}
+
+void report_begin(struct report *r, bool quiet)
+{
+	clock_gettime(CLOCK_MONOTONIC, &r->started);
+	r->last = r->started;
+	r->live_line = !quiet && isatty(STDERR_FILENO);
+}
+
+void report_status(struct report *r, const struct trace_stats *st,
+		   const uint64_t *lost, size_t nslots)
+{
+	double dt = since(&r->last);
+	char bytes[32];
+
+	if (!r->live_line || dt <= 0)
+		return;
+	human_bytes(bytes, sizeof(bytes), sum(st->bytes, TRACE_MAX_OPS));
+	fprintf(stderr, "\r\033[Kdftrace-bpf: %.0f events/s, %s traced, %llu lost, %u processes",
+		(st->events - r->last_events) / dt, bytes,
+		(unsigned long long)sum(lost, nslots), st->live);
+	fflush(stderr);
+	r->last_events = st->events;
+	clock_gettime(CLOCK_MONOTONIC, &r->last);
+}
+
+/* Time and bytes by annotated phase; bytes count I/O whose innermost
+ * enclosing region is the phase. */
+static void report_phases(const struct phase_totals *pt)
+{
+	const struct phase_total *t = pt->t;
+	char bytes[32], name[96];
+
+	if (!pt->n)
+		return;
+	fprintf(stderr, "  %-30s %8s %12s %14s\n", "phase (cat/name)", "count", "time", "bytes");
+	for (uint32_t i = 0; i < pt->n; i++) {
+		snprintf(name, sizeof(name), "%s/%s", t[i].cat->str, t[i].name->str);
+		human_bytes(bytes, sizeof(bytes), t[i].bytes);
+		fprintf(stderr, "  %-30.30s %8llu %10.3f s %14s\n", name,
+			(unsigned long long)t[i].count, t[i].ns / 1e9,
+			t[i].bytes ? bytes : "-");
+	}
+}
+
+/* A duration in the unit that reads best: 74.7 ms, 1.52 s. */
+static void human_time(char *buf, size_t len, double s)
+{
+	if (s >= 1)
+		snprintf(buf, len, "%.2f s", s);
+	else if (s >= 1e-3)
+		snprintf(buf, len, "%.1f ms", s * 1e3);
+	else
+		snprintf(buf, len, "%.0f us", s * 1e6);
+}
+
+void report_summary(struct report *r, const struct trace_stats *st,
+		    const uint64_t *lost, size_t nslots, const char *output)
+{
+	struct rusage ru;
+	char bytes[32], cpu[32], attach[32];
+
+	if (r->live_line)
+		fprintf(stderr, "\r\033[K");
+	fprintf(stderr, "dftrace-bpf: %llu events in %.2f s\n",
+		(unsigned long long)st->events, since(&r->started));
+	fprintf(stderr, "  %-18s %12s %14s\n", "operation", "count", "bytes");
+	for (int i = 0; i < sc_nnames(); i++) {
+		if (!st->count[i])
+			continue;
+		human_bytes(bytes, sizeof(bytes), st->bytes[i]);
+		fprintf(stderr, "  %-18s %12llu %14s\n", sc_name_at(i),
+			(unsigned long long)st->count[i],
+			st->bytes[i] ? bytes : "-");
+	}
+	report_phases(&st->phases);
+	fprintf(stderr, "lost events: %llu\n", (unsigned long long)sum(lost, nslots));
+	if (st->lost_elsewhere)
+		fprintf(stderr, "lost events in no process's file: %llu (of processes never seen, or too many processes lost events)\n",
+			(unsigned long long)st->lost_elsewhere);
+	getrusage(RUSAGE_SELF, &ru);
+	human_time(cpu, sizeof(cpu), ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+		   (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6);
+	fprintf(stderr, "tracer cpu: %s\n", cpu);
+	human_time(attach, sizeof(attach),
+		   (r->started.tv_sec - r->launched.tv_sec) +
+			   (r->started.tv_nsec - r->launched.tv_nsec) / 1e9);
+	fprintf(stderr, "attach: %s\n", attach);
+	if (st->files_reopened)
+		fprintf(stderr, "files reopened: %llu (descriptors ran short: files were closed while idle)\n",
+			(unsigned long long)st->files_reopened);
+	if (st->privileged)
+		fprintf(stderr, "privileged programs not traced: %llu (setuid, setgid or file capabilities, under sudo)\n",
+			(unsigned long long)st->privileged);
+	if (st->untracked_children)
+		fprintf(stderr, "untracked children: %llu (the kernel could not allocate their state)\n",
+			(unsigned long long)st->untracked_children);
+	fprintf(stderr, "trace: %s\n", output);
+}

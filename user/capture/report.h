@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* What the user sees on stderr while tracing: a live status line on a
+ * terminal, and a summary at exit. */
+#ifndef CAPTURE_REPORT_H
+#define CAPTURE_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+#include "model/stats.h"
+
+struct report {
+	bool live_line;		/* a status line is being redrawn */
+	uint64_t last_events;
+	struct timespec launched, started, last;
+};
+
+/* At start-up. */
+void report_init(struct report *r);
+/* Once the probes are live and the target marked; quiet: nothing live. */
+void report_begin(struct report *r, bool quiet);
+void report_status(struct report *r, const struct trace_stats *st,
+		   const uint64_t *lost, size_t nslots);
+void report_summary(struct report *r, const struct trace_stats *st,
+		    const uint64_t *lost, size_t nslots, const char *output);
+
+#endif

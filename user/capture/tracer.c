@@ -1,0 +1,610 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The tracer: open -> configure -> load -> attach the kernel programs,
+ * mark the traced tree, then drain the ring buffer into the record path
+ * (correlate/) until the tree exits, a signal arrives or the duration
+ * ends.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/capability.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "capture/attach.h"
+#include "capture/env.h"
+#include "capture/launch.h"
+#include "capture/lost.h"
+#include "capture/report.h"
+#include "capture/torchenv.h"
+#include "capture/tracer.h"
+#include "capture/usdt.h"
+#include "correlate/trace.h"
+#include "dftrace.h"
+#include "dftrace.skel.h" /* after dftrace.h: its types */
+#include "lib/invoker.h"
+#include "model/syscalls.h"
+
+#define DRAIN_INTERVAL_MS 10
+#define NS_PER_S 1000000000ull
+#define FLUSH_INTERVAL_NS NS_PER_S
+/* Records handled between two looks at signals, the deadline and the
+ * clock: libbpf's consume does not return while producers keep pace, so
+ * the callback ends each batch. About 10 ms of work at full speed. */
+#define BATCH_RECORDS 16384
+#define BATCH_FULL (-EAGAIN)
+
+/* Our name says whether we still attach probes: the dftrace Python
+ * package waits at import only while it reads TRACER_COMM. */
+#define TRACER_COMM "dftrace-bpf"
+#define TRACER_COMM_DONE "dftrace-bpf-end"
+
+struct tracer {
+	struct env env;
+	struct dftrace_bpf *skel;
+	struct ring_buffer *rb;
+	struct trace *trace;
+	struct sink *sink;	/* -o */
+	struct outdir *outdir;	/* -D */
+	struct invoker who;
+	struct launch launch;
+	struct usdt_attacher usdt;
+	struct lost lost;
+	struct report report;
+	struct rlimit nofile_at_start;	/* the command gets it back */
+	char program[PATH_MAX];	/* -- CMD: the file it execs, or "" */
+	char *target;		/* what start and end say was traced */
+	uint64_t deadline;	/* -d, counted from start-up; 0: none */
+	uint32_t batch;		/* records in the current batch */
+	int child_status;
+	bool child_reaped;
+};
+
+/* Set from a signal handler, so a global; read by the loops below. */
+static volatile sig_atomic_t stop_signal;
+/* libbpf's print callback has no context argument. */
+static bool libbpf_verbose;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static void fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "dftrace-bpf: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+}
+
+static int print_libbpf(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	if (level == LIBBPF_DEBUG && !libbpf_verbose)
+		return 0;
+	/* This kernel charges BPF memory to memcg: RLIMIT_MEMLOCK hints
+	 * from libbpf would send users after the wrong limit. */
+	if (!libbpf_verbose && strstr(fmt, "ulimit"))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * NS_PER_S + ts.tv_nsec;
+}
+
+#define CAP(c) (1ull << (c))
+
+static bool has_bpf_caps(void)
+{
+	char line[256];
+	unsigned long long eff = 0;
+	FILE *f;
+
+	if (geteuid() == 0)
+		return true;
+	f = fopen("/proc/self/status", "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			break;
+	fclose(f);
+	return (eff & CAP(CAP_BPF) && eff & CAP(CAP_PERFMON)) ||
+	       (eff & CAP(CAP_SYS_ADMIN));
+}
+
+static int check_system(void)
+{
+	if (!has_bpf_caps()) {
+		fail("permission denied: tracing needs root or CAP_BPF and CAP_PERFMON; run with sudo");
+		return -EPERM;
+	}
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		fail("no kernel BTF at '/sys/kernel/btf/vmlinux': this kernel needs CONFIG_DEBUG_INFO_BTF=y");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/* -p: each target a live user-space process, named by its process id. */
+static int check_targets(struct env *env)
+{
+	char err[256];
+	pid_t tgid;
+	int ret;
+
+	for (int i = 0; i < env->npids; i++) {
+		ret = attach_check_target(env->pids[i], &tgid, err, sizeof(err));
+		if (ret) {
+			fail("%s", err);
+			return ret;
+		}
+		env->pids[i] = tgid;
+	}
+	return 0;
+}
+
+/* The command line, space-separated, or the -p list. */
+static char *describe_target(const struct env *env)
+{
+	size_t n = 1 + 32 * ENV_MAX_PIDS;
+	char *s, *p;
+
+	for (char **a = env->command; a && *a; a++)
+		n += strlen(*a) + 1;
+	p = s = calloc(1, n);
+	for (char **a = env->command; s && a && *a; a++)
+		p += sprintf(p, "%s%s", a == env->command ? "" : " ", *a);
+	for (int i = 0; s && !env->command && i < env->npids; i++)
+		p += sprintf(p, "%s-p %d", i ? " " : "", env->pids[i]);
+	return s;
+}
+
+static int gzip_level_for(const struct env *env, const char *path)
+{
+	size_t n = strlen(path);
+
+	return n > 3 && !strcmp(path + n - 3, ".gz") ? env->gzip_level : -1;
+}
+
+/* -D holds a descriptor per file: ours is raised to the hard limit, and
+ * the command gets the one we found back. */
+static void raise_fd_limit(struct tracer *tr)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &tr->nofile_at_start))
+		return;
+	rl = tr->nofile_at_start;
+	rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+}
+
+static int configure(struct tracer *tr)
+{
+	struct dftrace_bpf *skel = tr->skel;
+
+	sc_fill_config((struct dft_sc_cfg *)skel->rodata->sc_cfg);
+	skel->rodata->nr_mmap = SYS_mmap;
+	skel->rodata->nr_fcntl = SYS_fcntl;
+	skel->rodata->nr_openat2 = SYS_openat2;
+	skel->rodata->wakeup_bytes = tr->env.ringbuf_size / 4;
+	skel->rodata->lost_by_proc_on = tr->env.output_dir != NULL;
+	skel->rodata->hide_privileged = tr->who.other;
+	return bpf_map__set_max_entries(skel->maps.events, tr->env.ringbuf_size);
+}
+
+static int load_and_attach(struct tracer *tr)
+{
+	int err;
+
+	tr->skel = dftrace_bpf__open();
+	if (!tr->skel) {
+		fail("cannot open the BPF programs: %s", strerror(errno));
+		return -errno;
+	}
+	err = configure(tr);
+	if (!err)
+		err = dftrace_bpf__load(tr->skel);
+	if (err) {
+		fail("cannot load the BPF programs: %s (run with -v for the verifier log)",
+		     strerror(-err));
+		return err;
+	}
+	err = dftrace_bpf__attach(tr->skel);
+	if (err) {
+		fail("cannot attach the BPF programs: %s", strerror(-err));
+		return err;
+	}
+	usdt_init(&tr->usdt, tr->skel, tr->env.verbose);
+	lost_init(&tr->lost, bpf_map__fd(tr->skel->maps.lost),
+		  tr->env.output_dir ? bpf_map__fd(tr->skel->maps.lost_by_proc) : -1);
+	return 0;
+}
+
+/* ---- the run loop ---- */
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct tracer *tr = ctx;
+
+	trace_handle_record(tr->trace, data, size);
+	return ++tr->batch < BATCH_RECORDS ? 0 : BATCH_FULL;
+}
+
+/* One bounded batch of records, waiting up to timeout_ms for the first.
+ * 1 if more are waiting, 0 if the ring is empty, or -errno. */
+static int drain_batch(struct tracer *tr, int timeout_ms)
+{
+	int n;
+
+	tr->batch = 0;
+	n = ring_buffer__poll(tr->rb, timeout_ms);
+	/* Wakeups are batched in the kernel: look whether or not we were woken. */
+	if (n >= 0)
+		n = ring_buffer__consume(tr->rb);
+	if (n == BATCH_FULL)
+		return 1;
+	return n < 0 && n != -EINTR ? n : 0;
+}
+
+static bool time_up(const struct tracer *tr)
+{
+	return tr->deadline && now_ns() >= tr->deadline;
+}
+
+/* Processes whose exit record was lost, or that were already zombies
+ * when found, would keep us waiting forever. */
+static void count_dead(struct proc *p, void *ctx)
+{
+	if (process_exited(p->pid))
+		*(uint32_t *)ctx += 1;
+}
+
+static bool tree_alive(struct tracer *tr)
+{
+	const struct model *m = trace_model(tr->trace);
+	uint32_t dead = 0;
+
+	if (tr->env.command && !tr->child_reaped &&
+	    waitpid(tr->launch.pid, &tr->child_status, WNOHANG) == tr->launch.pid)
+		tr->child_reaped = true;
+	if (trace_stats(tr->trace)->live == 0)
+		return false;
+	procs_each(m, count_dead, &dead);
+	return dead < procs_count(m);
+}
+
+/* Once a second: the flush that keeps a killed tracer's file readable,
+ * the status line, and the end of the tree. */
+static bool tick(struct tracer *tr)
+{
+	uint64_t lost[DFT_LOST_SLOTS];
+
+	if (trace_flush(tr->trace))
+		return false;
+	lost_read(&tr->lost, lost);
+	report_status(&tr->report, trace_stats(tr->trace), lost, DFT_LOST_SLOTS);
+	return tree_alive(tr);
+}
+
+/* Until the tree exits, a signal, the deadline or a write error; between
+ * any two batches each of those is looked at. */
+static int run_loop(struct tracer *tr)
+{
+	uint64_t next_tick = now_ns() + FLUSH_INTERVAL_NS;
+	int more = 0;
+
+	while (!stop_signal && !time_up(tr)) {
+		more = drain_batch(tr, more ? 0 : DRAIN_INTERVAL_MS);
+		if (more < 0) {
+			fail("cannot read the ring buffer: %s", strerror(-more));
+			return more;
+		}
+		usdt_attach_pending(&tr->usdt);
+		if (trace_stats(tr->trace)->write_error)
+			break;
+		if (now_ns() >= next_tick) {
+			next_tick = now_ns() + FLUSH_INTERVAL_NS;
+			if (!tick(tr))
+				break;
+		} else if (trace_stats(tr->trace)->live == 0 && !tree_alive(tr)) {
+			break;
+		}
+	}
+	return 0;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* ---- the target ---- */
+
+static void adopt(pid_t pid, void *ctx)
+{
+	struct tracer *tr = ctx;
+
+	trace_adopt(tr->trace, pid);
+	usdt_offer_maps(&tr->usdt, pid);
+}
+
+/* Between attach steps: keep the ring drained, and stop when asked. */
+static bool attach_tick(void *ctx)
+{
+	struct tracer *tr = ctx;
+
+	if (drain_batch(tr, 0) < 0)
+		return false;
+	usdt_attach_pending(&tr->usdt);
+	return !stop_signal && !time_up(tr) && !trace_stats(tr->trace)->write_error;
+}
+
+static int attach_targets(struct tracer *tr)
+{
+	struct attach_opts o = { .tasks_fd = bpf_map__fd(tr->skel->maps.tasks),
+				 .self = getpid(), .adopt = adopt,
+				 .keep_going = attach_tick, .ctx = tr };
+	char err[512];
+	int ret = attach_tree(&o, tr->env.pids, tr->env.npids, err, sizeof(err));
+
+	if (ret == -EINTR)
+		return 0; /* what is marked is traced until we stop */
+	if (ret)
+		fail("%s", err);
+	usdt_attach_pending(&tr->usdt);
+	return ret;
+}
+
+static int start_target(struct tracer *tr)
+{
+	char err[512];
+	int ret;
+
+	if (!tr->env.command)
+		return attach_targets(tr);
+	ret = attach_task(bpf_map__fd(tr->skel->maps.tasks), tr->launch.pid);
+	if (ret < 0) {
+		fail("cannot trace the command: %s", strerror(-ret));
+		return ret;
+	}
+	trace_adopt(tr->trace, tr->launch.pid);
+	if (tr->program[0])
+		usdt_offer(&tr->usdt, tr->program);
+	usdt_attach_pending(&tr->usdt);
+	ret = launch_start(&tr->launch, err, sizeof(err));
+	if (ret)
+		fail("cannot execute '%s': %s", tr->env.command[0], err);
+	return ret;
+}
+
+static void set_tracer_comm(const char *name)
+{
+	prctl(PR_SET_NAME, name, 0, 0, 0);
+}
+
+/*
+ * The command learns the tracer's pid (DFTRACE_BPF_TRACER), so that the
+ * dftrace Python package can wait at import until its probes are attached,
+ * and only while this tracer lives. With -o -, its stdout goes to stderr:
+ * the trace owns stdout.
+ */
+static int prepare_command(struct tracer *tr, char *err, size_t errlen)
+{
+	char pid[16];
+
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	setenv("DFTRACE_BPF_TRACER", pid, 1);
+	tr->launch.as = &tr->who;
+	tr->launch.nofile = &tr->nofile_at_start;
+	tr->launch.stdout_to_stderr = tr->env.output && !strcmp(tr->env.output, "-");
+	launch_program(tr->env.command[0], tr->program, sizeof(tr->program));
+	return launch_prepare(tr->env.command, &tr->launch, err, errlen);
+}
+
+static int exit_status(struct tracer *tr)
+{
+	if (!tr->child_reaped &&
+	    waitpid(tr->launch.pid, &tr->child_status, 0) < 0)
+		return 0;
+	if (WIFSIGNALED(tr->child_status))
+		return 128 + WTERMSIG(tr->child_status);
+	return WEXITSTATUS(tr->child_status);
+}
+
+/* ---- start and end ---- */
+
+static int open_outputs(struct tracer *tr)
+{
+	const struct env *env = &tr->env;
+	struct output_opts o = { .path = env->output, .as = &tr->who,
+				 .gzip_level = env->output ?
+						       gzip_level_for(env, env->output) : -1 };
+	char err[512];
+	int ret;
+
+	if (env->output_dir)
+		ret = outdir_open(&tr->outdir, env->output_dir, &tr->who,
+				  env->plain ? -1 : env->gzip_level, err, sizeof(err));
+	else
+		ret = sink_open(&o, &tr->sink, err, sizeof(err));
+	if (ret)
+		fail("%s", err);
+	return ret;
+}
+
+static void offer_program(void *ctx, const char *path)
+{
+	usdt_offer(ctx, path);
+}
+
+static int start_trace(struct tracer *tr)
+{
+	struct trace_config cfg = {
+		.inline_paths = tr->env.inline_paths, .cmdline = tr->target,
+		.single = tr->sink, .outdir = tr->outdir,
+		.lost = lost_reader(&tr->lost),
+		.root_pid = tr->env.command ? tr->launch.pid : tr->env.pids[0],
+		.root_launched = tr->env.command != NULL,
+		.root_exe = tr->program[0] ? tr->program : NULL,
+		.on_program = offer_program, .on_program_ctx = &tr->usdt,
+	};
+	int err;
+
+	err = trace_new(&tr->trace, &cfg);
+	if (err) {
+		fail("cannot start the trace: %s", strerror(-err));
+		return err;
+	}
+	tr->rb = ring_buffer__new(bpf_map__fd(tr->skel->maps.events), on_record,
+				  tr, NULL);
+	if (!tr->rb) {
+		fail("cannot open the ring buffer: %s", strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+/* Everything up to the first traced syscall. */
+static int set_up(struct tracer *tr)
+{
+	char err[512];
+	int ret;
+
+	ret = open_outputs(tr);
+	if (!ret && tr->env.torch && (ret = torch_environment(err, sizeof(err))))
+		fail("%s", err);
+	if (!ret && tr->env.command && (ret = prepare_command(tr, err, sizeof(err))))
+		fail("%s", err);
+	if (!ret)
+		ret = load_and_attach(tr);
+	if (!ret)
+		ret = start_trace(tr);
+	if (!ret && stop_signal) {
+		fail("interrupted before tracing started; nothing written");
+		ret = -EINTR;
+	}
+	if (!ret)
+		ret = start_target(tr);
+	/* The file appears with its header already in it. */
+	if (!ret)
+		trace_flush(tr->trace);
+	if (!ret && tr->sink && (ret = output_commit(tr->sink->out, err, sizeof(err))))
+		fail("%s", err);
+	return ret;
+}
+
+/* Nothing more is recorded: probes and hooks go, so that what the ring
+ * holds now is all there is, and the command may outlive the trace. */
+static void stop_tracing(struct tracer *tr)
+{
+	usdt_free(&tr->usdt);
+	dftrace_bpf__detach(tr->skel);
+	set_tracer_comm(TRACER_COMM_DONE);
+}
+
+/* Drains the ring, ends every file, and says how it went. */
+static int finish(struct tracer *tr)
+{
+	const struct trace_stats *st = trace_stats(tr->trace);
+	uint64_t lost[DFT_LOST_SLOTS];
+	char err[512] = "";
+	int ret = 0;
+
+	while (drain_batch(tr, 0) > 0)
+		;
+	lost_read(&tr->lost, lost);
+	trace_finish(tr->trace, lost, DFT_LOST_SLOTS);
+	if (tr->sink)
+		ret = sink_close(tr->sink, err, sizeof(err));
+	tr->sink = NULL;
+	if (st->write_error || ret) {
+		fail("%s; tracing stopped there%s", err[0] ? err : st->write_error_msg,
+		     tr->env.command && !tr->child_reaped ? ", the command runs on" : "");
+		ret = -EIO;
+	}
+	if (!tr->env.quiet)
+		report_summary(&tr->report, st, lost, DFT_LOST_SLOTS,
+			       tr->env.output ? tr->env.output : tr->env.output_dir);
+	return ret;
+}
+
+/* The status: the command's when there is one, even after a failure to
+ * write (the trace is then cut short, and said so). */
+static int trace_and_wait(struct tracer *tr)
+{
+	int loop = run_loop(tr), ret;
+
+	stop_tracing(tr);
+	ret = finish(tr) || loop ? 1 : 0;
+	if (!tr->env.command)
+		return ret;
+	if (stop_signal == SIGTERM && !tr->child_reaped)
+		kill(tr->launch.pid, SIGTERM); /* a terminal's SIGINT reached it already */
+	ret = exit_status(tr);
+	tr->launch.pid = -1; /* started and reaped: not ours to kill */
+	return ret;
+}
+
+int tracer_main(int argc, char **argv)
+{
+	struct tracer tr = { .launch = { .pid = -1, .go_fd = -1, .err_fd = -1 } };
+	uint64_t started = now_ns();
+	int ret = 1;
+
+	report_init(&tr.report);
+	env_parse(&tr.env, argc, argv);
+	libbpf_verbose = tr.env.verbose;
+	set_tracer_comm(TRACER_COMM);
+	libbpf_set_print(print_libbpf);
+	raise_fd_limit(&tr);
+	if (check_system() || check_targets(&tr.env) || invoker_init(&tr.who))
+		goto cleanup;
+	if (tr.env.duration > 0)
+		tr.deadline = started + tr.env.duration * NS_PER_S;
+	/* From here a signal must not kill us: a file would be left half
+	 * made. */
+	install_signals();
+	tr.target = describe_target(&tr.env);
+	if (!tr.target || set_up(&tr))
+		goto cleanup;
+	report_begin(&tr.report, tr.env.quiet);
+	ret = trace_and_wait(&tr);
+cleanup:
+	launch_abort(&tr.launch);
+	sink_abort(tr.sink);
+	usdt_free(&tr.usdt);
+	ring_buffer__free(tr.rb);
+	trace_free(tr.trace);
+	outdir_free(tr.outdir);
+	dftrace_bpf__destroy(tr.skel);
+	invoker_free(&tr.who);
+	free(tr.target);
+	return ret;
+}

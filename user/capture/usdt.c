@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Uprobes are attached per file, system-wide (pid -1): every process that
+ * maps the file hits them and the kernel side keeps only tracked tasks.
+ * That covers children, dlopen in other processes and shared libraries
+ * with one attach per file, and the kernel raises each probe's semaphore
+ * in every process that maps it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include "capture/usdt.h"
+#include "dftrace.h"
+#include "dftrace.skel.h" /* after dftrace.h: its types */
+#include "lib/hash.h"
+#include "lib/vec.h"
+
+/* ELF note type of SystemTap's SDT notes, and its owner name. */
+#define NT_STAPSDT 3
+#define STAPSDT_OWNER "stapsdt"
+
+void usdt_init(struct usdt_attacher *u, struct dftrace_bpf *skel, bool verbose)
+{
+	*u = (struct usdt_attacher){ .skel = skel, .verbose = verbose };
+}
+
+void usdt_offer(struct usdt_attacher *u, const char *path)
+{
+	char *copy;
+
+	if (!u->skel || !path || path[0] != '/')
+		return; /* pipes, anonymous memory, deleted files */
+	copy = strdup(path);
+	if (copy && VEC_PUSH(u->pending, u->npending, u->cappending, copy))
+		free(copy);
+}
+
+void usdt_offer_maps(struct usdt_attacher *u, pid_t pid)
+{
+	char name[64], line[4608], perms[8], path[4096];
+	FILE *f;
+
+	snprintf(name, sizeof(name), "/proc/%d/maps", pid);
+	f = fopen(name, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%*s %7s %*s %*s %*s %4095[^\n]", perms, path) == 2 &&
+		    perms[2] == 'x')
+			usdt_offer(u, path);
+	}
+	fclose(f);
+}
+
+/* Files are known by device and inode: one library has many paths. The
+ * pair is kept as its 64-bit hash (two files colliding: about 1 in 2^64). */
+static bool first_sight(struct usdt_attacher *u, const struct stat *st)
+{
+	uint64_t id[2] = { st->st_dev, st->st_ino };
+
+	return hmap_add(&u->seen, dft_hash64(id, sizeof(id)), 0) == 1;
+}
+
+enum provider { PROV_DFTRACE = 1, PROV_PYTHON = 2 };
+
+static int provider_bit(const char *name, size_t max)
+{
+	if (strnlen(name, max) == 7 && !strcmp(name, "dftrace"))
+		return PROV_DFTRACE;
+	if (strnlen(name, max) == 6 && !strcmp(name, "python"))
+		return PROV_PYTHON;
+	return 0;
+}
+
+/* Which of our providers the ELF file has stapsdt notes of. */
+static int providers_in(int fd)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Elf_Scn *scn = NULL;
+	int found = 0;
+
+	while (elf && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		GElf_Nhdr nh;
+		size_t off = 0, name_off, desc_off;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		data = elf_getdata(scn, NULL);
+		while (data && (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+			const char *desc = (const char *)data->d_buf + desc_off;
+			size_t addrs = 3 * (elf_getident(elf, NULL)[EI_CLASS] == ELFCLASS64 ? 8 : 4);
+
+			if (nh.n_type != NT_STAPSDT ||
+			    nh.n_namesz != sizeof(STAPSDT_OWNER) ||
+			    memcmp((char *)data->d_buf + name_off, STAPSDT_OWNER,
+				   sizeof(STAPSDT_OWNER)) ||
+			    nh.n_descsz <= addrs)
+				continue;
+			found |= provider_bit(desc + addrs, nh.n_descsz - addrs);
+		}
+	}
+	elf_end(elf);
+	return found;
+}
+
+static const struct {
+	enum provider provider;
+	const char *probe;
+	size_t prog_offset;
+} probes[] = {
+#define PROBE(p, op) { PROV_DFTRACE, #p, offsetof(struct dftrace_bpf, progs.p) },
+	DFT_ANNOT_PROBES(PROBE)
+#undef PROBE
+	/* CPython's: function__entry is left out, unreliable on 3.11. */
+#define PY(p, prog) { PROV_PYTHON, #p, offsetof(struct dftrace_bpf, progs.prog) }
+	PY(gc__start, py_gc_start), PY(gc__done, py_gc_done),
+	PY(import__find__load__start, py_import_start),
+	PY(import__find__load__done, py_import_done),
+#undef PY
+};
+
+/* path: what libbpf opens; shown: what the user is told. */
+static void attach_file(struct usdt_attacher *u, const char *path,
+			const char *shown, int providers)
+{
+	int attached = 0;
+
+	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
+		struct bpf_program *prog =
+			*(struct bpf_program **)((char *)u->skel + probes[i].prog_offset);
+		struct bpf_link *l;
+
+		if (!(providers & probes[i].provider))
+			continue;
+		l = bpf_program__attach_usdt(prog, -1, path,
+					     probes[i].provider == PROV_PYTHON ?
+						     "python" : "dftrace",
+					     probes[i].probe, NULL);
+
+		/* A file need not use every probe: ENOENT is expected. */
+		if (!l)
+			continue;
+		if (VEC_PUSH(u->links, u->nlinks, u->caplinks, l))
+			bpf_link__destroy(l);
+		else
+			attached++;
+	}
+	if (u->verbose)
+		fprintf(stderr, "dftrace-bpf: annotations in '%s': %d probes attached%s\n",
+			shown, attached, providers & PROV_PYTHON ? " (python)" : "");
+}
+
+/*
+ * Opens path for reading only if it is a regular file. Paths come from
+ * traced processes, so they are hostile, yet libraries are usually reached
+ * through symlinks (libfoo.so.1 -> libfoo.so.1.2.3): O_PATH follows them
+ * and pins the inode without opening it (opening a device can have side
+ * effects), and only a regular file is then reopened through that pin.
+ */
+static int open_regular(const char *path, struct stat *st)
+{
+	char pinned[64];
+	int pin = open(path, O_PATH | O_CLOEXEC), fd = -1;
+
+	if (pin < 0)
+		return -1;
+	if (!fstat(pin, st) && S_ISREG(st->st_mode)) {
+		snprintf(pinned, sizeof(pinned), "/proc/self/fd/%d", pin);
+		fd = open(pinned, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	}
+	close(pin);
+	return fd;
+}
+
+static void consider(struct usdt_attacher *u, const char *path)
+{
+	char self[64];
+	struct stat st;
+	int fd = open_regular(path, &st);
+	int providers;
+
+	if (fd < 0)
+		return;
+	/* libbpf and the kernel open the very file checked here, not
+	 * whatever path names by then. */
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	if (first_sight(u, &st) && (providers = providers_in(fd)))
+		attach_file(u, self, path, providers);
+	close(fd);
+}
+
+void usdt_attach_pending(struct usdt_attacher *u)
+{
+	static bool elf_ready;
+
+	if (!u->npending)
+		return;
+	if (!elf_ready) {
+		elf_version(EV_CURRENT);
+		elf_ready = true;
+	}
+	for (uint32_t i = 0; i < u->npending; i++) {
+		consider(u, u->pending[i]);
+		free(u->pending[i]);
+	}
+	u->npending = 0;
+}
+
+void usdt_free(struct usdt_attacher *u)
+{
+	if (!u)
+		return;
+	for (uint32_t i = 0; i < u->nlinks; i++)
+		bpf_link__destroy(u->links[i]);
+	for (uint32_t i = 0; i < u->npending; i++)
+		free(u->pending[i]);
+	free(u->links);
+	free(u->pending);
+	hmap_free(&u->seen);
+	usdt_init(u, u->skel, u->verbose);
+}

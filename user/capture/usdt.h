@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Finding dftrace annotations (USDT notes of provider "dftrace", and
+ * CPython's provider "python") in the executables and libraries of traced
+ * processes, and attaching to them. The record path offers files as it
+ * sees them mapped or exec'd (it may not block on ELF parsing and
+ * attaching); the run loop attaches what is pending between batches.
+ */
+#ifndef CAPTURE_USDT_H
+#define CAPTURE_USDT_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+#include "lib/hmap.h"
+
+struct dftrace_bpf;
+struct bpf_link;
+
+struct usdt_attacher {
+	struct dftrace_bpf *skel;
+	bool verbose;
+	struct hmap seen;	/* (dev, ino) of every file looked at */
+	char **pending;		/* paths offered, not yet looked at */
+	uint32_t npending, cappending;
+	struct bpf_link **links;
+	uint32_t nlinks, caplinks;
+};
+
+void usdt_init(struct usdt_attacher *u, struct dftrace_bpf *skel, bool verbose);
+/* A file a traced process mapped executable (or exec'd): attached to once
+ * if it carries probes. Queued for usdt_attach_pending(). */
+void usdt_offer(struct usdt_attacher *u, const char *path);
+/* Every executable file mapping of pid, from /proc/PID/maps. */
+void usdt_offer_maps(struct usdt_attacher *u, pid_t pid);
+void usdt_attach_pending(struct usdt_attacher *u);
+/* Detaches every probe; the attacher can be used again. NULL-safe. */
+void usdt_free(struct usdt_attacher *u);
+
+#endif

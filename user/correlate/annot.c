@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The annotation state machine: a thread's stack of open regions (begin,
+ * args, end, CM marks) and a process's context (epoch, step, user keys).
+ * A region is written when it ends, with the id it took at its begin and
+ * the args it has by then, so an update() inside a block labels the
+ * blocks around it too, as pydftracer does.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#include "correlate/state.h"
+
+/* A region end with this count drops the region: it did not happen (the
+ * last wait of an iteration, which found no element). */
+#define REGION_DISCARD (-1)
+
+static const struct istr *intern_str(const char *s, size_t max)
+{
+	return istr_intern(s, strnlen(s, max), false);
+}
+
+void close_regions(struct trace *t, struct proc *p, struct thread *th,
+		   uint32_t to, uint64_t end_ns, const char *why)
+{
+	struct sink *s = files_sink(&t->files, p);
+
+	while (th->phases.depth > to) {
+		struct phase_frame *f = phase_top(&th->phases);
+		uint64_t dur = end_ns > f->ts ? end_ns - f->ts : 0;
+
+		if (s) {
+			writer_region(&t->writer, s, p, th->tid, &th->phases,
+				      th->phases.depth - 1, end_ns, why);
+			end_event(t, s);
+		}
+		phase_add_time(&t->stats.phases, f->cat, f->name, dur);
+		phase_pop(&th->phases);
+	}
+}
+
+static struct phase_frame *push_region(struct proc *p, struct thread *th,
+				       const char *cat, const char *name,
+				       uint64_t ts, int64_t count)
+{
+	struct phase_frame *f = phase_push(&th->phases);
+
+	if (f)
+		*f = (struct phase_frame){ intern_str(cat, DFT_CAT_LEN),
+					   intern_str(name, DFT_NAME_LEN), ts,
+					   p->next_id++, count, 0, { 0 } };
+	return f;
+}
+
+/* A discarded region goes unless events were written inside it: then it
+ * stays, so that their p_idx names a region of the trace. */
+static void discard_region(struct trace *t, struct proc *p, struct thread *th,
+			   int idx, uint64_t ts)
+{
+	if (th->phases.f[idx].children)
+		close_regions(t, p, th, idx, ts, NULL);
+	else
+		phase_pop(&th->phases);
+}
+
+static void on_region_end(struct trace *t, struct proc *p, struct thread *th,
+			  const struct dft_annot *e)
+{
+	int idx = phase_find(&th->phases, intern_str(e->cat, DFT_CAT_LEN),
+			     intern_str(e->name, DFT_NAME_LEN));
+
+	if (idx < 0) {
+		/* Keep the stray end visible, as an empty event. */
+		if (push_region(p, th, e->cat, e->name, e->h.ts, e->value))
+			close_regions(t, p, th, th->phases.depth - 1, e->h.ts,
+				      "end_without_begin");
+		return;
+	}
+	close_regions(t, p, th, idx + 1, e->h.ts, "ended_by_outer_end");
+	if (e->value == REGION_DISCARD)
+		discard_region(t, p, th, idx, e->h.ts);
+	else
+		close_regions(t, p, th, idx, e->h.ts, NULL);
+}
+
+/* Reads a string the kernel side could not (its page was not in yet);
+ * process_vm_readv faults it in. Empty if the process is gone. */
+static void read_remote_str(uint32_t pid, uint64_t addr, char *dst, size_t size)
+{
+	size_t page = sysconf(_SC_PAGESIZE), in_page = page - (addr & (page - 1));
+	struct iovec local = { dst, size - 1 }, remote = { (void *)addr, size - 1 };
+	ssize_t n;
+
+	/* Stay inside the page the string starts in, then try the rest. */
+	if (in_page < size - 1)
+		remote.iov_len = local.iov_len = in_page;
+	n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+	if (n > 0 && (size_t)n < size - 1 && !memchr(dst, 0, n)) {
+		struct iovec l2 = { dst + n, size - 1 - n },
+			     r2 = { (void *)(addr + n), size - 1 - n };
+		ssize_t m = process_vm_readv(pid, &l2, 1, &r2, 1, 0);
+
+		if (m > 0)
+			n += m;
+	}
+	dst[n > 0 ? n : 0] = 0;
+}
+
+/*
+ * A user's key that the writer also puts in the same event's args would
+ * repeat a JSON key: it is written user_<key> instead. A region's own args
+ * go on its event only; the process context goes on every event, I/O and
+ * ioctls included.
+ */
+static const struct istr *user_key(const char *k, bool context)
+{
+	char renamed[DFT_CAT_LEN + 8];
+	size_t n = strnlen(k, DFT_CAT_LEN);
+
+	if (!writer_owns_key(k, context))
+		return istr_intern(k, n, false);
+	n = snprintf(renamed, sizeof(renamed), "user_%.*s", (int)n, k);
+	return istr_intern(renamed, n, false);
+}
+
+/* The record with the strings the kernel side could not read filled in. */
+static const struct dft_annot *complete(const struct dft_annot *in,
+					struct dft_annot *copy)
+{
+	if (!(in->h.flags & (DFT_F_FAULT0 | DFT_F_FAULT1)))
+		return in;
+	*copy = *in;
+	if (in->h.flags & DFT_F_FAULT0)
+		read_remote_str(in->h.tgid, in->cat_ptr, copy->cat, sizeof(copy->cat));
+	if (in->h.flags & DFT_F_FAULT1)
+		read_remote_str(in->h.tgid, in->name_ptr, copy->name, sizeof(copy->name));
+	return copy;
+}
+
+static void set_region_arg(struct thread *th, const struct dft_annot *e)
+{
+	struct phase_frame *f = phase_top(&th->phases);
+
+	if (f && e->cat[0])
+		ctx_set(&f->args, user_key(e->cat, false),
+			e->h.nr == DFT_ANNOT_ARG_STR ?
+				intern_str(e->name, DFT_NAME_LEN) : NULL,
+			e->value);
+}
+
+static void set_context(struct trace *t, struct proc *p,
+			const struct dft_annot *e)
+{
+	const struct istr *key = e->cat[0] ? user_key(e->cat, true) : NULL;
+
+	switch (e->h.nr) {
+	case DFT_ANNOT_CTX_INT:
+		if (key)
+			ctx_set(&p->ctx, key, NULL, e->value);
+		break;
+	case DFT_ANNOT_CTX_STR:
+		if (key)
+			ctx_set(&p->ctx, key, intern_str(e->name, DFT_NAME_LEN), 0);
+		break;
+	default: /* DFT_ANNOT_CTX_CLEAR: one key, or all but the position */
+		if (key)
+			ctx_clear(&p->ctx, key);
+		else
+			ctx_clear_except(&p->ctx, t->writer.key_epoch,
+					 t->writer.key_step);
+	}
+}
+
+void on_annot(struct trace *t, const struct dft_annot *in)
+{
+	struct dft_annot copy;
+	const struct dft_annot *e = complete(in, &copy);
+	struct proc *p = trace_proc(t, e->h.tgid);
+	struct thread *th;
+	struct sink *s;
+
+	if (!p || !(th = trace_thread(t, p, e->h.tid)))
+		return;
+	s = files_sink(&t->files, p);
+	if (s)
+		writer_names(s, p, th);
+	switch (e->h.nr) {
+	case DFT_ANNOT_BEGIN:
+		push_region(p, th, e->cat, e->name, e->h.ts, e->value);
+		break;
+	case DFT_ANNOT_ARG_INT:
+	case DFT_ANNOT_ARG_STR:
+		set_region_arg(th, e);
+		break;
+	case DFT_ANNOT_END:
+		on_region_end(t, p, th, e);
+		break;
+	case DFT_ANNOT_META:
+		if (s)
+			writer_cm(&t->writer, s, p, th, e->name, e->value, e->h.ts);
+		break;
+	case DFT_ANNOT_CTX_INT:
+	case DFT_ANNOT_CTX_STR:
+	case DFT_ANNOT_CTX_CLEAR:
+		set_context(t, p, e);
+		break;
+	}
+}

@@ -1,0 +1,505 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * What each syscall does to the model of processes: which files its
+ * arguments name (resolved before its effects apply), then its effects on
+ * the fd table, cwd and mappings (after its event is written: that order
+ * is what names a close's file). Forks, execs, exits and renames change
+ * the processes themselves.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include "correlate/state.h"
+#include "lib/procfs.h"
+#include "model/paths.h"
+
+/* A syscall's return value below this is an error (-errno). */
+#define MAX_ERRNO 4095
+/* close_range(2)'s flag, not in Debian 12's headers. */
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1u << 2)
+#endif
+
+static bool is_error(int64_t ret)
+{
+	return ret < 0 && ret >= -MAX_ERRNO;
+}
+
+struct proc *trace_proc(struct trace *t, uint32_t pid)
+{
+	struct proc *p = proc_get(&t->model, pid);
+
+	if (!p) {
+		p = proc_from_procfs(&t->model, pid);
+		if (p) {
+			t->stats.live++;
+			files_adopted(&t->files, p);
+		}
+	}
+	return p;
+}
+
+struct thread *trace_thread(struct trace *t, struct proc *p, uint32_t tid)
+{
+	struct thread *th = thread_get(&t->model, tid);
+	char comm[DFT_COMM_LEN], what[32];
+
+	if (th)
+		return th;
+	snprintf(what, sizeof(what), "task/%u/comm", tid);
+	procfs_comm(p->pid, what, comm);
+	return thread_add(&t->model, tid, p->pid, comm[0] ? comm : p->comm);
+}
+
+void end_event(struct trace *t, struct sink *s)
+{
+	if (writer_end_event(s))
+		files_failed(&t->files, -EIO, "cannot write the trace");
+}
+
+/* The file(s) a syscall touches, resolved before its effects apply. */
+struct named_files {
+	struct istr *f[2];
+};
+
+static struct istr *resolve_arg(struct proc *p, const struct sc_desc *d,
+				const struct dft_syscall *e, int i,
+				const char *str, size_t len, bool trunc)
+{
+	struct istr *base = p->cwd;
+
+	if ((len == 0 || str[0] != '/') && i > 0 &&
+	    d->args[i - 1].type == ARG_DIRFD && (int)e->args[i - 1] != AT_FDCWD)
+		base = fd_path(p, (int)e->args[i - 1]);
+	return path_resolve(base, str, len, trunc);
+}
+
+static void name_files(struct proc *p, const struct sc_desc *d,
+		       const struct dft_syscall *e, const char **str,
+		       const size_t *len, uint8_t flags, struct named_files *out)
+{
+	int npath = 0;
+
+	out->f[0] = out->f[1] = NULL;
+	for (int i = 0; i < DFT_SC_NARGS; i++) {
+		switch (d->args[i].type) {
+		case ARG_FD:
+			out->f[0] = fd_path(p, (int)e->args[i]);
+			break;
+		case ARG_FD2:
+			out->f[1] = fd_path(p, (int)e->args[i]);
+			break;
+		case ARG_PATH:
+			if (npath < 2 && str[npath])
+				out->f[npath] = resolve_arg(
+					p, d, e, i, str[npath], len[npath],
+					flags & (npath ? DFT_F_TRUNC1 : DFT_F_TRUNC0));
+			npath++;
+			break;
+		default:
+			break;
+		}
+	}
+	if (d->effect == FX_MUNMAP) {
+		struct mapping *m = map_find(p, e->args[0]);
+
+		out->f[0] = m ? m->path : NULL;
+	}
+}
+
+/* O_CLOEXEC in a "flags" argument (openat2's comes from its open_how). */
+static bool cloexec_requested(const struct sc_desc *d,
+			      const struct dft_syscall *e)
+{
+	for (int i = 0; i < DFT_SC_NARGS; i++)
+		if (d->args[i].key && !strcmp(d->args[i].key, "flags"))
+			return e->args[i] & O_CLOEXEC;
+	return false;
+}
+
+/* How /proc/PID/fd shows an fd made by a call we do not name. Pipes and
+ * sockets are exact from the inode number the kernel side read; other
+ * anonymous inodes are read from /proc, or named after their call. */
+static const char *new_fd_kind(const struct sc_desc *d)
+{
+	static const struct { const char *prefix, *kind; } kinds[] = {
+		{ "pipe", "pipe" }, { "socket", "socket" }, { "accept", "socket" },
+		{ "eventfd", "anon_inode:[eventfd]" },
+		{ "epoll", "anon_inode:[eventpoll]" },
+		{ "timerfd", "anon_inode:[timerfd]" },
+		{ "signalfd", "anon_inode:[signalfd]" },
+		{ "inotify", "anon_inode:inotify" },
+		{ "fanotify", "anon_inode:[fanotify]" },
+		{ "userfaultfd", "anon_inode:[userfaultfd]" },
+		{ "perf_event", "anon_inode:[perf_event]" },
+		{ "pidfd", "anon_inode:[pidfd]" },
+		{ "io_uring", "anon_inode:[io_uring]" },
+		{ "memfd", "memfd:?" },
+	};
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strncmp(d->syscall, kinds[i].prefix, strlen(kinds[i].prefix)))
+			return kinds[i].kind;
+	return "handle:?";
+}
+
+static void label_new_fd(struct proc *p, const struct sc_desc *d, int fd,
+			 uint64_t ino, bool cloexec)
+{
+	const char *kind = new_fd_kind(d);
+	char label[64];
+	int n;
+
+	if (ino && (!strcmp(kind, "pipe") || !strcmp(kind, "socket"))) {
+		n = snprintf(label, sizeof(label), "%s:[%llu]", kind,
+			     (unsigned long long)ino);
+		fd_assign(p, fd, istr_intern(label, n, false), cloexec);
+	} else {
+		fd_relabel(p, fd, kind, cloexec);
+	}
+}
+
+static void apply_fcntl(struct proc *p, const struct dft_syscall *e,
+			const struct named_files *f)
+{
+	if ((int)e->args[1] == F_SETFD)
+		fd_set_cloexec(p, e->args[0], e->args[2] & FD_CLOEXEC);
+	else
+		fd_assign(p, e->ret, f->f[0], (int)e->args[1] == F_DUPFD_CLOEXEC);
+}
+
+static void apply_mmap(struct trace *t, struct proc *p,
+		       const struct dft_syscall *e, const struct named_files *f)
+{
+	if (is_error(e->ret))
+		return;
+	map_add(p, e->ret, e->args[1], f->f[0]);
+	if ((e->args[2] & PROT_EXEC) && f->f[0] && t->cfg.on_program)
+		t->cfg.on_program(t->cfg.on_program_ctx, f->f[0]->str);
+}
+
+/* fd-table and mapping updates, applied after the event is written. */
+static void apply_effect(struct trace *t, struct proc *p, const struct sc_desc *d,
+			 const struct dft_syscall *e, const struct named_files *f)
+{
+	int64_t ret = e->ret;
+
+	switch (d->effect) {
+	case FX_OPEN:
+	case FX_DUP2:
+		if (ret >= 0)
+			fd_assign(p, ret, f->f[0], cloexec_requested(d, e));
+		break;
+	case FX_NEWFD:
+		if (ret >= 0)
+			label_new_fd(p, d, ret, d->silent ? e->args[5] : 0,
+				     cloexec_requested(d, e));
+		break;
+	case FX_NEWFD_PAIR:
+		if (ret == 0 && e->args[5] != ~0ull) {
+			label_new_fd(p, d, (int32_t)e->args[5], e->args[3],
+				     cloexec_requested(d, e));
+			label_new_fd(p, d, (int32_t)(e->args[5] >> 32), e->args[4],
+				     cloexec_requested(d, e));
+		}
+		break;
+	case FX_CLOSE:
+		if (ret == 0)
+			fd_close(p, e->args[0]);
+		break;
+	case FX_CLOSE_RANGE:
+		if (ret == 0)
+			fd_close_range(p, e->args[0], e->args[1],
+				       e->args[2] & CLOSE_RANGE_CLOEXEC);
+		break;
+	case FX_DUP:
+		if (ret >= 0)
+			fd_assign(p, ret, f->f[0], false);
+		break;
+	case FX_FCNTL:
+		if (ret >= 0)
+			apply_fcntl(p, e, f);
+		break;
+	case FX_CHDIR:
+	case FX_FCHDIR:
+		if (ret == 0 && f->f[0])
+			p->cwd = f->f[0];
+		break;
+	case FX_MMAP:
+		apply_mmap(t, p, e, f);
+		break;
+	case FX_MUNMAP:
+		if (ret == 0 && !strcmp(d->syscall, "munmap"))
+			map_remove(p, e->args[0], e->args[1]);
+		break;
+	default:
+		break;
+	}
+}
+
+static void count_op(struct trace *t, const struct sc_desc *d,
+		     const struct thread *th, int64_t ret)
+{
+	const struct phase_frame *top = th ? phase_top(&th->phases) : NULL;
+	int i = sc_name_index(d);
+
+	t->stats.count[i]++;
+	if (!d->moves_bytes || ret <= 0)
+		return;
+	t->stats.bytes[i] += ret;
+	if (top)
+		phase_add_bytes(&t->stats.phases, top->cat, top->name, ret);
+}
+
+void on_syscall(struct trace *t, const struct dft_syscall *e,
+		const char **str, const size_t *len, uint8_t flags)
+{
+	const struct sc_desc *d = sc_lookup(e->h.nr);
+	struct named_files f;
+	struct nesting n;
+	struct thread *th;
+	struct proc *p;
+	struct sink *s;
+
+	if (!d || !(p = trace_proc(t, e->h.tgid)))
+		return;
+	if (d->silent) {
+		apply_effect(t, p, d, e, NULL);
+		return;
+	}
+	name_files(p, d, e, str, len, flags, &f);
+	if (d->effect == FX_MUNMAP && !f.f[0])
+		return; /* anonymous memory: not file I/O */
+	th = trace_thread(t, p, e->h.tid);
+	s = files_sink(&t->files, p);
+	if (s) {
+		n = nest_in(p, th);
+		writer_syscall(&t->writer, s, p, th, &n, d, e, f.f[0], f.f[1]);
+		end_event(t, s);
+	}
+	count_op(t, d, th, e->ret);
+	apply_effect(t, p, d, e, &f);
+}
+
+void on_paths(struct trace *t, const struct dft_paths *e, size_t size)
+{
+	const char *data = (const char *)(e + 1);
+	size_t avail = size - sizeof(*e), len[2] = { 0, 0 };
+	const char *str[2] = { NULL, NULL };
+
+	for (int i = 0, off = 0; i < 2; i++) {
+		size_t n = e->len[i];
+
+		if (!n || off + n > avail)
+			break;
+		str[i] = data + off;
+		len[i] = strnlen(str[i], n);
+		off += n;
+	}
+	on_syscall(t, &e->sc, str, len, e->sc.h.flags);
+}
+
+/* ---- processes ---- */
+
+/* A PROC event of p's thread tid, left open for its args; NULL if p's
+ * file cannot be written. */
+static struct sink *proc_event(struct trace *t, struct proc *p, uint32_t tid,
+			       const char *name, uint64_t ts_ns)
+{
+	struct sink *s = files_sink(&t->files, p);
+	struct thread *th;
+	struct nesting n;
+
+	if (!s)
+		return NULL;
+	th = trace_thread(t, p, tid);
+	writer_names(s, p, th);
+	n = nest_in(p, th);
+	writer_proc_event(&t->writer, s, p, tid, &n, name, ts_ns);
+	return s;
+}
+
+void on_fork(struct trace *t, const struct dft_fork *e)
+{
+	struct proc *p = trace_proc(t, e->h.tgid), *c;
+
+	if (!p)
+		return;
+	if (e->h.flags & DFT_F_UNTRACKED)
+		t->stats.untracked_children++;
+	if (e->h.flags & DFT_F_THREAD) {
+		thread_add(&t->model, e->child_tid, p->pid, e->comm);
+		return;
+	}
+	c = proc_get(&t->model, e->child_tgid);
+	if (!c) {
+		c = proc_fork(&t->model, p, e->child_tgid);
+		if (c)
+			t->stats.live++;
+	}
+	if (c)
+		thread_add(&t->model, e->child_tid, c->pid, e->comm);
+}
+
+/* The number in "/proc/self/fd/N" or "/dev/fd/N" style names, or -1. */
+static int fd_in_name(const char *name, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	char *end;
+	long fd;
+
+	if (strncmp(name, prefix, n) || !name[n])
+		return -1;
+	fd = strtol(name + n, &end, 10);
+	return *end || fd < 0 || fd > INT32_MAX ? -1 : (int)fd;
+}
+
+/*
+ * The program an exec runs, from the name execve() was given (the
+ * kernel's bprm->filename), as the process saw it before the exec:
+ * /proc/self/exe is the program it was running, /dev/fd/N (fexecve) the
+ * file behind its fd N, a relative name is seen from its cwd. The name is
+ * in the record, so a process that is gone by the time the record is read
+ * is named too. Sets *indirect for a name that says nothing of the program.
+ */
+static struct istr *exec_program(struct proc *p, const struct dft_exec *e,
+				 bool *indirect)
+{
+	size_t n = strnlen(e->filename, sizeof(e->filename));
+	int fd;
+
+	*indirect = false;
+	if (!e->filename_len || !n)
+		return proc_link(p->pid, "exe");
+	if (!strcmp(e->filename, "/proc/self/exe") ||
+	    !strcmp(e->filename, "/proc/thread-self/exe")) {
+		*indirect = true;
+		return p->exe ? p->exe : proc_link(p->pid, "exe");
+	}
+	fd = fd_in_name(e->filename, "/dev/fd/");
+	if (fd < 0)
+		fd = fd_in_name(e->filename, "/proc/self/fd/");
+	if (fd >= 0) {
+		*indirect = true;
+		return fd_path(p, fd);
+	}
+	return path_resolve(p->cwd, e->filename, n, n == DFT_PATH_MAX - 1);
+}
+
+/* A program run through /proc/self/exe or an fd is named after itself,
+ * not "exe" or "3" as the kernel names it. */
+static void name_after(struct proc *p, struct thread *th, const struct istr *prog)
+{
+	const char *base = strrchr(prog->str, '/');
+
+	base = base ? base + 1 : prog->str;
+	if (!*base)
+		return;
+	snprintf(p->comm, sizeof(p->comm), "%s", base);
+	if (th)
+		memcpy(th->comm, p->comm, DFT_COMM_LEN);
+}
+
+/* The old program's regions, context, close-on-exec fds and mappings end
+ * with it; names come from the new one. */
+static struct thread *become_new_program(struct trace *t, struct proc *p,
+					 const struct dft_exec *e)
+{
+	struct thread *th = thread_get(&t->model, e->old_tid);
+	struct istr *prog;
+	bool indirect;
+
+	if (th && th->phases.depth)
+		close_regions(t, p, th, 0, e->h.ts, "open_at_exec");
+	ctx_free(&p->ctx);
+	if (e->old_tid != e->h.tid)
+		thread_free(&t->model, e->old_tid);
+	prog = exec_program(p, e, &indirect);
+	fd_exec(p);
+	memcpy(p->comm, e->comm, DFT_COMM_LEN);
+	p->comm[DFT_COMM_LEN - 1] = 0;
+	if (e->argv_len)
+		p->cmdline = cmdline_intern(e->argv, e->argv_len,
+					    e->argv_len >= DFT_ARGV_MAX);
+	th = thread_add(&t->model, e->h.tid, p->pid, p->comm);
+	p->exe = prog;
+	if (prog && indirect)
+		name_after(p, th, prog);
+	return th;
+}
+
+static void forget_process(struct trace *t, struct proc *p, uint32_t tid,
+			   uint64_t ts_ns)
+{
+	thread_free(&t->model, tid);
+	files_close_process(&t->files, p, writer_wall_us(&t->writer, ts_ns));
+	proc_free(&t->model, p);
+	if (t->stats.live)
+		t->stats.live--;
+}
+
+void on_exec(struct trace *t, const struct dft_exec *e)
+{
+	bool privileged = e->h.flags & DFT_F_PRIVILEGED;
+	struct proc *p = trace_proc(t, e->h.tgid);
+	struct sink *s;
+
+	if (!p)
+		return;
+	become_new_program(t, p, e);
+	files_renamed(&t->files, p);
+	/* A new program may carry annotations. */
+	if (p->exe && !privileged && t->cfg.on_program)
+		t->cfg.on_program(t->cfg.on_program_ctx, p->exe->str);
+	s = files_sink(&t->files, p);
+	if (s) {
+		if (p->cmdline)
+			writer_sh(&t->writer, s, p->pid, p->cmdline);
+		if (p->exe)
+			writer_sh(&t->writer, s, p->pid, p->exe);
+	}
+	if ((s = proc_event(t, p, e->h.tid, "exec", e->h.ts))) {
+		writer_exec_args(&t->writer, s, p, privileged);
+		end_event(t, s);
+	}
+	/* The kernel side has stopped tracing it: this is its last record. */
+	if (privileged) {
+		t->stats.privileged++;
+		forget_process(t, p, e->h.tid, e->h.ts);
+	}
+}
+
+void on_exit_record(struct trace *t, const struct dft_exit *e)
+{
+	struct proc *p = proc_get(&t->model, e->h.tgid);
+	struct thread *th = thread_get(&t->model, e->h.tid);
+	struct sink *s;
+
+	if (p && th && th->phases.depth)
+		close_regions(t, p, th, 0, e->h.ts, "open_at_exit");
+	if (!p || !(e->h.flags & DFT_F_GROUP_DEAD)) {
+		thread_free(&t->model, e->h.tid);
+		return;
+	}
+	if ((s = proc_event(t, p, e->h.tid, "exit", e->h.ts))) {
+		writer_exit_args(s, e->exit_code);
+		end_event(t, s);
+	}
+	forget_process(t, p, e->h.tid, e->h.ts);
+}
+
+void on_comm(struct trace *t, const struct dft_comm *e)
+{
+	struct proc *p = trace_proc(t, e->h.tgid);
+
+	if (!p)
+		return;
+	thread_add(&t->model, e->h.tid, p->pid, e->comm);
+	if (e->h.tid == p->pid) {
+		memcpy(p->comm, e->comm, DFT_COMM_LEN);
+		p->comm[DFT_COMM_LEN - 1] = 0;
+	}
+}

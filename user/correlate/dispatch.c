@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The record path's front door: each ring-buffer record is checked for
+ * the size its kind needs before anything reads it, then handed to the
+ * code that knows what it means. This is the consumer's hot path: no
+ * stdio, no allocation per event once paths and tasks are known.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "correlate/state.h"
+#include "lib/procfs.h"
+
+/* What the single file's start and end say of the traced program: the
+ * first process as it is (-p), or as it will be once it execs (-- CMD). */
+static struct lifecycle describe_root(const struct trace_config *cfg)
+{
+	struct lifecycle l = { .pid = cfg->root_pid };
+	char state;
+	pid_t ppid;
+
+	if (cfg->root_exe)
+		l.exe = istr_cstr(cfg->root_exe);
+	else if (!cfg->root_launched)
+		l.exe = proc_link(cfg->root_pid, "exe");
+	l.cwd = proc_link(cfg->root_pid, "cwd");
+	if (procfs_stat(cfg->root_pid, &state, &ppid, NULL) == 0 && ppid > 0)
+		l.ppid = ppid;
+	l.ts_us = writer_now_us();
+	return l;
+}
+
+int trace_new(struct trace **out, const struct trace_config *cfg)
+{
+	struct trace *t = calloc(1, sizeof(*t));
+	struct lifecycle root;
+	int err;
+
+	if (!t)
+		return -ENOMEM;
+	t->cfg = *cfg;
+	err = sc_init();
+	if (!err)
+		err = writer_init(&t->writer, cfg->cmdline, cfg->inline_paths,
+				  &t->stats);
+	if (err) {
+		free(t);
+		return err;
+	}
+	root = describe_root(cfg);
+	files_init(&t->files, cfg->single, cfg->outdir, cfg->lost, &t->writer,
+		   &t->stats, &root);
+	*out = t;
+	return 0;
+}
+
+void trace_free(struct trace *t)
+{
+	if (!t)
+		return;
+	files_free(&t->files);
+	writer_free(&t->writer);
+	model_free(&t->model);
+	phase_totals_free(&t->stats.phases);
+	free(t);
+}
+
+void trace_adopt(struct trace *t, uint32_t pid)
+{
+	trace_proc(t, pid);
+}
+
+static void on_syscall_record(struct trace *t, const struct dft_syscall *e)
+{
+	const char *str[2] = { NULL, NULL };
+	size_t len[2] = { 0, 0 };
+
+	on_syscall(t, e, str, len, 0);
+}
+
+int trace_handle_record(void *ctx, void *data, size_t size)
+{
+	const struct dft_header *h = data;
+	struct trace *t = ctx;
+
+	t->stats.records++;
+	if (size < sizeof(*h))
+		return 0;
+	switch (h->kind) {
+	case DFT_EV_SYSCALL:
+		if (size >= sizeof(struct dft_syscall))
+			on_syscall_record(t, data);
+		break;
+	case DFT_EV_PATHS:
+		if (size >= sizeof(struct dft_paths))
+			on_paths(t, data, size);
+		break;
+	case DFT_EV_FORK:
+		if (size >= sizeof(struct dft_fork))
+			on_fork(t, data);
+		break;
+	case DFT_EV_EXEC:
+		if (size >= sizeof(struct dft_exec))
+			on_exec(t, data);
+		break;
+	case DFT_EV_EXIT:
+		if (size >= sizeof(struct dft_exit))
+			on_exit_record(t, data);
+		break;
+	case DFT_EV_COMM:
+		if (size >= sizeof(struct dft_comm))
+			on_comm(t, data);
+		break;
+	case DFT_EV_ANNOT:
+		if (size >= sizeof(struct dft_annot))
+			on_annot(t, data);
+		break;
+	}
+	return 0;
+}
+
+void trace_finish(struct trace *t, const uint64_t *lost, size_t nslots)
+{
+	files_finish(&t->files, &t->model, lost, nslots);
+}
+
+int trace_flush(struct trace *t)
+{
+	return files_flush(&t->files);
+}
+
+const struct trace_stats *trace_stats(const struct trace *t)
+{
+	return &t->stats;
+}
+
+const struct model *trace_model(const struct trace *t)
+{
+	return &t->model;
+}

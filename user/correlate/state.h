@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* What the record path keeps, shared by dispatch.c, correlate.c and
+ * annot.c: nothing else sees inside a struct trace. */
+#ifndef CORRELATE_STATE_H
+#define CORRELATE_STATE_H
+
+#include "correlate/trace.h"
+#include "write/files.h"
+#include "write/writer.h"
+
+struct trace {
+	struct trace_config cfg;
+	struct trace_stats stats;
+	struct model model;
+	struct writer writer;
+	struct files files;
+};
+
+/* correlate.c: syscalls and the life of processes */
+struct proc *trace_proc(struct trace *t, uint32_t pid);
+struct thread *trace_thread(struct trace *t, struct proc *p, uint32_t tid);
+void on_syscall(struct trace *t, const struct dft_syscall *e,
+		const char **str, const size_t *len, uint8_t flags);
+void on_paths(struct trace *t, const struct dft_paths *e, size_t size);
+void on_fork(struct trace *t, const struct dft_fork *e);
+void on_exec(struct trace *t, const struct dft_exec *e);
+void on_exit_record(struct trace *t, const struct dft_exit *e);
+void on_comm(struct trace *t, const struct dft_comm *e);
+/* Writes an event's last bytes; a failure stops the trace. */
+void end_event(struct trace *t, struct sink *s);
+
+/* annot.c: annotated regions and context */
+void on_annot(struct trace *t, const struct dft_annot *e);
+/* Ends every open region of th from the innermost down to depth `to`. */
+void close_regions(struct trace *t, struct proc *p, struct thread *th,
+		   uint32_t to, uint64_t end_ns, const char *why);
+
+#endif

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The record path: every kernel record passes through here once. The fd
+ * tables and regions are updated (correlate.c, annot.c), files are named,
+ * and each event becomes one line in the right file (write/).
+ */
+#ifndef CORRELATE_TRACE_H
+#define CORRELATE_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "model/procs.h"
+#include "model/stats.h"
+#include "write/files.h"
+
+struct trace;
+
+struct trace_config {
+	bool inline_paths;
+	const char *cmdline;	/* what was traced, for start/end events */
+	struct sink *single;	/* -o: the one file */
+	struct outdir *outdir;	/* -D: a file per process */
+	struct loss_reader lost; /* -D: each process's own losses */
+	uint32_t root_pid;	/* the first traced process: owns start/end */
+	bool root_launched;	/* -- CMD: not exec'd yet, /proc shows us */
+	const char *root_exe;	/* -- CMD: the program it will exec, if known */
+	/* A file a traced process mapped executable or exec'd: it may carry
+	 * annotations (the capture side attaches to it, later). */
+	void (*on_program)(void *ctx, const char *path);
+	void *on_program_ctx;
+};
+
+int trace_new(struct trace **out, const struct trace_config *cfg);
+void trace_free(struct trace *t);
+/* A process that is traced from now on (attach or launch). */
+void trace_adopt(struct trace *t, uint32_t pid);
+/* libbpf ring_buffer callback; ctx is the struct trace. */
+int trace_handle_record(void *ctx, void *data, size_t size);
+/* lost[slot]: per syscall nr, then per record kind. Ends every file but
+ * the single one, which its owner closes. */
+void trace_finish(struct trace *t, const uint64_t *lost, size_t nslots);
+/* Periodic flush of every open file; returns the first error. */
+int trace_flush(struct trace *t);
+const struct trace_stats *trace_stats(const struct trace *t);
+const struct model *trace_model(const struct trace *t);
+
+#endif

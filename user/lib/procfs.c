@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "dftrace.h"
+#include "lib/procfs.h"
+
+#define PF_KTHREAD 0x00200000 /* include/linux/sched.h: not exported */
+
+ssize_t procfs_read(pid_t pid, const char *what, char *buf, size_t size)
+{
+	char name[96];
+	ssize_t n;
+	int fd;
+
+	snprintf(name, sizeof(name), "/proc/%d/%s", pid, what);
+	fd = open(name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, size);
+	close(fd);
+	return n;
+}
+
+ssize_t procfs_read_text(pid_t pid, const char *what, char *buf, size_t size)
+{
+	ssize_t n = procfs_read(pid, what, buf, size - 1);
+
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	return n;
+}
+
+int procfs_stat(pid_t pid, char *state, pid_t *ppid, bool *kthread)
+{
+	char buf[512], *paren;
+	unsigned int flags;
+
+	if (procfs_read_text(pid, "stat", buf, sizeof(buf)) < 0)
+		return -1;
+	/* comm may hold ") ": the fields resume after the last ')'. */
+	paren = strrchr(buf, ')');
+	if (!paren || sscanf(paren + 1, " %c %d %*d %*d %*d %*d %u", state,
+			     ppid, &flags) != 3)
+		return -1;
+	if (kthread)
+		*kthread = flags & PF_KTHREAD;
+	return 0;
+}
+
+/* The number after "\n<key>" in /proc/PID/status, or -1. */
+static long status_field(pid_t pid, const char *key)
+{
+	char buf[4096], *line;
+
+	if (procfs_read_text(pid, "status", buf, sizeof(buf)) < 0)
+		return -1;
+	line = strstr(buf, key);
+	return line ? atol(line + strlen(key)) : -1;
+}
+
+int procfs_threads(pid_t pid)
+{
+	long n = status_field(pid, "\nThreads:");
+
+	return n > 0 ? n : 0;
+}
+
+pid_t procfs_tgid(pid_t tid)
+{
+	return status_field(tid, "\nTgid:");
+}
+
+ssize_t procfs_readlink(pid_t pid, const char *what, char *buf, size_t size)
+{
+	char link[96];
+
+	snprintf(link, sizeof(link), "/proc/%d/%s", pid, what);
+	return readlink(link, buf, size);
+}
+
+bool procfs_comm(pid_t pid, const char *what, char *comm)
+{
+	ssize_t n = procfs_read_text(pid, what, comm, DFT_COMM_LEN);
+
+	if (n > 0 && comm[n - 1] == '\n')
+		comm[--n] = 0;
+	if (n < 0)
+		comm[0] = 0;
+	return n > 0;
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Small readers of /proc/PID files. */
+#ifndef LIB_PROCFS_H
+#define LIB_PROCFS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* read(2) of the small file /proc/PID/<what>: bytes read, or -1. */
+ssize_t procfs_read(pid_t pid, const char *what, char *buf, size_t size);
+/* The same as a C string (at most size - 1 bytes): its length, or -1. */
+ssize_t procfs_read_text(pid_t pid, const char *what, char *buf, size_t size);
+/* Fields of /proc/PID/stat: state letter, parent pid and whether it is a
+ * kernel thread.  0, or -1 if the process is gone. */
+int procfs_stat(pid_t pid, char *state, pid_t *ppid, bool *kthread);
+/* Threads of the process, from /proc/PID/status (0 if gone). */
+int procfs_threads(pid_t pid);
+/* The process (thread group) of a task id, or -1 if gone. */
+pid_t procfs_tgid(pid_t tid);
+/* readlink of /proc/PID/<what> ("exe", "cwd", "fd/3") into buf, not
+ * NUL-terminated: its length, or -1 if gone. */
+ssize_t procfs_readlink(pid_t pid, const char *what, char *buf, size_t size);
+/* A comm file ("comm", "task/TID/comm") into comm, DFT_COMM_LEN bytes
+ * without the newline; false (and "") if it cannot be read. */
+bool procfs_comm(pid_t pid, const char *what, char *comm);
+
+#endif

@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "lib/procfs.h"
+#include "lib/vec.h"
+#include "model/paths.h"
+#include "model/procs.h"
+
+struct proc *proc_get(const struct model *m, uint32_t pid)
+{
+	return hmap_get_ptr(&m->procs, pid);
+}
+
+static struct proc *proc_new(struct model *m, uint32_t pid)
+{
+	struct proc *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	p->next_id = 1;
+	if (hmap_put_ptr(&m->procs, pid, p)) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+struct istr *proc_link(uint32_t pid, const char *what)
+{
+	char buf[PATH_MAX];
+	ssize_t n = procfs_readlink(pid, what, buf, sizeof(buf));
+
+	return n > 0 ? istr_intern(buf, n, false) : NULL;
+}
+
+bool proc_refresh_names(struct proc *p)
+{
+	char buf[4096];
+	ssize_t n;
+
+	memset(p->comm, 0, sizeof(p->comm));
+	if (!procfs_comm(p->pid, "comm", p->comm))
+		return false;
+	n = procfs_read(p->pid, "cmdline", buf, sizeof(buf));
+	if (n > 0)
+		p->cmdline = cmdline_intern(buf, n, n == sizeof(buf));
+	return true;
+}
+
+/* O_CLOEXEC of an fd that was open before we looked, from fdinfo. */
+static bool fd_cloexec_from_procfs(uint32_t pid, long fd)
+{
+	char what[48], buf[256], *flags;
+
+	snprintf(what, sizeof(what), "fdinfo/%ld", fd);
+	if (procfs_read_text(pid, what, buf, sizeof(buf)) < 0)
+		return false;
+	flags = strstr(buf, "flags:");
+	return flags && (strtoul(flags + 6, NULL, 8) & O_CLOEXEC);
+}
+
+static void read_fd_table(struct proc *p)
+{
+	char dir[64], link[96];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%u/fd", p->pid);
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char *end;
+		long fd = strtol(de->d_name, &end, 10);
+
+		if (*end || de->d_name[0] == '.')
+			continue;
+		snprintf(link, sizeof(link), "fd/%ld", fd);
+		fd_assign(p, fd, proc_link(p->pid, link),
+			  fd_cloexec_from_procfs(p->pid, fd));
+	}
+	closedir(d);
+}
+
+struct proc *proc_from_procfs(struct model *m, uint32_t pid)
+{
+	struct proc *p = proc_get(m, pid);
+	char state;
+	pid_t ppid;
+
+	if (p)
+		return p;
+	p = proc_new(m, pid);
+	if (!p)
+		return NULL;
+	if (procfs_stat(pid, &state, &ppid, NULL) == 0 && ppid > 0)
+		p->ppid = ppid;
+	p->cwd = proc_link(pid, "cwd");
+	p->exe = proc_link(pid, "exe");
+	read_fd_table(p);
+	proc_refresh_names(p);
+	return p;
+}
+
+struct proc *proc_fork(struct model *m, struct proc *parent, uint32_t child_pid)
+{
+	struct proc *c = proc_get(m, child_pid);
+
+	if (c)
+		return c;
+	c = proc_new(m, child_pid);
+	if (!c)
+		return NULL;
+	c->ppid = parent->pid;
+	c->cwd = parent->cwd;
+	c->exe = parent->exe;
+	c->cmdline = parent->cmdline;
+	memcpy(c->comm, parent->comm, sizeof(c->comm));
+	for (uint32_t fd = 0; fd < parent->nfds; fd++)
+		if (parent->fds[fd].path)
+			fd_assign(c, fd, parent->fds[fd].path,
+			       parent->fds[fd].cloexec);
+	for (uint32_t i = 0; i < parent->nmaps; i++)
+		map_add(c, parent->maps[i].addr, parent->maps[i].len,
+			parent->maps[i].path);
+	ctx_copy(&c->ctx, &parent->ctx); /* the child has the same memory */
+	return c;
+}
+
+static void free_proc(struct proc *p)
+{
+	free(p->fds);
+	free(p->maps);
+	ctx_free(&p->ctx);
+	free(p);
+}
+
+void proc_free(struct model *m, struct proc *p)
+{
+	if (!p)
+		return;
+	hmap_del_ptr(&m->procs, p->pid);
+	free_proc(p);
+}
+
+struct thread *thread_get(const struct model *m, uint32_t tid)
+{
+	return hmap_get_ptr(&m->threads, tid);
+}
+
+struct thread *thread_add(struct model *m, uint32_t tid, uint32_t pid,
+			  const char *comm)
+{
+	struct thread *t = thread_get(m, tid);
+	struct proc *p;
+
+	if (!t) {
+		t = calloc(1, sizeof(*t));
+		if (!t || hmap_put_ptr(&m->threads, tid, t)) {
+			free(t);
+			return NULL;
+		}
+		p = proc_get(m, pid);
+		if (p)
+			p->nthreads++;
+	}
+	t->tid = tid;
+	t->pid = pid;
+	if (comm)
+		memcpy(t->comm, comm, DFT_COMM_LEN);
+	t->comm[DFT_COMM_LEN - 1] = 0;
+	return t;
+}
+
+static void free_thread(struct thread *t)
+{
+	phase_stack_free(&t->phases);
+	free(t);
+}
+
+void thread_free(struct model *m, uint32_t tid)
+{
+	struct thread *t = hmap_del_ptr(&m->threads, tid);
+	struct proc *p;
+
+	if (!t)
+		return;
+	p = proc_get(m, t->pid);
+	if (p && p->nthreads)
+		p->nthreads--;
+	free_thread(t);
+}
+
+void procs_each(const struct model *m, void (*fn)(struct proc *p, void *ctx),
+		void *ctx)
+{
+	uint64_t pid, p;
+	size_t it = 0;
+
+	while (hmap_next(&m->procs, &it, &pid, &p))
+		fn((struct proc *)(uintptr_t)p, ctx);
+}
+
+uint32_t procs_count(const struct model *m)
+{
+	return m->procs.n;
+}
+
+void model_free(struct model *m)
+{
+	uint64_t key, v;
+	size_t it = 0;
+
+	while (hmap_next(&m->procs, &it, &key, &v))
+		free_proc((struct proc *)(uintptr_t)v);
+	it = 0;
+	while (hmap_next(&m->threads, &it, &key, &v))
+		free_thread((struct thread *)(uintptr_t)v);
+	hmap_free(&m->procs);
+	hmap_free(&m->threads);
+}
+
+/* /proc/PID/fd/N, interned. */
+static struct istr *fd_link(const struct proc *p, int fd)
+{
+	char what[32];
+
+	snprintf(what, sizeof(what), "fd/%d", fd);
+	return proc_link(p->pid, what);
+}
+
+struct istr *fd_path(struct proc *p, int fd)
+{
+	struct istr *path;
+
+	if (fd < 0)
+		return NULL;
+	if ((uint32_t)fd < p->nfds && p->fds[fd].path)
+		return p->fds[fd].path;
+	/* Opened in a way we do not trace (pipe, socket, SCM_RIGHTS...). */
+	path = fd_link(p, fd);
+	if (path)
+		fd_assign(p, fd, path, false);
+	return path;
+}
+
+void fd_relabel(struct proc *p, int fd, const char *fallback, bool cloexec)
+{
+	struct istr *path = fd_link(p, fd);
+
+	fd_assign(p, fd, path ? path : istr_cstr(fallback), cloexec);
+}
+
+void fd_assign(struct proc *p, int fd, struct istr *path, bool cloexec)
+{
+	if (fd < 0 || (uint32_t)fd >= FD_LIMIT ||
+	    vec_reserve((void **)&p->fds, &p->nfds, fd + 1, sizeof(*p->fds)))
+		return;
+	p->fds[fd].path = path;
+	p->fds[fd].cloexec = cloexec;
+}
+
+void fd_close(struct proc *p, int fd)
+{
+	if (fd >= 0 && (uint32_t)fd < p->nfds)
+		p->fds[fd].path = NULL;
+}
+
+void fd_close_range(struct proc *p, unsigned int first, unsigned int last,
+		    bool cloexec_only)
+{
+	for (uint32_t fd = first; fd <= last && fd < p->nfds; fd++) {
+		if (cloexec_only)
+			p->fds[fd].cloexec = true;
+		else
+			p->fds[fd].path = NULL;
+	}
+}
+
+void fd_set_cloexec(struct proc *p, int fd, bool cloexec)
+{
+	if (fd >= 0 && (uint32_t)fd < p->nfds)
+		p->fds[fd].cloexec = cloexec;
+}
+
+void fd_exec(struct proc *p)
+{
+	for (uint32_t fd = 0; fd < p->nfds; fd++)
+		if (p->fds[fd].cloexec)
+			p->fds[fd].path = NULL;
+	p->nmaps = 0;
+}
+
+void map_add(struct proc *p, uint64_t addr, uint64_t len, struct istr *path)
+{
+	/* Out of memory: the mapping stays unnamed, which only matters for
+	 * naming a later msync. */
+	(void)VEC_PUSH(p->maps, p->nmaps, p->capmaps,
+		       ((struct mapping){ addr, len, path }));
+}
+
+struct mapping *map_find(struct proc *p, uint64_t addr)
+{
+	for (uint32_t i = 0; i < p->nmaps; i++)
+		if (addr >= p->maps[i].addr &&
+		    addr - p->maps[i].addr < p->maps[i].len)
+			return &p->maps[i];
+	return NULL;
+}
+
+/* Forgets mappings that [addr, addr+len) covers entirely; a partial unmap
+ * keeps the entry, which only matters for naming a later msync. */
+void map_remove(struct proc *p, uint64_t addr, uint64_t len)
+{
+	for (uint32_t i = 0; i < p->nmaps;) {
+		struct mapping *m = &p->maps[i];
+
+		if (m->addr >= addr && m->addr + m->len <= addr + len)
+			*m = p->maps[--p->nmaps];
+		else
+			i++;
+	}
+}

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* What the consumer knows about each traced process and thread: the fd
+ * table (fd -> path), cwd, names, file mappings, annotated regions and
+ * context, and event numbering. How they are written is the writer's
+ * business, not theirs. */
+#ifndef MODEL_PROCS_H
+#define MODEL_PROCS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "dftrace.h"
+#include "lib/hmap.h"
+#include "model/istr.h"
+#include "model/phases.h"
+
+#define FD_LIMIT (1u << 20) /* fds beyond this are not named */
+
+struct fdent {
+	struct istr *path;
+	bool cloexec;
+};
+
+struct mapping {
+	uint64_t addr, len;
+	struct istr *path;
+};
+
+struct proc {
+	uint32_t pid, ppid;
+	struct fdent *fds;
+	uint32_t nfds;
+	struct istr *cwd;
+	struct istr *exe;	/* the program file */
+	struct mapping *maps;
+	uint32_t nmaps, capmaps;
+	uint64_t next_id;	/* DFTracer's 1-based event index */
+	uint32_t nthreads;
+	char comm[DFT_COMM_LEN];
+	struct istr *cmdline;	/* argv, space-separated, as an SH string */
+	struct phase_ctx ctx;	/* epoch, step and user keys from annotations */
+};
+
+struct thread {
+	uint32_t tid, pid;
+	char comm[DFT_COMM_LEN];
+	struct phase_stack phases;	/* open annotated regions */
+};
+
+/* Every traced process and thread. */
+struct model {
+	struct hmap procs;	/* pid -> struct proc */
+	struct hmap threads;	/* tid -> struct thread */
+};
+
+struct proc *proc_get(const struct model *m, uint32_t pid);
+/* A process seen for the first time; its state is read from /proc. */
+struct proc *proc_from_procfs(struct model *m, uint32_t pid);
+/* A child created by fork: inherits fds, cwd, names and mappings. */
+struct proc *proc_fork(struct model *m, struct proc *parent, uint32_t child_pid);
+void proc_free(struct model *m, struct proc *p);
+/* readlink of /proc/PID/<what> ("exe", "cwd"), interned; NULL if gone. */
+struct istr *proc_link(uint32_t pid, const char *what);
+/* Reads /proc/PID/comm and cmdline into p; false if the process is gone. */
+bool proc_refresh_names(struct proc *p);
+
+struct thread *thread_get(const struct model *m, uint32_t tid);
+struct thread *thread_add(struct model *m, uint32_t tid, uint32_t pid,
+			  const char *comm);
+void thread_free(struct model *m, uint32_t tid);
+
+/* Calls fn for every live process. */
+void procs_each(const struct model *m, void (*fn)(struct proc *p, void *ctx),
+		void *ctx);
+uint32_t procs_count(const struct model *m);
+/* Forgets every process and thread. */
+void model_free(struct model *m);
+
+/* The path of fd; read from /proc/PID/fd when the table has no entry. */
+struct istr *fd_path(struct proc *p, int fd);
+void fd_assign(struct proc *p, int fd, struct istr *path, bool cloexec);
+/* An fd made by a call we do not name (pipe, socket...): labelled from
+ * /proc now, or with fallback if it is already gone. */
+void fd_relabel(struct proc *p, int fd, const char *fallback, bool cloexec);
+void fd_close(struct proc *p, int fd);
+void fd_close_range(struct proc *p, unsigned int first, unsigned int last,
+		    bool cloexec_only);
+void fd_set_cloexec(struct proc *p, int fd, bool cloexec);
+void fd_exec(struct proc *p); /* drops close-on-exec fds */
+
+void map_add(struct proc *p, uint64_t addr, uint64_t len, struct istr *path);
+/* The file mapping containing addr, or NULL (anonymous memory). */
+struct mapping *map_find(struct proc *p, uint64_t addr);
+void map_remove(struct proc *p, uint64_t addr, uint64_t len);
+
+#endif

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* One trace file being written: batches lines for the output and
+ * remembers which hashes already have their FH/SH metadata line. */
+#ifndef WRITE_SINK_H
+#define WRITE_SINK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "dftrace.h"
+#include "lib/hmap.h"
+#include "write/json.h"
+#include "write/output.h"
+
+/* The task the last process_name/thread_name check was about. */
+struct sink_named {
+	uint32_t pid, tid;
+	char comm[DFT_COMM_LEN], thread_comm[DFT_COMM_LEN];
+};
+
+struct sink {
+	struct output *out;	/* NULL: lines stay in buf (tests) */
+	struct jbuf buf;	/* lines not yet handed to out */
+	struct hmap seen;	/* hashes whose FH/SH/HH line is written */
+	struct hmap named;	/* task -> hash of the name last written */
+	struct sink_named last_named;
+	uint64_t events;	/* "X" events written */
+	uint32_t pid;		/* per-process sink: its process; else 0 */
+	/* In an outdir (-D): */
+	uint32_t gen;		/* the pid's n-th file in this run, from 1 */
+	uint32_t slot;		/* index in the outdir's list */
+	bool suspended;		/* its descriptor is closed for now */
+	uint64_t last_use;
+};
+
+int sink_open(const struct output_opts *o, struct sink **out, char *err,
+	      size_t errlen);
+/* A sink whose lines stay in memory, in s->buf: for tests. */
+struct sink *sink_memory(void);
+/* True the first time hash is offered: the caller then writes its line. */
+bool sink_first_sight(struct sink *s, uint64_t hash);
+/* Lines are handed to the output in batches of this many bytes. */
+#define SINK_DRAIN_BYTES (256u << 10)
+/* Hands buffered lines to the output once enough have gathered. */
+static inline int sink_maybe_drain(struct sink *s)
+{
+	int ret;
+
+	if (__builtin_expect(s->buf.err, 0))
+		return s->buf.err; /* out of memory: lines are garbage */
+	if (s->buf.len < SINK_DRAIN_BYTES || !s->out)
+		return 0;
+	ret = output_write(s->out, s->buf.p, s->buf.len);
+	jb_reset(&s->buf);
+	return ret;
+}
+int sink_flush(struct sink *s);
+/* Flushes, then lets go of the file descriptor (see output_suspend). */
+int sink_suspend(struct sink *s);
+int sink_resume(struct sink *s, char *err, size_t errlen);
+int sink_close(struct sink *s, char *err, size_t errlen);
+void sink_abort(struct sink *s);
+
+#endif

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The DFTracer line writer: every line a trace holds, in one place. X
+ * events (syscalls, regions, process events, start and end), the metadata
+ * lines (FH, SH, HH, process_name, thread_name, lost_events) and CM marks.
+ * It knows the keys it writes, so the annotations ask it which user keys
+ * would clash (writer_owns_key). Lines go into a sink's buffer; which sink
+ * is the routing's business (write/files.c).
+ */
+#ifndef WRITE_WRITER_H
+#define WRITE_WRITER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "dftrace.h"
+#include "model/procs.h"
+#include "model/stats.h"
+#include "model/syscalls.h"
+#include "write/sink.h"
+
+struct writer {
+	int64_t clock_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
+	char hhash_hex[17];
+	uint64_t host_hash;
+	char host[256];
+	bool inline_paths;		/* -P: args.fname beside args.fhash */
+	const struct istr *cmdline;	/* what was traced, for start/end */
+	const struct istr *key_epoch, *key_step;
+	struct trace_stats *stats;	/* counts the events written */
+	struct jbuf scratch;		/* a region's "name":..,"cat":.. */
+};
+
+int writer_init(struct writer *w, const char *cmdline, bool inline_paths,
+		struct trace_stats *stats);
+void writer_free(struct writer *w);
+/* CLOCK_MONOTONIC ns to wall-clock µs, as in the trace. */
+uint64_t writer_wall_us(const struct writer *w, uint64_t mono_ns);
+/* Wall-clock µs now. */
+uint64_t writer_now_us(void);
+
+/* Where an event sits among its thread's annotated regions. */
+struct nesting {
+	uint64_t id;
+	int level;		/* DFTracer's level: 1 at the top */
+	int64_t parent_id;	/* DFTracer's p_idx: -1 at the top */
+	struct phase_frame *phase; /* innermost enclosing region */
+	const struct phase_stack *stack; /* all the enclosing regions */
+	const struct phase_ctx *own;	/* a region event's own args, or NULL */
+};
+
+/* A new event inside whatever the thread has open: takes the process's
+ * next id. */
+struct nesting nest_in(struct proc *p, struct thread *t);
+
+/* The metadata a line about p/t needs first: process_name and
+ * thread_name (again after a rename), FH and SH of the strings. */
+void writer_names(struct sink *s, const struct proc *p, const struct thread *t);
+void writer_fh(struct writer *w, struct sink *s, uint32_t pid,
+	       const struct istr *path);
+void writer_sh(struct writer *w, struct sink *s, uint32_t pid,
+	       const struct istr *str);
+
+/* An X event: the head up to and with the context args; the caller adds
+ * its own args, then writer_end_event() closes it. name_cat is the
+ * ready-made "name":"...","cat":"...", fragment. */
+void writer_begin_event(struct writer *w, struct sink *s, const struct proc *p,
+			uint32_t tid, const struct nesting *n,
+			const char *name_cat, size_t name_cat_len,
+			uint64_t ts_ns, uint64_t dur_ns);
+/* Returns non-zero when the sink could not take the line. */
+int writer_end_event(struct sink *s);
+
+/* One syscall's event, files resolved (f1, f2 may be NULL). */
+void writer_syscall(struct writer *w, struct sink *s, const struct proc *p,
+		    const struct thread *t, const struct nesting *n,
+		    const struct sc_desc *d, const struct dft_syscall *e,
+		    const struct istr *f1, const struct istr *f2);
+/* A PROC event (fork, exec, exit) left open for its args. */
+void writer_proc_event(struct writer *w, struct sink *s, const struct proc *p,
+		       uint32_t tid, const struct nesting *n, const char *name,
+		       uint64_t ts_ns);
+void writer_exec_args(struct writer *w, struct sink *s, const struct proc *p,
+		      bool privileged);
+/* wait(2) status as a shell reports it: exit_code, signal, core_dumped. */
+void writer_exit_args(struct sink *s, int status);
+/* A region, written when it ends with the id it took at its begin. */
+void writer_region(struct writer *w, struct sink *s, const struct proc *p,
+		   uint32_t tid, const struct phase_stack *st, int idx,
+		   uint64_t end_ns, const char *unbalanced);
+/* A CM mark "<name>.start"/".end" with the id of the enclosing region. */
+void writer_cm(struct writer *w, struct sink *s, const struct proc *p,
+	       const struct thread *t, const char *name, bool is_end,
+	       uint64_t ts_ns);
+
+/* start and end: about the process the file holds, or the traced command. */
+struct lifecycle {
+	uint32_t pid, ppid;
+	uint64_t id;
+	uint64_t ts_us;
+	const struct istr *exe, *cwd;
+};
+
+void writer_start(struct writer *w, struct sink *s, const struct lifecycle *l,
+		  int64_t lost);
+void writer_end(struct writer *w, struct sink *s, const struct lifecycle *l,
+		int64_t lost);
+/* lost_events lines for every slot with losses; returns their sum. */
+uint64_t writer_lost(struct sink *s, uint32_t pid, const uint64_t *lost,
+		     size_t nslots);
+
+/* True if the writer puts key on an event itself: in every event's args
+ * (context keys are written on I/O events too) or in a region's. */
+bool writer_owns_key(const char *key, bool context);
+
+#endif
