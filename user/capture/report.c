@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <sys/resource.h>
@@ -32,6 +33,17 @@ static void human_bytes(char *buf, size_t len, uint64_t b)
 	while (v >= 1024 && u < 4)
 		v /= 1024, u++;
 	snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+}
+
+void report_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "dftrace-bpf: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
 }
 
 void report_init(struct report *r)

@@ -16,6 +16,8 @@ struct report {
 	struct timespec launched, started, last;
 };
 
+/* "dftrace-bpf: <message>": one line on stderr. */
+void report_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* At start-up. */
 void report_init(struct report *r);
 /* Once the probes are live and the target marked; quiet: nothing live. */

@@ -7,15 +7,12 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <linux/capability.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,6 +21,7 @@
 #include "capture/attach.h"
 #include "capture/env.h"
 #include "capture/launch.h"
+#include "capture/loader.h"
 #include "capture/lost.h"
 #include "capture/report.h"
 #include "capture/torchenv.h"
@@ -33,7 +31,6 @@
 #include "dftrace.h"
 #include "dftrace.skel.h" /* after dftrace.h: its types */
 #include "lib/invoker.h"
-#include "model/syscalls.h"
 
 #define DRAIN_INTERVAL_MS 10
 #define NS_PER_S 1000000000ull
@@ -80,17 +77,6 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
-static void fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fprintf(stderr, "dftrace-bpf: ");
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\n");
-	va_end(ap);
-}
-
 static int print_libbpf(enum libbpf_print_level level, const char *fmt,
 			va_list ap)
 {
@@ -111,40 +97,6 @@ static uint64_t now_ns(void)
 	return ts.tv_sec * NS_PER_S + ts.tv_nsec;
 }
 
-#define CAP(c) (1ull << (c))
-
-static bool has_bpf_caps(void)
-{
-	char line[256];
-	unsigned long long eff = 0;
-	FILE *f;
-
-	if (geteuid() == 0)
-		return true;
-	f = fopen("/proc/self/status", "re");
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "CapEff: %llx", &eff) == 1)
-			break;
-	fclose(f);
-	return (eff & CAP(CAP_BPF) && eff & CAP(CAP_PERFMON)) ||
-	       (eff & CAP(CAP_SYS_ADMIN));
-}
-
-static int check_system(void)
-{
-	if (!has_bpf_caps()) {
-		fail("permission denied: tracing needs root or CAP_BPF and CAP_PERFMON; run with sudo");
-		return -EPERM;
-	}
-	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		fail("no kernel BTF at '/sys/kernel/btf/vmlinux': this kernel needs CONFIG_DEBUG_INFO_BTF=y");
-		return -ENOENT;
-	}
-	return 0;
-}
-
 /* -p: each target a live user-space process, named by its process id. */
 static int check_targets(struct env *env)
 {
@@ -155,7 +107,7 @@ static int check_targets(struct env *env)
 	for (int i = 0; i < env->npids; i++) {
 		ret = attach_check_target(env->pids[i], &tgid, err, sizeof(err));
 		if (ret) {
-			fail("%s", err);
+			report_error("%s", err);
 			return ret;
 		}
 		env->pids[i] = tgid;
@@ -199,45 +151,18 @@ static void raise_fd_limit(struct tracer *tr)
 	setrlimit(RLIMIT_NOFILE, &rl);
 }
 
-static int configure(struct tracer *tr)
-{
-	struct dftrace_bpf *skel = tr->skel;
-
-	sc_fill_config((struct dft_sc_cfg *)skel->rodata->sc_cfg);
-	skel->rodata->nr_mmap = SYS_mmap;
-	skel->rodata->nr_fcntl = SYS_fcntl;
-	skel->rodata->nr_openat2 = SYS_openat2;
-	skel->rodata->wakeup_bytes = tr->env.ringbuf_size / 4;
-	skel->rodata->lost_by_proc_on = tr->env.output_dir != NULL;
-	skel->rodata->hide_privileged = tr->who.other;
-	return bpf_map__set_max_entries(skel->maps.events, tr->env.ringbuf_size);
-}
-
 static int load_and_attach(struct tracer *tr)
 {
-	int err;
+	struct loader_opts o = { .ringbuf_size = tr->env.ringbuf_size,
+				 .lost_by_proc = tr->env.output_dir != NULL,
+				 .hide_privileged = tr->who.other };
+	int err = loader_open(&tr->skel, &o);
 
-	tr->skel = dftrace_bpf__open();
-	if (!tr->skel) {
-		fail("cannot open the BPF programs: %s", strerror(errno));
-		return -errno;
-	}
-	err = configure(tr);
-	if (!err)
-		err = dftrace_bpf__load(tr->skel);
-	if (err) {
-		fail("cannot load the BPF programs: %s (run with -v for the verifier log)",
-		     strerror(-err));
+	if (err)
 		return err;
-	}
-	err = dftrace_bpf__attach(tr->skel);
-	if (err) {
-		fail("cannot attach the BPF programs: %s", strerror(-err));
-		return err;
-	}
 	usdt_init(&tr->usdt, tr->skel, tr->env.verbose);
 	lost_init(&tr->lost, bpf_map__fd(tr->skel->maps.lost),
-		  tr->env.output_dir ? bpf_map__fd(tr->skel->maps.lost_by_proc) : -1);
+		  o.lost_by_proc ? bpf_map__fd(tr->skel->maps.lost_by_proc) : -1);
 	return 0;
 }
 
@@ -317,7 +242,7 @@ static int run_loop(struct tracer *tr)
 	while (!stop_signal && !time_up(tr)) {
 		more = drain_batch(tr, more ? 0 : DRAIN_INTERVAL_MS);
 		if (more < 0) {
-			fail("cannot read the ring buffer: %s", strerror(-more));
+			report_error("cannot read the ring buffer: %s", strerror(-more));
 			return more;
 		}
 		usdt_attach_pending(&tr->usdt);
@@ -377,7 +302,7 @@ static int attach_targets(struct tracer *tr)
 	if (ret == -EINTR)
 		return 0; /* what is marked is traced until we stop */
 	if (ret)
-		fail("%s", err);
+		report_error("%s", err);
 	usdt_attach_pending(&tr->usdt);
 	return ret;
 }
@@ -391,7 +316,7 @@ static int start_target(struct tracer *tr)
 		return attach_targets(tr);
 	ret = attach_task(bpf_map__fd(tr->skel->maps.tasks), tr->launch.pid);
 	if (ret < 0) {
-		fail("cannot trace the command: %s", strerror(-ret));
+		report_error("cannot trace the command: %s", strerror(-ret));
 		return ret;
 	}
 	trace_adopt(tr->trace, tr->launch.pid);
@@ -400,7 +325,7 @@ static int start_target(struct tracer *tr)
 	usdt_attach_pending(&tr->usdt);
 	ret = launch_start(&tr->launch, err, sizeof(err));
 	if (ret)
-		fail("cannot execute '%s': %s", tr->env.command[0], err);
+		report_error("cannot execute '%s': %s", tr->env.command[0], err);
 	return ret;
 }
 
@@ -455,7 +380,7 @@ static int open_outputs(struct tracer *tr)
 	else
 		ret = sink_open(&o, &tr->sink, err, sizeof(err));
 	if (ret)
-		fail("%s", err);
+		report_error("%s", err);
 	return ret;
 }
 
@@ -479,13 +404,13 @@ static int start_trace(struct tracer *tr)
 
 	err = trace_new(&tr->trace, &cfg);
 	if (err) {
-		fail("cannot start the trace: %s", strerror(-err));
+		report_error("cannot start the trace: %s", strerror(-err));
 		return err;
 	}
 	tr->rb = ring_buffer__new(bpf_map__fd(tr->skel->maps.events), on_record,
 				  tr, NULL);
 	if (!tr->rb) {
-		fail("cannot open the ring buffer: %s", strerror(errno));
+		report_error("cannot open the ring buffer: %s", strerror(errno));
 		return -errno;
 	}
 	return 0;
@@ -499,15 +424,15 @@ static int set_up(struct tracer *tr)
 
 	ret = open_outputs(tr);
 	if (!ret && tr->env.torch && (ret = torch_environment(err, sizeof(err))))
-		fail("%s", err);
+		report_error("%s", err);
 	if (!ret && tr->env.command && (ret = prepare_command(tr, err, sizeof(err))))
-		fail("%s", err);
+		report_error("%s", err);
 	if (!ret)
 		ret = load_and_attach(tr);
 	if (!ret)
 		ret = start_trace(tr);
 	if (!ret && stop_signal) {
-		fail("interrupted before tracing started; nothing written");
+		report_error("interrupted before tracing started; nothing written");
 		ret = -EINTR;
 	}
 	if (!ret)
@@ -516,7 +441,7 @@ static int set_up(struct tracer *tr)
 	if (!ret)
 		trace_flush(tr->trace);
 	if (!ret && tr->sink && (ret = output_commit(tr->sink->out, err, sizeof(err))))
-		fail("%s", err);
+		report_error("%s", err);
 	return ret;
 }
 
@@ -545,7 +470,7 @@ static int finish(struct tracer *tr)
 		ret = sink_close(tr->sink, err, sizeof(err));
 	tr->sink = NULL;
 	if (st->write_error || ret) {
-		fail("%s; tracing stopped there%s", err[0] ? err : st->write_error_msg,
+		report_error("%s; tracing stopped there%s", err[0] ? err : st->write_error_msg,
 		     tr->env.command && !tr->child_reaped ? ", the command runs on" : "");
 		ret = -EIO;
 	}
@@ -584,7 +509,7 @@ int tracer_main(int argc, char **argv)
 	set_tracer_comm(TRACER_COMM);
 	libbpf_set_print(print_libbpf);
 	raise_fd_limit(&tr);
-	if (check_system() || check_targets(&tr.env) || invoker_init(&tr.who))
+	if (loader_check_system() || check_targets(&tr.env) || invoker_init(&tr.who))
 		goto cleanup;
 	if (tr.env.duration > 0)
 		tr.deadline = started + tr.env.duration * NS_PER_S;

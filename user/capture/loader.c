@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The kernel side: checked, opened, configured, loaded and attached, in
+ * libbpf's order. */
+#include <errno.h>
+#include <linux/capability.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include "capture/loader.h"
+#include "capture/report.h"
+#include "dftrace.h"
+#include "dftrace.skel.h" /* after dftrace.h: its types */
+#include "model/syscalls.h"
+
+#define CAP(c) (1ull << (c))
+
+static bool has_bpf_caps(void)
+{
+	char line[256];
+	unsigned long long eff = 0;
+	FILE *f;
+
+	if (geteuid() == 0)
+		return true;
+	f = fopen("/proc/self/status", "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			break;
+	fclose(f);
+	return (eff & CAP(CAP_BPF) && eff & CAP(CAP_PERFMON)) ||
+	       (eff & CAP(CAP_SYS_ADMIN));
+}
+
+int loader_check_system(void)
+{
+	if (!has_bpf_caps()) {
+		report_error("permission denied: tracing needs root or CAP_BPF and CAP_PERFMON; run with sudo");
+		return -EPERM;
+	}
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		report_error("no kernel BTF at '/sys/kernel/btf/vmlinux': this kernel needs CONFIG_DEBUG_INFO_BTF=y");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static int configure(struct dftrace_bpf *skel, const struct loader_opts *o)
+{
+	sc_fill_config((struct dft_sc_cfg *)skel->rodata->sc_cfg);
+	skel->rodata->nr_mmap = SYS_mmap;
+	skel->rodata->nr_fcntl = SYS_fcntl;
+	skel->rodata->nr_openat2 = SYS_openat2;
+	skel->rodata->wakeup_bytes = o->ringbuf_size / 4;
+	skel->rodata->lost_by_proc_on = o->lost_by_proc;
+	skel->rodata->hide_privileged = o->hide_privileged;
+	return bpf_map__set_max_entries(skel->maps.events, o->ringbuf_size);
+}
+
+int loader_open(struct dftrace_bpf **out, const struct loader_opts *o)
+{
+	struct dftrace_bpf *skel = dftrace_bpf__open();
+	int err;
+
+	*out = skel;
+	if (!skel) {
+		report_error("cannot open the BPF programs: %s", strerror(errno));
+		return -errno;
+	}
+	err = configure(skel, o);
+	if (!err)
+		err = dftrace_bpf__load(skel);
+	if (err) {
+		report_error("cannot load the BPF programs: %s (run with -v for the verifier log)",
+		     strerror(-err));
+		return err;
+	}
+	err = dftrace_bpf__attach(skel);
+	if (err)
+		report_error("cannot attach the BPF programs: %s", strerror(-err));
+	return err;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* The keys the writer puts in args, as X-macro lists, and the macros
+ * that write them: a key outside the lists does not compile, so the
+ * list that user keys are checked against (writer_owns_key) is the list
+ * of what is written. Internal to write/writer.c and write/meta.c. */
+#ifndef WRITE_KEYS_H
+#define WRITE_KEYS_H
+
+#include "write/json.h"
+
+/* Keys the writer puts in an event's args beside the context (I/O,
+ * ioctls, process events, start and end); a user's context key among
+ * them, or among the syscall arguments, is renamed user_<key>. */
+#define EVENT_KEYS(X)                                                         \
+	X(syscall) X(ret) X(fhash) X(fhash2) X(fname) X(fname2)              \
+	X(fname_truncated) X(fname2_truncated) X(dir) X(type) X(nr) X(size)  \
+	X(req_name) X(device) X(kind) X(exit_code) X(signal) X(core_dumped)  \
+	X(privileged) X(cmd) X(cmd_hash) X(exec_hash) X(cwd) X(ppid) X(date) \
+	X(version) X(num_events) X(lost)
+/* Keys every X event has, and those a region event adds. */
+#define REGION_KEYS(X)                                                        \
+	X(hhash) X(level) X(p_idx) X(phase) X(phase_cat) X(count) X(unbalanced)
+
+enum writer_key {
+#define KEY_ENUM(k) WK_##k,
+	EVENT_KEYS(KEY_ENUM) REGION_KEYS(KEY_ENUM)
+#undef KEY_ENUM
+};
+
+/* ,"k": for a key of the lists above (anything else does not compile). */
+#define KEY(k) ",\"" #k "\":"
+#define JB_KEY(b, k) jb_mem((b), KEY(k), sizeof(KEY(k)) - 1 + 0 * WK_##k)
+#define JB_KEY_INT(b, k, v) (JB_KEY((b), k), jb_i64((b), (v)))
+#define JB_KEY_STR(b, k, s, n) (JB_KEY((b), k), jb_str((b), (s), (n)))
+/* ,"k":"<16 hex digits>" */
+#define JB_KEY_HASH(b, k, h) \
+	(JB_KEY((b), k), jb_char((b), '"'), jb_hex16((b), (h)), jb_char((b), '"'))
+
+#endif

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The lines that are not X events of the traced program: FH, SH and HH
+ * (with the host's hash, as DFTracer writes them), process_name and
+ * thread_name, CM marks, lost_events, and the start and end events.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include "lib/hash.h"
+#include "version.h"
+#include "write/keys.h"
+#include "write/writer.h"
+
+/* ---- metadata lines ---- */
+
+/* FH, SH and HH, with the host's hash as DFTracer writes them. */
+static void write_hash_meta(struct writer *w, struct sink *s, const char *kind,
+			    uint32_t pid, const char *str, size_t len,
+			    uint64_t hash)
+{
+	struct jbuf *b = &s->buf;
+
+	JB_LIT(b, "{\"name\":\"");
+	jb_mem(b, kind, 2);
+	JB_LIT(b, "\",\"cat\":\"dftracer\",\"pid\":");
+	jb_u64(b, pid);
+	JB_LIT(b, ",\"tid\":");
+	jb_u64(b, pid);
+	JB_LIT(b, ",\"ph\":\"M\",\"args\":{\"hhash\":\"");
+	jb_mem(b, w->hhash_hex, 16);
+	JB_LIT(b, "\",\"name\":");
+	jb_str(b, str, len);
+	JB_LIT(b, ",\"value\":\"");
+	jb_hex16(b, hash);
+	JB_LIT(b, "\"}}\n");
+}
+
+void writer_fh(struct writer *w, struct sink *s, uint32_t pid,
+	       const struct istr *path)
+{
+	if (sink_first_sight(s, path->hash))
+		write_hash_meta(w, s, "FH", pid, path->str, path->len, path->hash);
+}
+
+/* The same string can be both a file (FH) and a program (SH), and each
+ * needs its own line: SH lines are remembered under a different key. */
+#define SH_SEEN_SALT 0x5348000000005348ull
+
+void writer_sh(struct writer *w, struct sink *s, uint32_t pid,
+	       const struct istr *str)
+{
+	if (sink_first_sight(s, str->hash ^ SH_SEEN_SALT))
+		write_hash_meta(w, s, "SH", pid, str->str, str->len, str->hash);
+}
+
+static void write_name_meta(struct sink *s, const char *what, uint32_t pid,
+			    uint32_t tid, const char *name)
+{
+	struct jbuf *b = &s->buf;
+
+	JB_LIT(b, "{\"name\":\"");
+	jb_mem(b, what, strlen(what));
+	JB_LIT(b, "\",\"ph\":\"M\",\"pid\":");
+	jb_u64(b, pid);
+	JB_LIT(b, ",\"tid\":");
+	jb_u64(b, tid);
+	JB_LIT(b, ",\"args\":{\"name\":");
+	jb_str(b, name, strnlen(name, DFT_COMM_LEN));
+	JB_LIT(b, "}}\n");
+}
+
+/* process_name and thread_name lines are written when a task is first
+ * seen in a sink and again after a rename: the sink remembers the hash of
+ * the name it last wrote for each. */
+#define NAMED_PROCESS (1ull << 32)
+#define NAMED_THREAD (2ull << 32)
+
+static void name_once(struct sink *s, const char *what, uint64_t key,
+		      uint32_t pid, uint32_t tid, const char *comm)
+{
+	uint64_t h = dft_hash64(comm, strnlen(comm, DFT_COMM_LEN)), had;
+
+	if (hmap_get(&s->named, key, &had) && had == h)
+		return;
+	if (!hmap_put(&s->named, key, h))
+		write_name_meta(s, what, pid, tid, comm);
+}
+
+void writer_names(struct sink *s, const struct proc *p, const struct thread *t)
+{
+	struct sink_named *last = &s->last_named;
+	uint32_t tid = t ? t->tid : 0;
+
+	/* Most events come from the thread of the one before. */
+	if (last->pid == p->pid && last->tid == tid &&
+	    !memcmp(last->comm, p->comm, DFT_COMM_LEN) &&
+	    (!t || !memcmp(last->thread_comm, t->comm, DFT_COMM_LEN)))
+		return;
+	name_once(s, "process_name", NAMED_PROCESS | p->pid, p->pid, p->pid,
+		  p->comm);
+	if (t)
+		name_once(s, "thread_name", NAMED_THREAD | t->tid, p->pid, t->tid,
+			  t->comm);
+	last->pid = p->pid;
+	last->tid = tid;
+	memcpy(last->comm, p->comm, DFT_COMM_LEN);
+	if (t)
+		memcpy(last->thread_comm, t->comm, DFT_COMM_LEN);
+}
+
+/* ---- CM marks ---- */
+
+void writer_cm(struct writer *w, struct sink *s, const struct proc *p,
+	       const struct thread *t, const char *name, bool is_end,
+	       uint64_t ts_ns)
+{
+	const struct phase_frame *top = t ? phase_top(&t->phases) : NULL;
+	struct jbuf *b = &s->buf;
+	char value[24], mark[DFT_NAME_LEN + 8];
+	int n = snprintf(value, sizeof(value), "%llu",
+			 (unsigned long long)writer_wall_us(w, ts_ns));
+	int m = snprintf(mark, sizeof(mark), "%.*s%s", DFT_NAME_LEN, name,
+			 is_end ? ".end" : ".start");
+
+	/* As pydftracer: the id of the enclosing region; none at the top. */
+	jb_char(b, '{');
+	if (top) {
+		JB_LIT(b, "\"id\":");
+		jb_u64(b, top->id);
+		jb_char(b, ',');
+	}
+	JB_LIT(b, "\"name\":\"CM\",\"cat\":\"dftracer\",\"pid\":");
+	jb_u64(b, p->pid);
+	JB_LIT(b, ",\"tid\":");
+	jb_u64(b, t ? t->tid : p->pid);
+	JB_LIT(b, ",\"ph\":\"M\",\"args\":{\"hhash\":\"");
+	jb_mem(b, w->hhash_hex, 16);
+	JB_LIT(b, "\",\"name\":");
+	jb_str(b, mark, m);
+	JB_LIT(b, ",\"value\":\"");
+	jb_mem(b, value, n);
+	JB_LIT(b, "\"}}\n");
+}
+
+/* ---- start, end, losses ---- */
+
+static void write_lifecycle(struct writer *w, struct sink *s, const char *name,
+			    const struct lifecycle *l, int64_t lost)
+{
+	struct jbuf *b = &s->buf;
+	time_t now = time(NULL);
+	char date[64];
+
+	if (sink_first_sight(s, w->host_hash))
+		write_hash_meta(w, s, "HH", l->pid, w->host, strlen(w->host),
+				w->host_hash);
+	if (w->cmdline)
+		writer_sh(w, s, l->pid, w->cmdline);
+	if (l->exe)
+		writer_sh(w, s, l->pid, l->exe);
+	JB_LIT(b, "{\"id\":");
+	jb_u64(b, l->id);
+	JB_LIT(b, ",\"name\":\"");
+	jb_mem(b, name, strlen(name));
+	JB_LIT(b, "\",\"cat\":\"dftracer\",\"pid\":");
+	jb_u64(b, l->pid);
+	JB_LIT(b, ",\"tid\":");
+	jb_u64(b, l->pid);
+	JB_LIT(b, ",\"ts\":");
+	jb_u64(b, l->ts_us);
+	JB_LIT(b, ",\"dur\":0,\"ph\":\"X\",\"args\":{\"hhash\":\"");
+	jb_mem(b, w->hhash_hex, 16);
+	jb_char(b, '"');
+	JB_KEY_STR(b, version, DFTRACE_VERSION, sizeof(DFTRACE_VERSION) - 1);
+	if (w->cmdline) {
+		JB_KEY_HASH(b, cmd_hash, w->cmdline->hash);
+		JB_KEY_STR(b, cmd, w->cmdline->str, w->cmdline->len);
+	}
+	if (l->exe)
+		JB_KEY_HASH(b, exec_hash, l->exe->hash);
+	if (l->cwd)
+		JB_KEY_STR(b, cwd, l->cwd->str, l->cwd->len);
+	if (l->ppid)
+		JB_KEY_INT(b, ppid, l->ppid);
+	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	JB_KEY_STR(b, date, date, strlen(date));
+	if (!strcmp(name, "end"))
+		JB_KEY_INT(b, num_events, s->events);
+	if (lost >= 0)
+		JB_KEY_INT(b, lost, lost);
+	JB_LIT(b, "}}\n");
+}
+
+void writer_start(struct writer *w, struct sink *s, const struct lifecycle *l,
+		  int64_t lost)
+{
+	JB_LIT(&s->buf, "[\n");
+	write_lifecycle(w, s, "start", l, lost);
+}
+
+void writer_end(struct writer *w, struct sink *s, const struct lifecycle *l,
+		int64_t lost)
+{
+	write_lifecycle(w, s, "end", l, lost);
+	JB_LIT(&s->buf, "]\n");
+}
+
+static void write_lost_line(struct sink *s, uint32_t pid, const char *op,
+			    uint64_t n)
+{
+	struct jbuf *b = &s->buf;
+
+	JB_LIT(b, "{\"name\":\"lost_events\",\"cat\":\"dftracer\",\"pid\":");
+	jb_u64(b, pid);
+	JB_LIT(b, ",\"tid\":");
+	jb_u64(b, pid);
+	JB_LIT(b, ",\"ph\":\"M\",\"args\":{\"name\":");
+	jb_str(b, op, strlen(op));
+	JB_LIT(b, ",\"value\":");
+	jb_u64(b, n);
+	JB_LIT(b, "}}\n");
+}
+
+static const char *kind_name(size_t kind)
+{
+	static const char *names[DFT_EV__COUNT] = {
+		[DFT_EV_FORK] = "fork", [DFT_EV_EXEC] = "exec",
+		[DFT_EV_EXIT] = "exit", [DFT_EV_COMM] = "comm",
+		[DFT_EV_ANNOT] = "annotation",
+	};
+
+	return kind < DFT_EV__COUNT && names[kind] ? names[kind] : "other";
+}
+
+/* Syscalls that share a name (openat, open) share an entry. */
+uint64_t writer_lost(struct sink *s, uint32_t pid, const uint64_t *lost,
+		     size_t nslots)
+{
+	uint64_t total = 0, by_name[TRACE_MAX_OPS] = { 0 };
+
+	for (size_t i = 0; i < nslots; i++)
+		total += lost[i];
+	for (size_t i = 0; i < nslots && i < DFT_NR_MAX; i++)
+		if (lost[i] && sc_lookup(i) && sc_lookup(i)->silent)
+			write_lost_line(s, pid, sc_lookup(i)->syscall, lost[i]);
+		else if (lost[i] && sc_lookup(i))
+			by_name[sc_name_index(sc_lookup(i))] += lost[i];
+	for (int i = 0; i < sc_nnames(); i++)
+		if (by_name[i])
+			write_lost_line(s, pid, sc_name_at(i), by_name[i]);
+	for (size_t i = DFT_NR_MAX; i < nslots; i++)
+		if (lost[i])
+			write_lost_line(s, pid, kind_name(i - DFT_NR_MAX), lost[i]);
+	return total;
+}
