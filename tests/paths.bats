@@ -40,3 +40,13 @@ load lib/common
 	# the invalid byte shows as U+FFFD and its two digits
 	tpy paths "$TRACE" --under "$D" | grep -qx "\"$D/a\\\\ufffdff\""
 }
+
+@test "paths: a file named unicode-é€ is written in ASCII escapes and reads back whole (DFAnalyzer turns raw UTF-8 into '#')" {
+	name=$'unicode-\xc3\xa9\xe2\x82\xac'
+	dft -q -o "$T/t.pfw" -- sh -c 'echo x >"$1"' sh "$D/$name"
+	expect_eq "status" "$DFT_STATUS" 0
+	TRACE="$T/t.pfw" valid
+	expect_eq "bytes above 0x7f in the trace" "$(LC_ALL=C grep -c -P '[\x80-\xff]' "$T/t.pfw")" 0
+	grep -qF 'unicode-\u00e9\u20ac' "$T/t.pfw"
+	expect_eq "FH name" "$(tpy paths "$T/t.pfw" --under "$D" | "$PY" -c 'import json,sys; print(json.loads(sys.stdin.read()))')" "$D/$name"
+}

@@ -151,23 +151,27 @@ static void test_escapes(void)
 
 static void test_utf8_valid(void)
 {
-	CHECK_STREQ(STR("\xc3\xa9"), "\"\xc3\xa9\"", "2-byte U+00E9");
-	CHECK_STREQ(STR("\xc2\x80"), "\"\xc2\x80\"", "2-byte lowest U+0080");
-	CHECK_STREQ(STR("\xdf\xbf"), "\"\xdf\xbf\"", "2-byte highest U+07FF");
-	CHECK_STREQ(STR("\xe0\xa0\x80"), "\"\xe0\xa0\x80\"", "3-byte lowest U+0800");
-	CHECK_STREQ(STR("\xe2\x82\xac"), "\"\xe2\x82\xac\"", "3-byte U+20AC");
-	CHECK_STREQ(STR("\xed\x9f\xbf"), "\"\xed\x9f\xbf\"", "U+D7FF below surrogates");
-	CHECK_STREQ(STR("\xee\x80\x80"), "\"\xee\x80\x80\"", "U+E000 above surrogates");
-	CHECK_STREQ(STR("\xef\xbf\xbf"), "\"\xef\xbf\xbf\"", "U+FFFF");
-	CHECK_STREQ(STR("\xf0\x90\x80\x80"), "\"\xf0\x90\x80\x80\"",
-		    "4-byte lowest U+10000");
-	CHECK_STREQ(STR("\xf0\x9f\x98\x80"), "\"\xf0\x9f\x98\x80\"",
+	/* Non-ASCII is written \uXXXX: DFAnalyzer's loader turns raw UTF-8
+	 * into '#'. Above U+FFFF, a surrogate pair. */
+	CHECK_STREQ(STR("\xc3\xa9"), "\"\\u00e9\"", "2-byte U+00E9");
+	CHECK_STREQ(STR("\xc2\x80"), "\"\\u0080\"", "2-byte lowest U+0080");
+	CHECK_STREQ(STR("\xdf\xbf"), "\"\\u07ff\"", "2-byte highest U+07FF");
+	CHECK_STREQ(STR("\xe0\xa0\x80"), "\"\\u0800\"", "3-byte lowest U+0800");
+	CHECK_STREQ(STR("\xe2\x82\xac"), "\"\\u20ac\"", "3-byte U+20AC");
+	CHECK_STREQ(STR("\xed\x9f\xbf"), "\"\\ud7ff\"", "U+D7FF below surrogates");
+	CHECK_STREQ(STR("\xee\x80\x80"), "\"\\ue000\"", "U+E000 above surrogates");
+	CHECK_STREQ(STR("\xef\xbf\xbf"), "\"\\uffff\"", "U+FFFF");
+	CHECK_STREQ(STR("\xf0\x90\x80\x80"), "\"\\ud800\\udc00\"",
+		    "4-byte lowest U+10000: a surrogate pair");
+	CHECK_STREQ(STR("\xf0\x9f\x98\x80"), "\"\\ud83d\\ude00\"",
 		    "4-byte emoji U+1F600");
-	CHECK_STREQ(STR("\xf4\x8f\xbf\xbf"), "\"\xf4\x8f\xbf\xbf\"",
+	CHECK_STREQ(STR("\xf4\x8f\xbf\xbf"), "\"\\udbff\\udfff\"",
 		    "4-byte highest U+10FFFF");
 	CHECK_STREQ(STR("/d/\xe6\x97\xa5\xe6\x9c\xac/x\xc3\xa9\"y"),
-		    "\"/d/\xe6\x97\xa5\xe6\x9c\xac/x\xc3\xa9\\\"y\"",
+		    "\"/d/\\u65e5\\u672c/x\\u00e9\\\"y\"",
 		    "mixed path with escapes");
+	CHECK_STREQ(STR("unicode-\xc3\xa9\xe2\x82\xac"), "\"unicode-\\u00e9\\u20ac\"",
+		    "a file named unicode-\u00e9\u20ac reads back whole, in ASCII");
 }
 
 #define FFFD "\\ufffd"
@@ -206,9 +210,9 @@ static void test_utf8_invalid(void)
 		    "truncated 4-byte at end");
 	CHECK_STREQ(STR("\xc3" "A"), "\"" FFFD "c3A\"",
 		    "2-byte cut by ASCII");
-	CHECK_STREQ(STR("\xe2\x82" "A\xe2\x82\xac"), "\"" FFFD "e2" FFFD "82A\xe2\x82\xac\"",
+	CHECK_STREQ(STR("\xe2\x82" "A\xe2\x82\xac"), "\"" FFFD "e2" FFFD "82A\\u20ac\"",
 		    "3-byte cut by ASCII, then a good one");
-	CHECK_STREQ(STR("\xf0\x9f\x98\xc3\xa9"), "\"" FFFD "f0" FFFD "9f" FFFD "98\xc3\xa9\"",
+	CHECK_STREQ(STR("\xf0\x9f\x98\xc3\xa9"), "\"" FFFD "f0" FFFD "9f" FFFD "98\\u00e9\"",
 		    "4-byte cut by a 2-byte sequence");
 	CHECK_STREQ(STR("\xc3\x00"), "\"" FFFD "c3\\u0000\"",
 		    "2-byte cut by NUL");
@@ -287,7 +291,7 @@ static void test_every_byte_every_offset(void)
 static void test_growth(void)
 {
 	static const char unit[] = "/p\xc3\xa9\n\x80\"";
-	static const char unit_out[] = "/p\xc3\xa9\\n" FFFD "80\\\"";
+	static const char unit_out[] = "/p\\u00e9\\n" FFFD "80\\\"";
 	const size_t reps = 20000;
 	struct jbuf small, want;
 	char *in = malloc(reps * (sizeof(unit) - 1));

@@ -86,10 +86,22 @@ static inline int byte_is_plain(unsigned char c)
 	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
 }
 
+static const char hex_digit[16] = "0123456789abcdef";
+
+/* \uXXXX, lowercase, of one UTF-16 unit; returns the new end. */
+static char *put_u(char *d, unsigned int u)
+{
+	memcpy(d, "\\u", 2);
+	d[2] = hex_digit[(u >> 12) & 0xf];
+	d[3] = hex_digit[(u >> 8) & 0xf];
+	d[4] = hex_digit[(u >> 4) & 0xf];
+	d[5] = hex_digit[u & 0xf];
+	return d + 6;
+}
+
 /* Escapes one ASCII byte that is not plain; returns the new end. */
 static char *put_escape(char *d, unsigned char c)
 {
-	static const char hex[16] = "0123456789abcdef";
 	char esc = 0;
 
 	switch (c) {
@@ -106,10 +118,7 @@ static char *put_escape(char *d, unsigned char c)
 		d[1] = esc;
 		return d + 2;
 	}
-	memcpy(d, "\\u00", 4);
-	d[4] = hex[c >> 4];
-	d[5] = hex[c & 0xf];
-	return d + 6;
+	return put_u(d, c);
 }
 
 /* Length of the well-formed UTF-8 sequence starting at s (s[0] >= 0x80),
@@ -155,22 +164,39 @@ static int is_replacement(const unsigned char *s, size_t len)
 	return len == 3 && s[0] == 0xef && s[1] == 0xbf && s[2] == 0xbd;
 }
 
+/* A well-formed UTF-8 sequence of len bytes as \uXXXX, or as the two
+ * escapes of a surrogate pair above U+FFFF. */
+static char *put_code_point(char *d, const unsigned char *s, size_t len)
+{
+	static const unsigned char lead_mask[5] = { 0, 0, 0x1f, 0x0f, 0x07 };
+	unsigned int cp = s[0] & lead_mask[len];
+
+	for (size_t i = 1; i < len; i++)
+		cp = cp << 6 | (s[i] & 0x3f);
+	if (cp < 0x10000)
+		return put_u(d, cp);
+	cp -= 0x10000;
+	d = put_u(d, 0xd800 | cp >> 10);
+	return put_u(d, 0xdc00 | (cp & 0x3ff));
+}
+
 /*
- * Quoted JSON string of n arbitrary bytes.  Paths come from traced
- * processes, which may be hostile, so every byte sequence must give valid
- * JSON in strict UTF-8.  A byte that does not start a well-formed
- * sequence becomes U+FFFD and its two hex digits ("\xff" reads "\ufffdff"),
- * and the bytes after it are judged afresh; a real U+FFFD is written
- * twice.  So no two byte strings give the same JSON string: two files
- * whose names differ only in invalid bytes stay apart.
+ * Quoted JSON string of n arbitrary bytes, in ASCII: non-ASCII characters
+ * are written \uXXXX (DFAnalyzer's loader turns raw UTF-8 into '#').
+ * Paths come from traced processes, which may be hostile, so every byte
+ * sequence must give valid JSON: a byte that does not start a well-formed
+ * UTF-8 sequence becomes U+FFFD and its two hex digits ("\xff" reads
+ * "\ufffdff"), and the bytes after it are judged afresh; a real U+FFFD is
+ * written twice. So no two byte strings give the same JSON string: two
+ * files whose names differ only in invalid bytes stay apart.
  */
 void jb_str(struct jbuf *b, const char *s, size_t n)
 {
-	static const char hex[16] = "0123456789abcdef";
 	const unsigned char *src = (const unsigned char *)s, *end = src + n;
 	char *d;
 
-	/* Worst case: every byte becomes U+FFFD and two digits (8 bytes). */
+	/* Worst case: every byte becomes U+FFFD and two digits (8 bytes). A
+	 * 4-byte sequence gives 12, a 3-byte one 6 (U+FFFD doubled: 12). */
 	if (n > (SIZE_MAX - 2) / 8) {
 		b->err = -ENOMEM;
 		return;
@@ -198,8 +224,7 @@ void jb_str(struct jbuf *b, const char *s, size_t n)
 			d = put_escape(d, *src++);
 		} else if ((len = utf8_len(src, end - src)) &&
 			   !is_replacement(src, len)) {
-			memcpy(d, src, len);
-			d += len;
+			d = put_code_point(d, src, len);
 			src += len;
 		} else if (len) {
 			memcpy(d, REPLACEMENT REPLACEMENT, 2 * REPLACEMENT_LEN);
@@ -207,8 +232,8 @@ void jb_str(struct jbuf *b, const char *s, size_t n)
 			src += len;
 		} else {
 			memcpy(d, REPLACEMENT, REPLACEMENT_LEN);
-			d[REPLACEMENT_LEN] = hex[*src >> 4];
-			d[REPLACEMENT_LEN + 1] = hex[*src & 0xf];
+			d[REPLACEMENT_LEN] = hex_digit[*src >> 4];
+			d[REPLACEMENT_LEN + 1] = hex_digit[*src & 0xf];
 			d += REPLACEMENT_LEN + 2;
 			src++;
 		}
