@@ -46,7 +46,7 @@ all: dftrace-bpf $(UNIT_TESTS) $(WORKLOADS) $(BENCHES) $(EXAMPLES) python
 PYTHON ?= /usr/bin/python3
 PY_SRCS := $(shell find usdt/python -name '*.py' -o -name '*.c' 2>/dev/null | grep -v /build/)
 python: $(OUT)/python/.built
-$(OUT)/python/.built: $(PY_SRCS) include/dftrace/usdt.h
+$(OUT)/python/.built: $(PY_SRCS) $(wildcard include/dftrace/*.h)
 	rm -rf $(OUT)/python && mkdir -p $(OUT)/python
 	mkdir -p $(OUT)/python/compat
 	cp -r usdt/python/dftrace usdt/python/dftrace_boot $(OUT)/python/

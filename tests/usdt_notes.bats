@@ -273,3 +273,25 @@ write_all_macros() {
 	check_notes "$T/readme"
 	"$T/readme"
 }
+
+@test "header: the AI tree's macros are generated from the tree the Python package uses, and do not drift" {
+	run "$ROOT/scripts/gen-usdt-ai" --check
+	[ "$status" = 0 ] || { echo "# $output"; return 1; }
+	# a tree with one more leaf gives a different header
+	cp -r "$ROOT" "$T/copy"
+	sed -i 's/"device": ("transfer",)/"device": ("transfer", "h2d")/' \
+		"$T/copy/usdt/python/dftrace/_tree.py"
+	run "$T/copy/scripts/gen-usdt-ai" --check
+	[ "$status" = 1 ]
+	"$T/copy/scripts/gen-usdt-ai"
+	grep -qx '#define DFT_USDT_H2D() DFT_USDT_REGION("device", "h2d")' \
+		"$T/copy/include/dftrace/usdt_ai.h"
+	# and the Python package builds the same nodes from it
+	PYTHONPATH="$ROOT/build/python" /usr/bin/python3 -c '
+from dftrace import ai
+from dftrace._tree import TREE
+for cat, leaves in TREE.items():
+    for leaf in leaves:
+        node = getattr(getattr(ai, cat), leaf)
+        assert (node.cat, node.name) == (cat, leaf), (cat, leaf)'
+}

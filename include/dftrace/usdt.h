@@ -19,6 +19,7 @@
  * Probes (provider "dftrace"), the contract with the tracer:
  *   region_begin(const char *cat, const char *name, int64_t count)
  *   region_end(const char *cat, const char *name, int64_t count)
+ *                                   count -1: drop the region (no event)
  *   meta(const char *cat, const char *name, int64_t is_end)
  *   ctx_int(const char *key, int64_t value)
  *   ctx_str(const char *key, const char *value)
@@ -26,7 +27,8 @@
  *   arg_int(const char *key, int64_t value)   an arg of the calling thread's
  *   arg_str(const char *key, const char *value)  innermost open region
  * Strings are NUL-terminated; the tracer reads up to 63 bytes of cat and
- * key and 127 of name and value. count is 0 when there is none.
+ * key and 127 of name and value. count is 0 when there is none. A
+ * region's args are those it has when it ends.
  *
  * Define DFT_USDT_DISABLE before the include to compile every annotation
  * out. Where probes are not supported (not ELF, not x86-64 or AArch64) the
@@ -378,6 +380,9 @@ DFT__FN void dft__scope_end(struct dft_usdt_scope *s)
  *     }
  *     dft_usdt_iter_done(&it);       // ends what is open; idempotent
  *
+ * N elements give N .iter and N .block events: the last wait, which found
+ * none, is dropped, as pydftracer does.
+ *
  * The count advances whether or not a tracer is attached, so a tracer that
  * attaches mid-loop sees the true element numbers. In C++ the iterator
  * also calls dft_usdt_iter_done() when it goes out of scope.
@@ -403,10 +408,14 @@ struct dft_usdt_iter {
 #endif
 };
 
+/* A region end with this count drops the region: the last wait, which
+ * found no element, is no event (N elements give N .iter events). */
+#define DFT__DISCARD ((int64_t)-1)
+
 DFT__FN void dft_usdt_iter_done(struct dft_usdt_iter *it)
 {
 	if (it->open == 1)
-		dft__region(1, it->cat, it->iter_name, it->count);
+		dft__region(1, it->cat, it->iter_name, DFT__DISCARD);
 	else if (it->open == 2)
 		dft__region(1, it->cat, it->block_name, it->count);
 	it->open = 0;
@@ -440,245 +449,9 @@ inline dft_usdt_iter::~dft_usdt_iter()
 	((struct dft_usdt_iter){ (cat), name ".iter", name ".block", 0, 0 })
 #endif
 
-/* ---- DFTracer's AI logging tree: the same family of macros for every
- * category and every leaf X in category C:
- *   DFT_USDT_X()              scoped region "x" in cat "c"
- *   DFT_USDT_X_BEGIN/_END()   the same, explicit
- *   DFT_USDT_X_INIT()         scoped "x.init" (constructors)
- *   DFT_USDT_X_ITER()         a struct dft_usdt_iter for "x.iter"/"x.block"
- *   DFT_USDT_X_START_META/_STOP_META()   CM "x.start"/"x.end"
- * A category's own node is named after it: DFT_USDT_COMPUTE() is
- * "compute" in cat "compute". ---- */
-
-/* compute: the category itself, then forward, backward, step */
-#define DFT_USDT_COMPUTE() DFT_USDT_REGION("compute", "compute")
-#define DFT_USDT_COMPUTE_BEGIN() DFT_USDT_REGION_BEGIN("compute", "compute")
-#define DFT_USDT_COMPUTE_END() DFT_USDT_REGION_END("compute", "compute")
-#define DFT_USDT_COMPUTE_INIT() DFT_USDT_REGION("compute", "compute.init")
-#define DFT_USDT_COMPUTE_ITER() DFT_USDT_ITER("compute", "compute")
-#define DFT_USDT_COMPUTE_START_META() DFT_USDT_START_META("compute", "compute")
-#define DFT_USDT_COMPUTE_STOP_META() DFT_USDT_STOP_META("compute", "compute")
-#define DFT_USDT_FORWARD() DFT_USDT_REGION("compute", "forward")
-#define DFT_USDT_FORWARD_BEGIN() DFT_USDT_REGION_BEGIN("compute", "forward")
-#define DFT_USDT_FORWARD_END() DFT_USDT_REGION_END("compute", "forward")
-#define DFT_USDT_FORWARD_INIT() DFT_USDT_REGION("compute", "forward.init")
-#define DFT_USDT_FORWARD_ITER() DFT_USDT_ITER("compute", "forward")
-#define DFT_USDT_FORWARD_START_META() DFT_USDT_START_META("compute", "forward")
-#define DFT_USDT_FORWARD_STOP_META() DFT_USDT_STOP_META("compute", "forward")
-#define DFT_USDT_BACKWARD() DFT_USDT_REGION("compute", "backward")
-#define DFT_USDT_BACKWARD_BEGIN() DFT_USDT_REGION_BEGIN("compute", "backward")
-#define DFT_USDT_BACKWARD_END() DFT_USDT_REGION_END("compute", "backward")
-#define DFT_USDT_BACKWARD_INIT() DFT_USDT_REGION("compute", "backward.init")
-#define DFT_USDT_BACKWARD_ITER() DFT_USDT_ITER("compute", "backward")
-#define DFT_USDT_BACKWARD_START_META() DFT_USDT_START_META("compute", "backward")
-#define DFT_USDT_BACKWARD_STOP_META() DFT_USDT_STOP_META("compute", "backward")
-#define DFT_USDT_STEP() DFT_USDT_REGION("compute", "step")
-#define DFT_USDT_STEP_BEGIN() DFT_USDT_REGION_BEGIN("compute", "step")
-#define DFT_USDT_STEP_END() DFT_USDT_REGION_END("compute", "step")
-#define DFT_USDT_STEP_INIT() DFT_USDT_REGION("compute", "step.init")
-#define DFT_USDT_STEP_ITER() DFT_USDT_ITER("compute", "step")
-#define DFT_USDT_STEP_START_META() DFT_USDT_START_META("compute", "step")
-#define DFT_USDT_STEP_STOP_META() DFT_USDT_STOP_META("compute", "step")
-
-/* data: the category itself, then preprocess, item */
-#define DFT_USDT_DATA() DFT_USDT_REGION("data", "data")
-#define DFT_USDT_DATA_BEGIN() DFT_USDT_REGION_BEGIN("data", "data")
-#define DFT_USDT_DATA_END() DFT_USDT_REGION_END("data", "data")
-#define DFT_USDT_DATA_INIT() DFT_USDT_REGION("data", "data.init")
-#define DFT_USDT_DATA_ITER() DFT_USDT_ITER("data", "data")
-#define DFT_USDT_DATA_START_META() DFT_USDT_START_META("data", "data")
-#define DFT_USDT_DATA_STOP_META() DFT_USDT_STOP_META("data", "data")
-#define DFT_USDT_PREPROCESS() DFT_USDT_REGION("data", "preprocess")
-#define DFT_USDT_PREPROCESS_BEGIN() DFT_USDT_REGION_BEGIN("data", "preprocess")
-#define DFT_USDT_PREPROCESS_END() DFT_USDT_REGION_END("data", "preprocess")
-#define DFT_USDT_PREPROCESS_INIT() DFT_USDT_REGION("data", "preprocess.init")
-#define DFT_USDT_PREPROCESS_ITER() DFT_USDT_ITER("data", "preprocess")
-#define DFT_USDT_PREPROCESS_START_META() DFT_USDT_START_META("data", "preprocess")
-#define DFT_USDT_PREPROCESS_STOP_META() DFT_USDT_STOP_META("data", "preprocess")
-#define DFT_USDT_ITEM() DFT_USDT_REGION("data", "item")
-#define DFT_USDT_ITEM_BEGIN() DFT_USDT_REGION_BEGIN("data", "item")
-#define DFT_USDT_ITEM_END() DFT_USDT_REGION_END("data", "item")
-#define DFT_USDT_ITEM_INIT() DFT_USDT_REGION("data", "item.init")
-#define DFT_USDT_ITEM_ITER() DFT_USDT_ITER("data", "item")
-#define DFT_USDT_ITEM_START_META() DFT_USDT_START_META("data", "item")
-#define DFT_USDT_ITEM_STOP_META() DFT_USDT_STOP_META("data", "item")
-
-/* dataloader: the category itself, then fetch */
-#define DFT_USDT_DATALOADER() DFT_USDT_REGION("dataloader", "dataloader")
-#define DFT_USDT_DATALOADER_BEGIN() DFT_USDT_REGION_BEGIN("dataloader", "dataloader")
-#define DFT_USDT_DATALOADER_END() DFT_USDT_REGION_END("dataloader", "dataloader")
-#define DFT_USDT_DATALOADER_INIT() DFT_USDT_REGION("dataloader", "dataloader.init")
-#define DFT_USDT_DATALOADER_ITER() DFT_USDT_ITER("dataloader", "dataloader")
-#define DFT_USDT_DATALOADER_START_META() DFT_USDT_START_META("dataloader", "dataloader")
-#define DFT_USDT_DATALOADER_STOP_META() DFT_USDT_STOP_META("dataloader", "dataloader")
-#define DFT_USDT_FETCH() DFT_USDT_REGION("dataloader", "fetch")
-#define DFT_USDT_FETCH_BEGIN() DFT_USDT_REGION_BEGIN("dataloader", "fetch")
-#define DFT_USDT_FETCH_END() DFT_USDT_REGION_END("dataloader", "fetch")
-#define DFT_USDT_FETCH_INIT() DFT_USDT_REGION("dataloader", "fetch.init")
-#define DFT_USDT_FETCH_ITER() DFT_USDT_ITER("dataloader", "fetch")
-#define DFT_USDT_FETCH_START_META() DFT_USDT_START_META("dataloader", "fetch")
-#define DFT_USDT_FETCH_STOP_META() DFT_USDT_STOP_META("dataloader", "fetch")
-
-/* comm: the category itself, then send, receive, barrier, bcast, reduce, all_reduce, gather, all_gather, scatter, reduce_scatter, all_to_all */
-#define DFT_USDT_COMM() DFT_USDT_REGION("comm", "comm")
-#define DFT_USDT_COMM_BEGIN() DFT_USDT_REGION_BEGIN("comm", "comm")
-#define DFT_USDT_COMM_END() DFT_USDT_REGION_END("comm", "comm")
-#define DFT_USDT_COMM_INIT() DFT_USDT_REGION("comm", "comm.init")
-#define DFT_USDT_COMM_ITER() DFT_USDT_ITER("comm", "comm")
-#define DFT_USDT_COMM_START_META() DFT_USDT_START_META("comm", "comm")
-#define DFT_USDT_COMM_STOP_META() DFT_USDT_STOP_META("comm", "comm")
-#define DFT_USDT_SEND() DFT_USDT_REGION("comm", "send")
-#define DFT_USDT_SEND_BEGIN() DFT_USDT_REGION_BEGIN("comm", "send")
-#define DFT_USDT_SEND_END() DFT_USDT_REGION_END("comm", "send")
-#define DFT_USDT_SEND_INIT() DFT_USDT_REGION("comm", "send.init")
-#define DFT_USDT_SEND_ITER() DFT_USDT_ITER("comm", "send")
-#define DFT_USDT_SEND_START_META() DFT_USDT_START_META("comm", "send")
-#define DFT_USDT_SEND_STOP_META() DFT_USDT_STOP_META("comm", "send")
-#define DFT_USDT_RECEIVE() DFT_USDT_REGION("comm", "receive")
-#define DFT_USDT_RECEIVE_BEGIN() DFT_USDT_REGION_BEGIN("comm", "receive")
-#define DFT_USDT_RECEIVE_END() DFT_USDT_REGION_END("comm", "receive")
-#define DFT_USDT_RECEIVE_INIT() DFT_USDT_REGION("comm", "receive.init")
-#define DFT_USDT_RECEIVE_ITER() DFT_USDT_ITER("comm", "receive")
-#define DFT_USDT_RECEIVE_START_META() DFT_USDT_START_META("comm", "receive")
-#define DFT_USDT_RECEIVE_STOP_META() DFT_USDT_STOP_META("comm", "receive")
-#define DFT_USDT_BARRIER() DFT_USDT_REGION("comm", "barrier")
-#define DFT_USDT_BARRIER_BEGIN() DFT_USDT_REGION_BEGIN("comm", "barrier")
-#define DFT_USDT_BARRIER_END() DFT_USDT_REGION_END("comm", "barrier")
-#define DFT_USDT_BARRIER_INIT() DFT_USDT_REGION("comm", "barrier.init")
-#define DFT_USDT_BARRIER_ITER() DFT_USDT_ITER("comm", "barrier")
-#define DFT_USDT_BARRIER_START_META() DFT_USDT_START_META("comm", "barrier")
-#define DFT_USDT_BARRIER_STOP_META() DFT_USDT_STOP_META("comm", "barrier")
-#define DFT_USDT_BCAST() DFT_USDT_REGION("comm", "bcast")
-#define DFT_USDT_BCAST_BEGIN() DFT_USDT_REGION_BEGIN("comm", "bcast")
-#define DFT_USDT_BCAST_END() DFT_USDT_REGION_END("comm", "bcast")
-#define DFT_USDT_BCAST_INIT() DFT_USDT_REGION("comm", "bcast.init")
-#define DFT_USDT_BCAST_ITER() DFT_USDT_ITER("comm", "bcast")
-#define DFT_USDT_BCAST_START_META() DFT_USDT_START_META("comm", "bcast")
-#define DFT_USDT_BCAST_STOP_META() DFT_USDT_STOP_META("comm", "bcast")
-#define DFT_USDT_REDUCE() DFT_USDT_REGION("comm", "reduce")
-#define DFT_USDT_REDUCE_BEGIN() DFT_USDT_REGION_BEGIN("comm", "reduce")
-#define DFT_USDT_REDUCE_END() DFT_USDT_REGION_END("comm", "reduce")
-#define DFT_USDT_REDUCE_INIT() DFT_USDT_REGION("comm", "reduce.init")
-#define DFT_USDT_REDUCE_ITER() DFT_USDT_ITER("comm", "reduce")
-#define DFT_USDT_REDUCE_START_META() DFT_USDT_START_META("comm", "reduce")
-#define DFT_USDT_REDUCE_STOP_META() DFT_USDT_STOP_META("comm", "reduce")
-#define DFT_USDT_ALL_REDUCE() DFT_USDT_REGION("comm", "all_reduce")
-#define DFT_USDT_ALL_REDUCE_BEGIN() DFT_USDT_REGION_BEGIN("comm", "all_reduce")
-#define DFT_USDT_ALL_REDUCE_END() DFT_USDT_REGION_END("comm", "all_reduce")
-#define DFT_USDT_ALL_REDUCE_INIT() DFT_USDT_REGION("comm", "all_reduce.init")
-#define DFT_USDT_ALL_REDUCE_ITER() DFT_USDT_ITER("comm", "all_reduce")
-#define DFT_USDT_ALL_REDUCE_START_META() DFT_USDT_START_META("comm", "all_reduce")
-#define DFT_USDT_ALL_REDUCE_STOP_META() DFT_USDT_STOP_META("comm", "all_reduce")
-#define DFT_USDT_GATHER() DFT_USDT_REGION("comm", "gather")
-#define DFT_USDT_GATHER_BEGIN() DFT_USDT_REGION_BEGIN("comm", "gather")
-#define DFT_USDT_GATHER_END() DFT_USDT_REGION_END("comm", "gather")
-#define DFT_USDT_GATHER_INIT() DFT_USDT_REGION("comm", "gather.init")
-#define DFT_USDT_GATHER_ITER() DFT_USDT_ITER("comm", "gather")
-#define DFT_USDT_GATHER_START_META() DFT_USDT_START_META("comm", "gather")
-#define DFT_USDT_GATHER_STOP_META() DFT_USDT_STOP_META("comm", "gather")
-#define DFT_USDT_ALL_GATHER() DFT_USDT_REGION("comm", "all_gather")
-#define DFT_USDT_ALL_GATHER_BEGIN() DFT_USDT_REGION_BEGIN("comm", "all_gather")
-#define DFT_USDT_ALL_GATHER_END() DFT_USDT_REGION_END("comm", "all_gather")
-#define DFT_USDT_ALL_GATHER_INIT() DFT_USDT_REGION("comm", "all_gather.init")
-#define DFT_USDT_ALL_GATHER_ITER() DFT_USDT_ITER("comm", "all_gather")
-#define DFT_USDT_ALL_GATHER_START_META() DFT_USDT_START_META("comm", "all_gather")
-#define DFT_USDT_ALL_GATHER_STOP_META() DFT_USDT_STOP_META("comm", "all_gather")
-#define DFT_USDT_SCATTER() DFT_USDT_REGION("comm", "scatter")
-#define DFT_USDT_SCATTER_BEGIN() DFT_USDT_REGION_BEGIN("comm", "scatter")
-#define DFT_USDT_SCATTER_END() DFT_USDT_REGION_END("comm", "scatter")
-#define DFT_USDT_SCATTER_INIT() DFT_USDT_REGION("comm", "scatter.init")
-#define DFT_USDT_SCATTER_ITER() DFT_USDT_ITER("comm", "scatter")
-#define DFT_USDT_SCATTER_START_META() DFT_USDT_START_META("comm", "scatter")
-#define DFT_USDT_SCATTER_STOP_META() DFT_USDT_STOP_META("comm", "scatter")
-#define DFT_USDT_REDUCE_SCATTER() DFT_USDT_REGION("comm", "reduce_scatter")
-#define DFT_USDT_REDUCE_SCATTER_BEGIN() DFT_USDT_REGION_BEGIN("comm", "reduce_scatter")
-#define DFT_USDT_REDUCE_SCATTER_END() DFT_USDT_REGION_END("comm", "reduce_scatter")
-#define DFT_USDT_REDUCE_SCATTER_INIT() DFT_USDT_REGION("comm", "reduce_scatter.init")
-#define DFT_USDT_REDUCE_SCATTER_ITER() DFT_USDT_ITER("comm", "reduce_scatter")
-#define DFT_USDT_REDUCE_SCATTER_START_META() DFT_USDT_START_META("comm", "reduce_scatter")
-#define DFT_USDT_REDUCE_SCATTER_STOP_META() DFT_USDT_STOP_META("comm", "reduce_scatter")
-#define DFT_USDT_ALL_TO_ALL() DFT_USDT_REGION("comm", "all_to_all")
-#define DFT_USDT_ALL_TO_ALL_BEGIN() DFT_USDT_REGION_BEGIN("comm", "all_to_all")
-#define DFT_USDT_ALL_TO_ALL_END() DFT_USDT_REGION_END("comm", "all_to_all")
-#define DFT_USDT_ALL_TO_ALL_INIT() DFT_USDT_REGION("comm", "all_to_all.init")
-#define DFT_USDT_ALL_TO_ALL_ITER() DFT_USDT_ITER("comm", "all_to_all")
-#define DFT_USDT_ALL_TO_ALL_START_META() DFT_USDT_START_META("comm", "all_to_all")
-#define DFT_USDT_ALL_TO_ALL_STOP_META() DFT_USDT_STOP_META("comm", "all_to_all")
-
-/* device: the category itself, then transfer */
-#define DFT_USDT_DEVICE() DFT_USDT_REGION("device", "device")
-#define DFT_USDT_DEVICE_BEGIN() DFT_USDT_REGION_BEGIN("device", "device")
-#define DFT_USDT_DEVICE_END() DFT_USDT_REGION_END("device", "device")
-#define DFT_USDT_DEVICE_INIT() DFT_USDT_REGION("device", "device.init")
-#define DFT_USDT_DEVICE_ITER() DFT_USDT_ITER("device", "device")
-#define DFT_USDT_DEVICE_START_META() DFT_USDT_START_META("device", "device")
-#define DFT_USDT_DEVICE_STOP_META() DFT_USDT_STOP_META("device", "device")
-#define DFT_USDT_TRANSFER() DFT_USDT_REGION("device", "transfer")
-#define DFT_USDT_TRANSFER_BEGIN() DFT_USDT_REGION_BEGIN("device", "transfer")
-#define DFT_USDT_TRANSFER_END() DFT_USDT_REGION_END("device", "transfer")
-#define DFT_USDT_TRANSFER_INIT() DFT_USDT_REGION("device", "transfer.init")
-#define DFT_USDT_TRANSFER_ITER() DFT_USDT_ITER("device", "transfer")
-#define DFT_USDT_TRANSFER_START_META() DFT_USDT_START_META("device", "transfer")
-#define DFT_USDT_TRANSFER_STOP_META() DFT_USDT_STOP_META("device", "transfer")
-
-/* checkpoint: the category itself, then capture, restart */
-#define DFT_USDT_CHECKPOINT() DFT_USDT_REGION("checkpoint", "checkpoint")
-#define DFT_USDT_CHECKPOINT_BEGIN() DFT_USDT_REGION_BEGIN("checkpoint", "checkpoint")
-#define DFT_USDT_CHECKPOINT_END() DFT_USDT_REGION_END("checkpoint", "checkpoint")
-#define DFT_USDT_CHECKPOINT_INIT() DFT_USDT_REGION("checkpoint", "checkpoint.init")
-#define DFT_USDT_CHECKPOINT_ITER() DFT_USDT_ITER("checkpoint", "checkpoint")
-#define DFT_USDT_CHECKPOINT_START_META() DFT_USDT_START_META("checkpoint", "checkpoint")
-#define DFT_USDT_CHECKPOINT_STOP_META() DFT_USDT_STOP_META("checkpoint", "checkpoint")
-#define DFT_USDT_CAPTURE() DFT_USDT_REGION("checkpoint", "capture")
-#define DFT_USDT_CAPTURE_BEGIN() DFT_USDT_REGION_BEGIN("checkpoint", "capture")
-#define DFT_USDT_CAPTURE_END() DFT_USDT_REGION_END("checkpoint", "capture")
-#define DFT_USDT_CAPTURE_INIT() DFT_USDT_REGION("checkpoint", "capture.init")
-#define DFT_USDT_CAPTURE_ITER() DFT_USDT_ITER("checkpoint", "capture")
-#define DFT_USDT_CAPTURE_START_META() DFT_USDT_START_META("checkpoint", "capture")
-#define DFT_USDT_CAPTURE_STOP_META() DFT_USDT_STOP_META("checkpoint", "capture")
-#define DFT_USDT_RESTART() DFT_USDT_REGION("checkpoint", "restart")
-#define DFT_USDT_RESTART_BEGIN() DFT_USDT_REGION_BEGIN("checkpoint", "restart")
-#define DFT_USDT_RESTART_END() DFT_USDT_REGION_END("checkpoint", "restart")
-#define DFT_USDT_RESTART_INIT() DFT_USDT_REGION("checkpoint", "restart.init")
-#define DFT_USDT_RESTART_ITER() DFT_USDT_ITER("checkpoint", "restart")
-#define DFT_USDT_RESTART_START_META() DFT_USDT_START_META("checkpoint", "restart")
-#define DFT_USDT_RESTART_STOP_META() DFT_USDT_STOP_META("checkpoint", "restart")
-
-/* pipeline: the category itself, then epoch, train, evaluate, test */
-#define DFT_USDT_PIPELINE() DFT_USDT_REGION("pipeline", "pipeline")
-#define DFT_USDT_PIPELINE_BEGIN() DFT_USDT_REGION_BEGIN("pipeline", "pipeline")
-#define DFT_USDT_PIPELINE_END() DFT_USDT_REGION_END("pipeline", "pipeline")
-#define DFT_USDT_PIPELINE_INIT() DFT_USDT_REGION("pipeline", "pipeline.init")
-#define DFT_USDT_PIPELINE_ITER() DFT_USDT_ITER("pipeline", "pipeline")
-#define DFT_USDT_PIPELINE_START_META() DFT_USDT_START_META("pipeline", "pipeline")
-#define DFT_USDT_PIPELINE_STOP_META() DFT_USDT_STOP_META("pipeline", "pipeline")
-#define DFT_USDT_EPOCH() DFT_USDT_REGION("pipeline", "epoch")
-#define DFT_USDT_EPOCH_BEGIN() DFT_USDT_REGION_BEGIN("pipeline", "epoch")
-#define DFT_USDT_EPOCH_END() DFT_USDT_REGION_END("pipeline", "epoch")
-#define DFT_USDT_EPOCH_INIT() DFT_USDT_REGION("pipeline", "epoch.init")
-#define DFT_USDT_EPOCH_ITER() DFT_USDT_ITER("pipeline", "epoch")
-#define DFT_USDT_EPOCH_START_META() DFT_USDT_START_META("pipeline", "epoch")
-#define DFT_USDT_EPOCH_STOP_META() DFT_USDT_STOP_META("pipeline", "epoch")
-#define DFT_USDT_TRAIN() DFT_USDT_REGION("pipeline", "train")
-#define DFT_USDT_TRAIN_BEGIN() DFT_USDT_REGION_BEGIN("pipeline", "train")
-#define DFT_USDT_TRAIN_END() DFT_USDT_REGION_END("pipeline", "train")
-#define DFT_USDT_TRAIN_INIT() DFT_USDT_REGION("pipeline", "train.init")
-#define DFT_USDT_TRAIN_ITER() DFT_USDT_ITER("pipeline", "train")
-#define DFT_USDT_TRAIN_START_META() DFT_USDT_START_META("pipeline", "train")
-#define DFT_USDT_TRAIN_STOP_META() DFT_USDT_STOP_META("pipeline", "train")
-#define DFT_USDT_EVALUATE() DFT_USDT_REGION("pipeline", "evaluate")
-#define DFT_USDT_EVALUATE_BEGIN() DFT_USDT_REGION_BEGIN("pipeline", "evaluate")
-#define DFT_USDT_EVALUATE_END() DFT_USDT_REGION_END("pipeline", "evaluate")
-#define DFT_USDT_EVALUATE_INIT() DFT_USDT_REGION("pipeline", "evaluate.init")
-#define DFT_USDT_EVALUATE_ITER() DFT_USDT_ITER("pipeline", "evaluate")
-#define DFT_USDT_EVALUATE_START_META() DFT_USDT_START_META("pipeline", "evaluate")
-#define DFT_USDT_EVALUATE_STOP_META() DFT_USDT_STOP_META("pipeline", "evaluate")
-#define DFT_USDT_TEST() DFT_USDT_REGION("pipeline", "test")
-#define DFT_USDT_TEST_BEGIN() DFT_USDT_REGION_BEGIN("pipeline", "test")
-#define DFT_USDT_TEST_END() DFT_USDT_REGION_END("pipeline", "test")
-#define DFT_USDT_TEST_INIT() DFT_USDT_REGION("pipeline", "test.init")
-#define DFT_USDT_TEST_ITER() DFT_USDT_ITER("pipeline", "test")
-#define DFT_USDT_TEST_START_META() DFT_USDT_START_META("pipeline", "test")
-#define DFT_USDT_TEST_STOP_META() DFT_USDT_STOP_META("pipeline", "test")
+/* ---- DFTracer's AI logging tree: DFT_USDT_FORWARD() and the rest, one
+ * family of macros per node, generated from the tree the Python package
+ * uses too ---- */
+#include "usdt_ai.h"
 
 #endif /* DFTRACE_USDT_H */

@@ -16,7 +16,7 @@
  *    again);
  *  - lambda: the forward pass is a lambda;
  *  - destructor: the fetch iterator is never ended by hand, it ends its last
- *    fetch.iter when it goes out of scope.
+ *    wait when it goes out of scope (that wait found nothing: no event).
  * The backward pass is bracketed with explicit BEGIN/END.
  *
  * It prints what it did as JSON lines (its ground truth for the tests), as
@@ -293,8 +293,8 @@ void run_epoch(DataLoader &loader, Checkpointer &ckpt, int e, int steps)
 			compute(collate(a, b), e, s);
 			truth_region("dataloader", "fetch.block");
 		}
-		truth_region("dataloader", "fetch.iter"); /* the last wait */
-	} /* it goes out of scope: its destructor ends the last fetch.iter */
+	} /* out of scope: the destructor drops the last wait, which found no
+	   * element: N elements, N fetch.iter events, as pydftracer */
 	for (;;) {
 		try {
 			ckpt.save(e);

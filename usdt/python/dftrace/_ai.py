@@ -3,15 +3,18 @@
 A node (ai.compute.forward, ...) is a region {"cat": <category>, "name":
 <node>}: region_begin(cat, name, count) ... region_end(cat, name, count),
 with the node's args (update(), decorator/context-manager args=) sent with
-arg_int/arg_str right after the begin, so the tracer gives them to that
-region only. Nothing is prepared unless a tracer is attached
-(probes.enabled(), the region_begin semaphore): untraced, an event costs an
-attribute load and one C call.
+arg_int/arg_str right after the begin, so that I/O inside sees them, and
+again right before the end: as in pydftracer, a region carries the args
+it has when it ends (an update() inside a block labels the blocks around
+it). The tracer gives them to that region only. Nothing is prepared unless
+a tracer is attached (probes.enabled(), the region_begin semaphore):
+untraced, an event costs an attribute load and one C call.
 """
 
 import functools
 
 from ._backend import backend, probes as _p, reason as backend_reason
+from ._tree import TREE as _TREE
 
 _on = _p.enabled
 _begin = _p.region_begin
@@ -23,6 +26,11 @@ _astr = _p.arg_str
 _I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
 
 ROOT_NAME = ROOT_CAT = "ai_root"
+
+# A region end with this count drops the region: the last wait of an
+# iteration, which found no element, is no event (pydftracer logs N .iter
+# events for N elements).
+_DISCARD = -1
 
 
 def _send(args):
@@ -99,6 +107,13 @@ class Profiler:
         if a:
             _send(a)
 
+    def _close(self, name, count):
+        """End a region of this node, with its args as they are now."""
+        a = self._effective()
+        if a:
+            _send(a)
+        _end(self._cat, name, count)
+
     # -- decorator ------------------------------------------------------
     def __call__(self, fn=None, *, enable=None, epoch=None, step=None,
                  image_idx=None, image_size=None, args=None):
@@ -113,7 +128,6 @@ class Profiler:
 
     def _wrap(self, f, name=None):
         prof = self
-        cat = self._cat
         name = name or self._name
 
         @functools.wraps(f)
@@ -123,7 +137,7 @@ class Profiler:
                 try:
                     return f(*a, **k)
                 finally:
-                    _end(cat, name, 0)
+                    prof._close(name, 0)
             return f(*a, **k)
 
         wrapper.__dftrace__ = self
@@ -140,7 +154,7 @@ class Profiler:
 
     def __exit__(self, exc_type=None, exc=None, tb=None):
         if self._stack and self._stack.pop():
-            _end(self._cat, self._name, 0)
+            self._close(self._name, 0)
         return False
 
     def start(self, metadata=False):
@@ -165,14 +179,20 @@ class Profiler:
     # -- iteration ------------------------------------------------------
     def iter(self, iterable, *, include_block=True, include_iter=True,
              iter_name=None, block_name=None):
-        """Yield from iterable: <name>.iter is the wait for each element
-        (the last, exhausting wait included), <name>.block the loop body;
-        both carry the 1-based count."""
+        """Yield from iterable: <name>.iter is the wait for each element,
+        <name>.block the loop body; both carry the 1-based count. N
+        elements give N of each: the last wait, which finds none, is
+        dropped, as pydftracer does."""
         base = self._name
         iname = iter_name or (base if base.endswith(".iter") else base + ".iter")
         bname = block_name or (base if base.endswith(".block") else base + ".block")
         return self._iterate(iterable, iname, bname, "count", include_iter,
                              include_block)
+
+    def _counted_args(self, key, count):
+        a = dict(self._effective())
+        a[key] = count
+        return a
 
     def _open_counted(self, name, key, count):
         """Begin a region whose 1-based count is the arg `key`."""
@@ -180,12 +200,16 @@ class Profiler:
             self._open(name, count)
             return
         _begin(self._cat, name, 0)
-        a = dict(self._effective())
-        a[key] = count
-        _send(a)
+        _send(self._counted_args(key, count))
+
+    def _close_counted(self, name, key, count):
+        if key == "count":
+            self._close(name, count)
+            return
+        _send(self._counted_args(key, count))
+        _end(self._cat, name, 0)
 
     def _iterate(self, iterable, iname, bname, key, include_iter, include_block):
-        cat = self._cat
         it = iter(iterable)
         count = 0
         while True:
@@ -196,9 +220,12 @@ class Profiler:
                 try:
                     v = next(it)
                 except StopIteration:
+                    _end(self._cat, iname, _DISCARD)
                     return
-                finally:
-                    _end(cat, iname, count)
+                except BaseException:
+                    _end(self._cat, iname, count)
+                    raise
+                self._close_counted(iname, key, count)
             else:
                 try:
                     v = next(it)
@@ -209,7 +236,7 @@ class Profiler:
                 try:
                     yield v
                 finally:
-                    _end(cat, bname, count)
+                    self._close_counted(bname, key, count)
             else:
                 yield v
 
@@ -276,18 +303,6 @@ class _Instance(Profiler):
         return a
 
 
-_TREE = {
-    "compute": ("forward", "backward", "step"),
-    "data": ("preprocess", "item"),
-    "dataloader": ("fetch",),
-    "comm": ("send", "receive", "barrier", "bcast", "reduce", "all_reduce",
-             "gather", "all_gather", "scatter", "reduce_scatter", "all_to_all"),
-    "device": ("transfer",),
-    "checkpoint": ("capture", "restart"),
-    "pipeline": ("epoch", "train", "evaluate", "test"),
-}
-
-
 class AI(Profiler):
     """The root: ai.compute, ai.data, ai.dataloader, ai.comm, ai.device,
     ai.checkpoint, ai.pipeline and their children."""
@@ -350,7 +365,7 @@ class dft_fn(Profiler):
     def iter(self, iterable, name="loop", iter_name="step", *,  # noqa: A003
              include_block=True, include_iter=True):
         """pydftracer's dft_fn.iter: <name>.iter is the wait for each element
-        (the last, exhausting wait included), <name>.yield the loop body;
+        (N elements, N waits), <name>.yield the loop body;
         both carry the 1-based count as the int arg iter_name, with this
         dft_fn's own args. include_iter/include_block=False leave out one
         of the two."""
