@@ -103,3 +103,24 @@ print("\n".join(sorted({str(json.loads(l)["pid"]) for l in sys.stdin if l.strip(
 		printf '%s\n' "$named" | grep -qx "$pid" || { echo "# no process_name for $pid"; return 1; }
 	done
 }
+
+@test "proc: exec events name the program from the kernel, also when the process is gone before its record is read, and through /proc/self/exe" {
+	# a program that re-executes itself through /proc/self/exe, then exits
+	cp "$WL/util" "$D/selfexec"
+	dft -q -o "$TRACE" -- sh -c 'exec "$0" exit 0' "$D/selfexec"
+	expect_eq "status" "$DFT_STATUS" 0
+	valid
+	expect_eq "exec_hash on every exec" \
+		"$(tpy events "$TRACE" --name exec --fields args.exec_hash | grep -c -- '^-$')" 0
+	dft -q -o "$TRACE" -- "$PY" -c 'import os, sys
+if len(sys.argv) == 1:
+    os.execv("/proc/self/exe", [sys.executable, "-c", "pass", "again"])' 
+	expect_eq "status" "$DFT_STATUS" 0
+	# the program as execve() was given it, not /proc/self/exe
+	h=$(tpy events "$TRACE" --name exec --fields args.exec_hash | tail -1)
+	expect_eq "program of the /proc/self/exe exec" \
+		"$(tpy meta "$TRACE" SH | jq -r --arg h "$h" 'select(.args.value == $h) | .args.name')" \
+		"$PY"
+	expect_eq "its process name, not 'exe'" \
+		"$(tpy meta "$TRACE" process_name | jq -r .args.name | tail -1)" "$(basename "$PY")"
+}

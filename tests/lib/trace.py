@@ -272,6 +272,9 @@ class Trace:
                                   % (val,))
                     if not isinstance(nm, str):
                         self._err(where, "hash name is not a string")
+                    if not isinstance(args.get("hhash"), str):
+                        self._err(where, "%s line without args.hhash (DFTracer "
+                                  "writes it)" % obj.get("name"))
                     if obj["name"] == "FH":
                         if val in local_fh:
                             if local_fh[val] != nm:
@@ -317,15 +320,15 @@ class Trace:
             self._err(where, "args is not an object")
             return
         args = args or {}
-        if ev.get("cat") != "dftracer":
-            i = ev.get("id")
-            if not isinstance(i, int) or i < 1:
-                self._err(where, "id is not a positive integer")
-            elif i in ids[ev.get("pid")]:
-                self._err(where, "id %d repeated in pid %s"
-                          % (i, ev.get("pid")))
-            else:
-                ids[ev.get("pid")].add(i)
+        # every X event of a process has an id of its own, start and end too
+        i = ev.get("id")
+        if not isinstance(i, int) or i < 1:
+            self._err(where, "id is not a positive integer")
+        elif i in ids[ev.get("pid")]:
+            self._err(where, "id %d repeated in pid %s"
+                      % (i, ev.get("pid")))
+        else:
+            ids[ev.get("pid")].add(i)
         for k in ("fhash", "fhash2"):
             if k in args:
                 h = args[k]

@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* The record path without BPF: synthetic kernel records go in through
+ * trace_handle_record(), and the model (fd tables, regions) and the lines
+ * written to a memory sink are checked. Pids are above pid_max, so /proc
+ * knows nothing of them. */
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+
+#include "check.h"
+#include "correlate/trace.h"
+#include "dftrace.h"
+#include "write/sink.h"
+
+#define PID 4194401u	/* pid_max is at most 2^22 */
+#define CHILD 4194402u
+
+static struct trace *t;
+static struct sink *out;
+static uint64_t clock_ns = 1000000000;
+
+static void new_trace(void)
+{
+	struct trace_config cfg = { .cmdline = "unit test", .root_pid = PID,
+				    .root_launched = true };
+
+	out = sink_memory();
+	cfg.single = out;
+	if (trace_new(&t, &cfg)) {
+		printf("Bail out! trace_new failed\n");
+		exit(1);
+	}
+	trace_adopt(t, PID);
+}
+
+static void free_trace(void)
+{
+	trace_free(t);
+	sink_abort(out);
+}
+
+static struct dft_header header(int kind, uint32_t pid, uint32_t tid, int nr)
+{
+	clock_ns += 1000;
+	return (struct dft_header){ .kind = kind, .nr = nr, .tgid = pid,
+				    .tid = tid, .ts = clock_ns };
+}
+
+static void feed(void *rec, size_t size)
+{
+	trace_handle_record(t, rec, size);
+}
+
+/* A syscall without path arguments. */
+static void sys(uint32_t pid, int nr, long ret, uint64_t a0, uint64_t a1,
+		uint64_t a2)
+{
+	struct dft_syscall e = { header(DFT_EV_SYSCALL, pid, pid, nr), 1000, ret,
+				 { a0, a1, a2 } };
+
+	feed(&e, sizeof(e));
+}
+
+/* A syscall whose argument `at` is the path. */
+static void sys_path(uint32_t pid, int nr, long ret, const char *path,
+		     uint64_t a0, uint64_t a2)
+{
+	struct {
+		struct dft_paths p;
+		char data[256];
+	} r = { 0 };
+	size_t n = strlen(path) + 1;
+
+	r.p.sc = (struct dft_syscall){ header(DFT_EV_PATHS, pid, pid, nr), 1000,
+				       ret, { a0, 0, a2 } };
+	r.p.len[0] = n;
+	memcpy(r.data, path, n);
+	feed(&r, sizeof(r.p) + n);
+}
+
+static void annot(uint32_t pid, int op, const char *cat, const char *name,
+		  long long value)
+{
+	struct dft_annot e = { .h = header(DFT_EV_ANNOT, pid, pid, op),
+			       .value = value };
+
+	snprintf(e.cat, sizeof(e.cat), "%s", cat ? cat : "");
+	snprintf(e.name, sizeof(e.name), "%s", name ? name : "");
+	feed(&e, sizeof(e));
+}
+
+/* The lines written so far that contain every one of the fragments. */
+static int lines_with(int n, ...)
+{
+	char *text = strndup(out->buf.p, out->buf.len), *line, *save = NULL;
+	int count = 0;
+
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		va_list ap;
+		bool all = true;
+
+		va_start(ap, n);
+		for (int i = 0; i < n; i++)
+			all &= strstr(line, va_arg(ap, const char *)) != NULL;
+		va_end(ap);
+		count += all;
+	}
+	free(text);
+	return count;
+}
+
+static const char *fd_name(uint32_t pid, int fd)
+{
+	const struct proc *p = proc_get(trace_model(t), pid);
+
+	return p && (uint32_t)fd < p->nfds && p->fds[fd].path ?
+		       p->fds[fd].path->str : NULL;
+}
+
+static void test_correlation(void)
+{
+	new_trace();
+	sys_path(PID, SYS_chdir, 0, "/work", 0, 0);
+	sys_path(PID, SYS_openat, 5, "data/../data/x.bin", AT_FDCWD, O_RDONLY);
+	CHECK_STREQ(fd_name(PID, 5), "/work/data/x.bin",
+		    "openat relative to the cwd a chdir set names fd 5");
+	sys(PID, SYS_read, 100, 5, 0, 4096);
+	CHECK(lines_with(3, "\"name\":\"read\"", "\"ret\":100", "\"fhash\":") == 1,
+	      "the read is written with its bytes and file");
+	CHECK(lines_with(2, "\"name\":\"FH\"", "\"name\":\"/work/data/x.bin\"") == 1,
+	      "and the file's FH line, once");
+	sys(PID, SYS_dup2, 9, 5, 9, 0);
+	CHECK_STREQ(fd_name(PID, 9), "/work/data/x.bin", "dup2 makes fd 9 the same file");
+	sys_path(PID, SYS_openat, 6, "/etc/c", AT_FDCWD, O_RDONLY | O_CLOEXEC);
+	sys(PID, SYS_close, 0, 5, 0, 0);
+	CHECK(fd_name(PID, 5) == NULL && fd_name(PID, 9) != NULL,
+	      "close forgets fd 5, not its duplicate");
+	CHECK(lines_with(2, "\"name\":\"close\"", "\"fd\":5") == 1 &&
+	      lines_with(3, "\"name\":\"close\"", "\"fd\":5", "\"fhash\":") == 1,
+	      "the close is written naming the file it closed");
+
+	struct dft_fork f = { header(DFT_EV_FORK, PID, PID, 0), CHILD, CHILD, "child" };
+
+	feed(&f, sizeof(f));
+	CHECK_STREQ(fd_name(CHILD, 9), "/work/data/x.bin", "a forked child inherits fds");
+	sys(CHILD, SYS_close, 0, 9, 0, 0);
+	CHECK(fd_name(CHILD, 9) == NULL && fd_name(PID, 9) != NULL,
+	      "the child's close leaves the parent's fd");
+
+	struct dft_exec x = { .h = header(DFT_EV_EXEC, CHILD, CHILD, 0),
+			      .old_tid = CHILD };
+
+	snprintf(x.comm, sizeof(x.comm), "python3");
+	snprintf(x.filename, sizeof(x.filename), "bin/../bin/tool");
+	x.filename_len = strlen(x.filename) + 1;
+	feed(&x, sizeof(x));
+	CHECK(fd_name(CHILD, 6) == NULL, "exec drops close-on-exec fds");
+	CHECK_STREQ(proc_get(trace_model(t), CHILD)->exe->str, "/work/bin/tool",
+		    "exec names the program execve() was given, seen from the cwd");
+	CHECK(lines_with(2, "\"name\":\"exec\"", "\"exec_hash\":") == 1,
+	      "the exec event names the program");
+
+	snprintf(x.comm, sizeof(x.comm), "exe");
+	snprintf(x.filename, sizeof(x.filename), "/proc/self/exe");
+	x.filename_len = strlen(x.filename) + 1;
+	x.h = header(DFT_EV_EXEC, CHILD, CHILD, 0);
+	feed(&x, sizeof(x));
+	CHECK_STREQ(proc_get(trace_model(t), CHILD)->exe->str, "/work/bin/tool",
+		    "an exec of /proc/self/exe runs the program it ran");
+	CHECK_STREQ(proc_get(trace_model(t), CHILD)->comm, "tool",
+		    "and is named after it, not 'exe'");
+
+	struct dft_exit q = { .h = header(DFT_EV_EXIT, CHILD, CHILD, 0),
+			      .exit_code = 3 << 8 };
+
+	q.h.flags = DFT_F_GROUP_DEAD;
+	feed(&q, sizeof(q));
+	CHECK(proc_get(trace_model(t), CHILD) == NULL, "an exited process is gone");
+	CHECK(lines_with(3, "\"name\":\"exit\"", "\"exit_code\":3", "\"pid\":4194402") == 1,
+	      "its exit event says exit code 3");
+	free_trace();
+}
+
+static void test_annotations(void)
+{
+	new_trace();
+	annot(PID, DFT_ANNOT_CTX_INT, "epoch", NULL, 2);
+	annot(PID, DFT_ANNOT_CTX_INT, "ret", NULL, 7);
+	annot(PID, DFT_ANNOT_BEGIN, "pipeline", "train", 0);
+	annot(PID, DFT_ANNOT_BEGIN, "dataloader", "fetch.iter", 1);
+	sys_path(PID, SYS_openat, 3, "/d/a", AT_FDCWD, O_RDONLY);
+	annot(PID, DFT_ANNOT_ARG_INT, "step", NULL, 5);
+	annot(PID, DFT_ANNOT_END, "dataloader", "fetch.iter", 1);
+	CHECK(lines_with(5, "\"name\":\"open\"", "\"phase\":\"fetch.iter\"",
+			 "\"level\":3", "\"epoch\":2", "\"user_ret\":7") == 1,
+	      "I/O in a region: its phase, level 3, the context, a clashing key renamed");
+	CHECK(lines_with(4, "\"name\":\"fetch.iter\"", "\"level\":2", "\"count\":1",
+			 "\"step\":5") == 1,
+	      "a region takes the args it has when it ends");
+
+	annot(PID, DFT_ANNOT_BEGIN, "dataloader", "fetch.iter", 2);
+	annot(PID, DFT_ANNOT_END, "dataloader", "fetch.iter", -1);
+	CHECK(lines_with(2, "\"name\":\"fetch.iter\"", "\"count\":2") == 0,
+	      "an end with count -1 drops an empty region");
+	annot(PID, DFT_ANNOT_BEGIN, "dataloader", "fetch.iter", 3);
+	sys(PID, SYS_read, 10, 3, 0, 10);
+	annot(PID, DFT_ANNOT_END, "dataloader", "fetch.iter", -1);
+	CHECK(lines_with(2, "\"name\":\"fetch.iter\"", "\"count\":3") == 1,
+	      "but keeps one with events inside, so that their p_idx names it");
+
+	annot(PID, DFT_ANNOT_META, "pipeline", "epoch", 0);
+	annot(PID, DFT_ANNOT_END, "pipeline", "train", 0);
+	annot(PID, DFT_ANNOT_META, "pipeline", "epoch", 1);
+	CHECK(lines_with(2, "\"name\":\"CM\"", "\"name\":\"epoch.start\"") == 1 &&
+	      lines_with(3, "\"name\":\"CM\"", "\"epoch.start\"", "{\"id\":") == 1,
+	      "a CM mark inside a region takes its id");
+	CHECK(lines_with(2, "\"name\":\"CM\"", "\"epoch.end\"") == 1 &&
+	      lines_with(3, "\"name\":\"CM\"", "\"epoch.end\"", "{\"id\":") == 0,
+	      "one outside any region has none");
+	annot(PID, DFT_ANNOT_END, "pipeline", "stray", 0);
+	CHECK(lines_with(2, "\"name\":\"stray\"", "\"unbalanced\":\"end_without_begin\"") == 1,
+	      "an end without a begin stays visible");
+	free_trace();
+}
+
+/* Every X event of the process has an id of its own, start and end too. */
+static void test_ids_and_lines(void)
+{
+	char *text, *line, *save = NULL, *p;
+	uint64_t ids[64];
+	int n = 0, dup = 0;
+	uint64_t lost[DFT_LOST_SLOTS] = { 0 };
+
+	new_trace();
+	for (int i = 0; i < 5; i++)
+		sys_path(PID, SYS_openat, 3 + i, "/d/f", AT_FDCWD, O_RDONLY);
+	annot(PID, DFT_ANNOT_BEGIN, "compute", "forward", 0);
+	annot(PID, DFT_ANNOT_END, "compute", "forward", 0);
+	trace_finish(t, lost, DFT_LOST_SLOTS);
+	text = strndup(out->buf.p, out->buf.len);
+	for (line = strtok_r(text, "\n", &save); line && n < 64;
+	     line = strtok_r(NULL, "\n", &save))
+		if (strstr(line, "\"ph\":\"X\"") && (p = strstr(line, "{\"id\":")))
+			ids[n++] = strtoull(p + 6, NULL, 10);
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < i; j++)
+			dup += ids[i] == ids[j];
+	CHECK(n == 8 && dup == 0, "start, 5 opens, a region and end: 8 ids, all different (%d, %d repeated)",
+	      n, dup);
+	CHECK(lines_with(2, "\"name\":\"HH\"", "\"args\":{\"hhash\":\"") == 1 &&
+	      lines_with(2, "\"name\":\"FH\"", "\"args\":{\"hhash\":\"") == 1 &&
+	      lines_with(2, "\"name\":\"SH\"", "\"args\":{\"hhash\":\"") >= 1,
+	      "HH, FH and SH lines carry args.hhash, as DFTracer's writer");
+	CHECK(strncmp(out->buf.p, "[\n", 2) == 0 &&
+	      out->buf.len > 2 && memcmp(out->buf.p + out->buf.len - 2, "]\n", 2) == 0,
+	      "the file opens with [ and ends with ]");
+	free(text);
+	free_trace();
+}
+
+int main(void)
+{
+	test_correlation();
+	test_annotations();
+	test_ids_and_lines();
+	return check_done();
+}
