@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Name the ioctls that traced processes send to accelerator device nodes.
  *
@@ -8,8 +8,8 @@
  * "UVM_MIGRATE". Unknown requests give NULL so the caller can fall back to
  * printing the raw _IOC fields from ioctl_split().
  */
-#ifndef IOCTL_DECODE_H
-#define IOCTL_DECODE_H
+#ifndef MODEL_IOCTL_DECODE_H
+#define MODEL_IOCTL_DECODE_H
 
 #include <stdbool.h>
 
@@ -78,4 +78,4 @@ int ioctl_decode_check_tables(void);
 /* Number of named requests for class c (for tests and reports). */
 unsigned ioctl_name_count(enum dev_class c);
 
-#endif /* IOCTL_DECODE_H */
+#endif /* MODEL_IOCTL_DECODE_H */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* The trace file sink: buffered plain text or one gzip stream, written to
+/* A trace file: buffered plain text or one gzip stream, written to
  * a private temporary file that replaces the target only on commit, and cut
  * back to the last flush if a write fails so what is kept stays readable. */
-#ifndef DFTRACE_OUTPUT_H
-#define DFTRACE_OUTPUT_H
+#ifndef WRITE_OUTPUT_H
+#define WRITE_OUTPUT_H
 
 #include <stdbool.h>
 #include <stddef.h>
