@@ -11,7 +11,7 @@
 
 #include "check.h"
 #include "lib/hash.h"
-#include "write/json.h"
+#include "lib/json.h"
 
 static struct jbuf jb;
 

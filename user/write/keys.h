@@ -6,7 +6,7 @@
 #ifndef WRITE_KEYS_H
 #define WRITE_KEYS_H
 
-#include "write/json.h"
+#include "lib/json.h"
 
 /* Keys the writer puts in an event's args beside the context (I/O,
  * ioctls, process events, start and end); a user's context key among
@@ -19,11 +19,15 @@
 	X(version) X(num_events) X(lost)
 /* Keys every X event has, and those a region event adds. */
 #define REGION_KEYS(X)                                                        \
-	X(hhash) X(level) X(p_idx) X(phase) X(phase_cat) X(count) X(unbalanced)
+	X(hhash) X(level) X(p_idx) X(ts_ns) X(dur_ns) X(phase) X(phase_cat)    \
+	X(count) X(unbalanced)
+
+/* Keys only start and end have: a context key may share their name. */
+#define LIFECYCLE_KEYS(X) X(rank) X(world_size)
 
 enum writer_key {
 #define KEY_ENUM(k) WK_##k,
-	EVENT_KEYS(KEY_ENUM) REGION_KEYS(KEY_ENUM)
+	EVENT_KEYS(KEY_ENUM) REGION_KEYS(KEY_ENUM) LIFECYCLE_KEYS(KEY_ENUM)
 #undef KEY_ENUM
 };
 

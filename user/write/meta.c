@@ -183,6 +183,10 @@ static void write_lifecycle(struct writer *w, struct sink *s, const char *name,
 		JB_KEY_STR(b, cwd, l->cwd->str, l->cwd->len);
 	if (l->ppid)
 		JB_KEY_INT(b, ppid, l->ppid);
+	if (w->rank >= 0)
+		JB_KEY_INT(b, rank, w->rank);
+	if (w->world_size > 0)
+		JB_KEY_INT(b, world_size, w->world_size);
 	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	JB_KEY_STR(b, date, date, strlen(date));
 	if (!strcmp(name, "end"))

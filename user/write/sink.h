@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include "dftrace.h"
 #include "lib/hmap.h"
-#include "write/json.h"
+#include "lib/json.h"
 #include "write/output.h"
 
 /* The task the last process_name/thread_name check was about. */

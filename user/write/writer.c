@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -75,6 +76,37 @@ uint64_t writer_now_us(void)
 	return now.tv_sec * 1000000ull + now.tv_nsec / 1000;
 }
 
+/* The first of the variables launchers set that holds a number >= 0. */
+static int env_number(const char *const *names)
+{
+	for (; *names; names++) {
+		const char *v = getenv(*names);
+		char *end;
+		long n;
+
+		if (!v || !*v)
+			continue;
+		errno = 0;
+		n = strtol(v, &end, 10);
+		if (!*end && !errno && n >= 0 && n <= INT32_MAX)
+			return n;
+	}
+	return -1;
+}
+
+/* A tracer started per rank (mpirun, srun, torchrun's environment) says
+ * which in start's args, for the merge to name the processes after it. */
+static void job_rank(struct writer *w)
+{
+	static const char *const rank[] = { "RANK", "OMPI_COMM_WORLD_RANK",
+					    "PMI_RANK", "PMIX_RANK", "SLURM_PROCID", NULL };
+	static const char *const size[] = { "WORLD_SIZE", "OMPI_COMM_WORLD_SIZE",
+					    "PMI_SIZE", "SLURM_NTASKS", NULL };
+
+	w->rank = env_number(rank);
+	w->world_size = w->rank >= 0 ? env_number(size) : -1;
+}
+
 int writer_init(struct writer *w, const char *cmdline, bool inline_paths,
 		struct trace_stats *stats)
 {
@@ -96,6 +128,7 @@ int writer_init(struct writer *w, const char *cmdline, bool inline_paths,
 	w->key_epoch = istr_cstr("epoch");
 	w->key_step = istr_cstr("step");
 	w->stats = stats;
+	job_rank(w);
 	return 0;
 }
 
@@ -186,6 +219,7 @@ void writer_begin_event(struct writer *w, struct sink *s, const struct proc *p,
 {
 	struct jbuf *b = &s->buf;
 	uint64_t ts = writer_wall_us(w, ts_ns);
+	uint64_t wall_ns = (uint64_t)((int64_t)ts_ns + w->clock_offset_ns);
 
 	JB_LIT(b, "{\"id\":");
 	jb_u64(b, n->id);
@@ -205,6 +239,10 @@ void writer_begin_event(struct writer *w, struct sink *s, const struct proc *p,
 	jb_char(b, '"');
 	JB_KEY_INT(b, level, n->level);
 	JB_KEY_INT(b, p_idx, n->parent_id);
+	/* The µs of ts and dur, as DFTracer's readers want them, hide the
+	 * order of calls within a µs; these keep the nanoseconds. */
+	JB_KEY_INT(b, ts_ns, wall_ns % 1000);
+	JB_KEY_INT(b, dur_ns, dur_ns);
 	write_context(w, b, p, n);
 	w->stats->events++;
 }

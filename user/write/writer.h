@@ -25,6 +25,7 @@ struct writer {
 	char host[256];
 	bool inline_paths;		/* -P: args.fname beside args.fhash */
 	const struct istr *cmdline;	/* what was traced, for start/end */
+	int rank, world_size;		/* the job's, from our environment; -1 */
 	const struct istr *key_epoch, *key_step;
 	struct trace_stats *stats;	/* counts the events written */
 	struct jbuf scratch;		/* a region's "name":..,"cat":.. */

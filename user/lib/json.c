@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "write/json.h"
+#include "lib/json.h"
 
 const char jb_digit_pairs[200] =
 	"00010203040506070809101112131415161718192021222324"

@@ -7,8 +7,8 @@
  * A failed growth is sticky (b->err) instead of a return value on every
  * appender, so a line is built without error checks and b->err is checked
  * once before the line is used; once set, the contents are garbage. */
-#ifndef WRITE_JSON_H
-#define WRITE_JSON_H
+#ifndef LIB_JSON_H
+#define LIB_JSON_H
 
 #include <endian.h>
 #include <stddef.h>
