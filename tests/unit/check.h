@@ -30,6 +30,17 @@ static int check_n, check_failed;
 			       g_ ? g_ : "(null)", w_);                   \
 	} while (0)
 
+/* dir/name in one of four rotating buffers (a test may hold a few). */
+static inline char *check_path(const char *dir, const char *name)
+{
+	static char buf[4][512];
+	static int next;
+	char *p = buf[next++ % 4];
+
+	snprintf(p, sizeof(buf[0]), "%s/%s", dir, name);
+	return p;
+}
+
 static inline int check_done(void)
 {
 	printf("1..%d\n", check_n);

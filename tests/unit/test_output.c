@@ -29,12 +29,7 @@ static size_t nr_lines;
 
 static char *path_in(const char *name)
 {
-	static char buf[4][512];
-	static int next;
-	char *p = buf[next++ % 4];
-
-	snprintf(p, sizeof(buf[0]), "%s/%s", tmpdir, name);
-	return p;
+	return check_path(tmpdir, name);
 }
 
 static void make_data(void)

@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Unit tests for user/read: the JSON scanner on hostile and edge-case
+ * text, and the reader on every shape of trace file (pfw lines with and
+ * without brackets and commas, arrays, {"traceEvents"} objects, gzip in
+ * one or several members, cut short, events split across its buffer). */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "check.h"
+#include "read/jscan.h"
+#include "read/reader.h"
+
+static char tmpdir[] = "/tmp/dftrace-test-read-XXXXXX";
+
+static char *path_in(const char *name)
+{
+	return check_path(tmpdir, name);
+}
+
+static void write_file(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "w");
+
+	fwrite(data, 1, len, f);
+	fclose(f);
+}
+
+/* data as gzip members of `parts` pieces each. */
+static void write_gzip(const char *path, const char *data, size_t len, int parts)
+{
+	FILE *f = fopen(path, "w");
+
+	for (int i = 0; i < parts; i++) {
+		size_t a = len * i / parts, b = len * (i + 1) / parts;
+		z_stream z = { 0 };
+		unsigned char out[1 << 16];
+
+		deflateInit2(&z, 6, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY);
+		z.next_in = (unsigned char *)data + a;
+		z.avail_in = b - a;
+		do {
+			z.next_out = out;
+			z.avail_out = sizeof(out);
+			deflate(&z, Z_FINISH);
+			fwrite(out, 1, sizeof(out) - z.avail_out, f);
+		} while (z.avail_out == 0);
+		deflateEnd(&z);
+	}
+	fclose(f);
+}
+
+/* Reads a whole file: events and the status of the last reader_next. */
+struct got {
+	int rc, n;
+	char names[64][32];
+	int64_t ts[64], pid[64];
+	char err[512];
+};
+
+static struct got read_all(const char *path, unsigned int flags)
+{
+	struct got g = { 0 };
+	struct reader *r;
+	struct rec e;
+
+	g.rc = reader_open(&r, path, flags, g.err, sizeof(g.err));
+	if (g.rc)
+		return g;
+	while ((g.rc = reader_next(r, &e, g.err, sizeof(g.err))) > 0) {
+		if (g.n < 64) {
+			snprintf(g.names[g.n], sizeof(g.names[0]), "%.*s", (int)e.name.len, e.name.p);
+			g.ts[g.n] = e.ts_ns;
+			g.pid[g.n] = e.pid;
+		}
+		g.n++;
+	}
+	reader_close(r);
+	return g;
+}
+
+static const char *LINES[] = {
+	"{\"id\":1,\"name\":\"open\",\"cat\":\"POSIX\",\"pid\":7,\"tid\":7,\"ts\":100,\"dur\":2,\"ph\":\"X\",\"args\":{\"ret\":3,\"fhash\":\"ab\"}}",
+	"{\"name\":\"FH\",\"cat\":\"dftracer\",\"pid\":7,\"tid\":7,\"ph\":\"M\",\"args\":{\"name\":\"/a \\\"q\\\" }}\",\"value\":\"ab\"}}",
+	"{\"id\":2,\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":7,\"tid\":8,\"ts\":103.5,\"dur\":0.25,\"ph\":\"X\",\"args\":{\"ret\":4096,\"nested\":{\"a\":[1,2,{\"b\":null}]}}}",
+};
+#define NLINES 3
+
+static void check_shapes(void)
+{
+	char buf[4096];
+	const char *path = path_in("t.pfw");
+	struct got g;
+	int n;
+
+	for (int shape = 0; shape < 4; shape++) {
+		static const char *const what[] = { "'[' and lines", "'[', commas, ']'",
+						    "lines alone", "'[', lines, ']'" };
+
+		n = shape == 2 ? 0 : snprintf(buf, sizeof(buf), "[\n");
+		for (int i = 0; i < NLINES; i++)
+			n += snprintf(buf + n, sizeof(buf) - n, "%s%s\n", LINES[i],
+				      shape == 1 && i < NLINES - 1 ? "," : "");
+		if (shape == 1 || shape == 3)
+			n += snprintf(buf + n, sizeof(buf) - n, "]\n");
+		write_file(path, buf, n);
+		for (unsigned int flags = 0; flags <= READER_SKIM; flags += READER_SKIM) {
+			g = read_all(path, flags);
+			CHECK(g.rc == 0 && g.n == NLINES && !strcmp(g.names[1], "FH") &&
+			      g.ts[2] == 103500 && g.pid[2] == 7,
+			      "pfw with %s%s: 3 events, ts to the ns (rc %d, n %d: %s)",
+			      what[shape], flags ? ", skimmed" : "", g.rc, g.n, g.err);
+		}
+	}
+}
+
+static void check_chrome_shapes(void)
+{
+	const char *path = path_in("c.json");
+	const char *array = "[{\"name\": \"aten::mm\", \"ph\": \"X\", \"ts\": 100, \"dur\": 2,\n"
+			    " \"tid\": 1, \"pid\": \"CPU functions\", \"args\": {\n  \"a\": 1\n}},\n"
+			    "{\"name\": \"b\", \"ph\": \"X\", \"ts\": 1.001, \"dur\": 0, \"tid\": 1, \"pid\": 2}]";
+	const char *object = "{\"schemaVersion\": 1, \"traceEvents\": [\n"
+			     "{\"name\": \"x\", \"ph\": \"X\", \"ts\": 5.5, \"dur\": 1, \"pid\": 3, \"tid\": 3}\n"
+			     "], \"distributedInfo\": {\"rank\": 1}, \"baseTimeNanoseconds\": 1700000000000000000}";
+	struct reader *r;
+	struct rec e;
+	char err[256];
+	struct got g;
+
+	write_file(path, array, strlen(array));
+	g = read_all(path, READER_SKIM);
+	CHECK(g.rc == 0 && g.n == 2 && g.ts[1] == 1001 && !strcmp(g.names[0], "aten::mm"),
+	      "torch's bare array, an event over several lines (rc %d, n %d: %s)",
+	      g.rc, g.n, g.err);
+	write_file(path, object, strlen(object));
+	CHECK(reader_open(&r, path, 0, err, sizeof(err)) == 0, "a Kineto object opens");
+	CHECK(reader_meta(r)->container && reader_meta(r)->has_base &&
+	      reader_meta(r)->base_ns == 1700000000000000000LL &&
+	      reader_meta(r)->distributed_info &&
+	      strstr(reader_meta(r)->distributed_info, "\"rank\": 1"),
+	      "its base time and distributedInfo, written after traceEvents, are read first");
+	CHECK(reader_next(r, &e, err, sizeof(err)) == 1 && e.ts_ns == 5500 &&
+	      reader_next(r, &e, err, sizeof(err)) == 0, "then its one event");
+	reader_close(r);
+}
+
+static void check_gzip(void)
+{
+	char buf[1 << 16];
+	const char *gz = path_in("t.pfw.gz");
+	struct got g;
+	int n = snprintf(buf, sizeof(buf), "[\n");
+
+	for (int i = 0; i < 40; i++)
+		n += snprintf(buf + n, sizeof(buf) - n, "%s\n", LINES[i % NLINES]);
+	write_gzip(gz, buf, n, 1);
+	g = read_all(gz, 0);
+	CHECK(g.rc == 0 && g.n == 40, "gzip, one member: 40 events (%d %s)", g.n, g.err);
+	write_gzip(gz, buf, n, 5);
+	g = read_all(gz, 0);
+	CHECK(g.rc == 0 && g.n == 40, "gzip, five members (as -D's suspended files are)");
+
+	/* cut the stream short: an error naming the file and the line */
+	{
+		FILE *f = fopen(gz, "r");
+		char raw[1 << 16];
+		size_t len = fread(raw, 1, sizeof(raw), f);
+
+		fclose(f);
+		write_gzip(gz, buf, n, 1);
+		f = fopen(gz, "r");
+		len = fread(raw, 1, sizeof(raw), f);
+		fclose(f);
+		write_file(gz, raw, len - 12);
+	}
+	g = read_all(gz, 0);
+	CHECK(g.rc == -EBADMSG && strstr(g.err, "t.pfw.gz':") && strstr(g.err, "cut short"),
+	      "a gzip stream cut short: '%s'", g.err);
+}
+
+static void check_bad(void)
+{
+	static const struct {
+		const char *text, *want;
+		bool in_args;
+	} cases[] = {
+		{ "[\n{\"name\":\"a\",\"ph\":\"X\"}\n{\"name\":\"b\",\"ph\":X}\n", "':3: an event that does not parse", false },
+		{ "[\n{\"name\":\"a\",\"ph\":\"X\"}\n{\"name\":\"b\",\"ph\":\"X\",\"args\":{\"k\":tru}}\n", "':3: ", true },
+		{ "\x7f" "ELF\x02\x01", "':1: neither a .pfw trace nor a Chrome trace", false },
+		{ "", "':1: empty", false },
+		{ "{\"displayTimeUnit\":\"ns\"}\n", "':1: not a trace event", false },
+		{ "[\n{\"name\":\"a\",\"ph\":\"X\",\"args\":{\"k\":\"unterminated}\n", "ends inside an event", false },
+		{ "[\n\n\n{\"name\":\"a\"}\n", "':4: not a trace event", false },
+		{ "[\n{\"name\":\"a\",\"ph\":\"X\"} 17\n", "':2: expected an event object", false },
+	};
+	const char *path = path_in("bad.pfw");
+	char nested[8192];
+	struct got g;
+	int n;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		write_file(path, cases[i].text, strlen(cases[i].text));
+		for (unsigned int flags = 0; flags <= READER_SKIM; flags += READER_SKIM) {
+			/* a skim does not look into args: the full read does */
+			if (flags && cases[i].in_args)
+				continue;
+			g = read_all(path, flags);
+			CHECK(g.rc < 0 && strstr(g.err, cases[i].want),
+			      "bad input %zu%s: '%s'", i, flags ? " (skimmed)" : "", g.err);
+		}
+	}
+	/* nesting deeper than the scanner allows: refused, not a crash */
+	n = snprintf(nested, sizeof(nested), "[\n{\"name\":\"a\",\"ph\":\"X\",\"args\":");
+	for (int i = 0; i < 2000; i++)
+		nested[n++] = '[';
+	nested[n++] = '\n';
+	write_file(path, nested, n);
+	g = read_all(path, 0);
+	CHECK(g.rc < 0, "2000 nested arrays are refused: '%s'", g.err);
+}
+
+/* An event across the reader's buffer boundary (4 MiB) reads whole. */
+static void check_big_events(void)
+{
+	const char *path = path_in("big.pfw");
+	size_t len = 5u << 20, n = 0;
+	char *buf = malloc(len + 200000);
+	struct got g;
+	int events = 0;
+
+	n += sprintf(buf + n, "[\n");
+	while (n < len) {
+		n += sprintf(buf + n, "{\"name\":\"e\",\"cat\":\"C\",\"pid\":1,\"tid\":1,\"ts\":1,"
+			     "\"dur\":1,\"ph\":\"X\",\"args\":{\"s\":\"");
+		memset(buf + n, 'x', 100000);
+		n += 100000;
+		n += sprintf(buf + n, "\"}}\n");
+		events++;
+	}
+	write_file(path, buf, n);
+	g = read_all(path, 0);
+	CHECK(g.rc == 0 && g.n == events, "100 kB events, %d of them, over buffer "
+	      "refills (%s)", g.n, g.err);
+	free(buf);
+}
+
+static void check_scanner(void)
+{
+	char out[64];
+	struct span s = SPAN_LIT("a\\u00e9\\ud83d\\ude00\\n\\\"b"), v;
+	int64_t x;
+
+	CHECK(js_unescape(s, out, sizeof(out)) == 10 && !strcmp(out, "a\xc3\xa9\xf0\x9f\x98\x80\n\"b"),
+	      "unescape: \\u, a surrogate pair, \\n, \\\"");
+	CHECK(js_unescape(SPAN_LIT("sh"), out, 3) == 2 && !strcmp(out, "sh"),
+	      "unescape fills the buffer exactly");
+	CHECK(js_unescape(SPAN_LIT("\\u00e9\\u00e9"), out, 4) == 2,
+	      "unescape never splits a character at the end");
+	CHECK(js_int(SPAN_LIT("-9223372036854775808"), &x) == false &&
+	      js_int(SPAN_LIT("9223372036854775807"), &x) && x == INT64_MAX &&
+	      !js_int(SPAN_LIT("99999999999999999999"), &x) && !js_int(SPAN_LIT("1.5"), &x) &&
+	      !js_int(SPAN_LIT(""), &x) && !js_int(SPAN_LIT("-"), &x),
+	      "js_int: the int64 range, nothing else");
+	CHECK(js_us_to_ns(SPAN_LIT("12.3456"), &x) && x == 12345 &&
+	      js_us_to_ns(SPAN_LIT("7"), &x) && x == 7000 && !js_us_to_ns(SPAN_LIT("1.2e3"), &x),
+	      "js_us_to_ns: µs to the ns, decimals past three dropped");
+	CHECK(js_get(SPAN_LIT("{\"a\":{\"b\":1},\"b\":\"x\\\"}\"}"), "b", &v) &&
+	      v.len == 6, "js_get finds a top-level key after a nested one of the same name");
+}
+
+int main(void)
+{
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	check_scanner();
+	check_shapes();
+	check_chrome_shapes();
+	check_gzip();
+	check_bad();
+	check_big_events();
+	{
+		char cmd[600];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+		if (system(cmd))
+			fprintf(stderr, "could not remove %s\n", tmpdir);
+	}
+	return check_done();
+}

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <fcntl.h>
+#include <isa-l/igzip_lib.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "read/input.h"
+
+#define RAW_BUF_SIZE (1 << 20)	/* compressed bytes read at a time */
+
+struct input {
+	char *path;
+	int fd;
+	bool gzip;
+	bool eof;		/* the file has no more raw bytes */
+	bool member_done;	/* between two gzip members */
+	struct inflate_state zs;
+	unsigned char *raw;
+	size_t raw_len;		/* unconsumed raw bytes, from raw_pos */
+	size_t raw_pos;
+};
+
+static int refill(struct input *in, char *err, size_t errlen)
+{
+	ssize_t n;
+
+	if (in->raw_pos && in->raw_len)
+		memmove(in->raw, in->raw + in->raw_pos, in->raw_len);
+	in->raw_pos = 0;
+	do
+		n = read(in->fd, in->raw + in->raw_len, RAW_BUF_SIZE - in->raw_len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		snprintf(err, errlen, "cannot read '%s': %s", in->path, strerror(errno));
+		return -errno;
+	}
+	in->eof = n == 0;
+	in->raw_len += n;
+	return 0;
+}
+
+static void start_member(struct input *in)
+{
+	isal_inflate_init(&in->zs);
+	in->zs.crc_flag = ISAL_GZIP;
+	in->member_done = false;
+}
+
+int input_rewind(struct input *in, char *err, size_t errlen)
+{
+	unsigned char magic[2];
+
+	if (lseek(in->fd, 0, SEEK_SET) < 0) {
+		snprintf(err, errlen, "cannot read '%s': %s", in->path, strerror(errno));
+		return -errno;
+	}
+	in->raw_len = in->raw_pos = 0;
+	in->eof = false;
+	if (refill(in, err, errlen))
+		return -EIO;
+	memcpy(magic, in->raw, in->raw_len >= 2 ? 2 : 0);
+	in->gzip = in->raw_len >= 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+	if (in->gzip)
+		start_member(in);
+	return 0;
+}
+
+int input_open(struct input **out, const char *path, char *err, size_t errlen)
+{
+	struct input *in = calloc(1, sizeof(*in));
+	int rc;
+
+	*out = NULL;
+	if (in)
+		in->fd = -1;
+	if (!in || !(in->raw = malloc(RAW_BUF_SIZE)) || !(in->path = strdup(path))) {
+		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(ENOMEM));
+		input_close(in);
+		return -ENOMEM;
+	}
+	in->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (in->fd < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		input_close(in);
+		return rc;
+	}
+	rc = input_rewind(in, err, errlen);
+	if (rc) {
+		input_close(in);
+		return rc;
+	}
+	*out = in;
+	return 0;
+}
+
+/* The reason alone: the reader says where. */
+static ssize_t bad_gzip(const struct input *in, const char *why, char *err,
+			size_t errlen)
+{
+	snprintf(err, errlen, "%s", why);
+	return -EBADMSG;
+}
+
+/* The next member starts where the last one ended; after the last, only
+ * the end of the file may follow. */
+static int next_member(struct input *in, char *err, size_t errlen)
+{
+	if (!in->raw_len && !in->eof && refill(in, err, errlen))
+		return -EIO;
+	if (!in->raw_len)
+		return 0;
+	if (in->raw_len < 2 || in->raw[in->raw_pos] != 0x1f ||
+	    in->raw[in->raw_pos + 1] != 0x8b)
+		return bad_gzip(in, "bytes after the end of the gzip stream", err, errlen);
+	start_member(in);
+	return 1;
+}
+
+static ssize_t inflate_some(struct input *in, void *buf, size_t n, char *err,
+			    size_t errlen)
+{
+	for (;;) {
+		int rc;
+
+		if (in->member_done) {
+			rc = next_member(in, err, errlen);
+			if (rc <= 0)
+				return rc;
+		}
+		if (!in->raw_len && !in->eof && refill(in, err, errlen))
+			return -EIO;
+		in->zs.next_in = in->raw + in->raw_pos;
+		in->zs.avail_in = in->raw_len;
+		in->zs.next_out = buf;
+		in->zs.avail_out = n;
+		rc = isal_inflate(&in->zs);
+		in->raw_pos += in->raw_len - in->zs.avail_in;
+		in->raw_len = in->zs.avail_in;
+		if (rc < 0)
+			return bad_gzip(in, rc == ISAL_INCORRECT_CHECKSUM ?
+					"gzip checksum mismatch" : "corrupt gzip data",
+					err, errlen);
+		if (in->zs.block_state == ISAL_BLOCK_FINISH)
+			in->member_done = true;
+		if (n - in->zs.avail_out)
+			return n - in->zs.avail_out;
+		if (in->eof && !in->raw_len && !in->member_done)
+			return bad_gzip(in, "gzip stream cut short (truncated file)",
+					err, errlen);
+	}
+}
+
+ssize_t input_read(struct input *in, void *buf, size_t n, char *err,
+		   size_t errlen)
+{
+	size_t take;
+
+	if (in->gzip)
+		return inflate_some(in, buf, n, err, errlen);
+	if (!in->raw_len && !in->eof && refill(in, err, errlen))
+		return -EIO;
+	take = in->raw_len < n ? in->raw_len : n;
+	memcpy(buf, in->raw + in->raw_pos, take);
+	in->raw_pos += take;
+	in->raw_len -= take;
+	return take;
+}
+
+void input_close(struct input *in)
+{
+	if (!in)
+		return;
+	if (in->fd >= 0)
+		close(in->fd);
+	free(in->raw);
+	free(in->path);
+	free(in);
+}

@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <string.h>
+#include "read/jscan.h"
+
+/* Nesting deeper than this is refused: a hostile file cannot exhaust the
+ * stack, and no trace needs more. */
+#define MAX_DEPTH 64
+
+/* Byte classes, looked up rather than compared on the scanner's paths. */
+enum { C_STOP = 1, C_NUM = 2 };	/* ends a string's plain run; in a number */
+static const unsigned char cls[256] = {
+	['"'] = C_STOP, ['\\'] = C_STOP,
+	['0'] = C_NUM, ['1'] = C_NUM, ['2'] = C_NUM, ['3'] = C_NUM, ['4'] = C_NUM,
+	['5'] = C_NUM, ['6'] = C_NUM, ['7'] = C_NUM, ['8'] = C_NUM, ['9'] = C_NUM,
+	['-'] = C_NUM, ['+'] = C_NUM, ['.'] = C_NUM, ['e'] = C_NUM, ['E'] = C_NUM,
+};
+#define CLS(c) cls[(unsigned char)(c)]
+
+/* Keys and most values are short: their first bytes are looked at one
+ * by one, the rest of a long string with memchr. */
+#define SHORT_STRING 24
+static enum js_result skip_string(const char **p, const char *end)
+{
+	const char *s = *p + 1, *stop = end - s > SHORT_STRING ? s + SHORT_STRING : end;
+
+	while (s < stop && !(CLS(*s) & C_STOP))
+		s++;
+	if (s < end && *s == '"') {
+		*p = s + 1;
+		return JS_OK;
+	}
+	for (;;) {
+		const char *q = memchr(s, '"', end - s);
+		const char *b;
+
+		if (!q)
+			return JS_MORE;
+		/* An escaped quote has an odd run of backslashes before it. */
+		for (b = q; b > s && b[-1] == '\\'; b--)
+			;
+		if ((q - b) % 2 == 0) {
+			*p = q + 1;
+			return JS_OK;
+		}
+		s = q + 1;
+	}
+}
+
+static enum js_result skip_scalar(const char **p, const char *end)
+{
+	const char *s = *p;
+	static const char *const words[] = { "true", "false", "null" };
+
+	if (CLS(*s) & C_NUM) {
+		while (s < end && (CLS(*s) & C_NUM))
+			s++;
+		if (s == end)
+			return JS_MORE; /* a number may go on */
+		*p = s;
+		return JS_OK;
+	}
+	for (size_t i = 0; i < 3; i++) {
+		size_t n = strlen(words[i]);
+
+		if ((size_t)(end - s) < n)
+			return memcmp(s, words[i], end - s) ? JS_BAD : JS_MORE;
+		if (!memcmp(s, words[i], n)) {
+			*p = s + n;
+			return JS_OK;
+		}
+	}
+	return JS_BAD;
+}
+
+/* Objects and arrays: a stack of the closers expected. */
+static enum js_result skip_nested(const char **p, const char *end)
+{
+	char want[MAX_DEPTH];
+	const char *s = *p;
+	int depth = 0;
+	enum js_result r;
+
+	while (s < end) {
+		switch (*s) {
+		case '{':
+		case '[':
+			if (depth == MAX_DEPTH)
+				return JS_BAD;
+			want[depth++] = *s == '{' ? '}' : ']';
+			s++;
+			break;
+		case '}':
+		case ']':
+			if (!depth || want[depth - 1] != *s)
+				return JS_BAD;
+			s++;
+			if (!--depth) {
+				*p = s;
+				return JS_OK;
+			}
+			break;
+		case '"':
+			r = skip_string(&s, end);
+			if (r)
+				return r;
+			break;
+		case ',':
+		case ':':
+		case ' ':
+		case '\n':
+		case '\t':
+		case '\r':
+			s++;
+			break;
+		default:
+			r = skip_scalar(&s, end);
+			if (r)
+				return r;
+		}
+	}
+	return JS_MORE;
+}
+
+enum js_result js_skip(const char **p, const char *end)
+{
+	const char *s = js_ws(*p, end);
+	enum js_result r;
+
+	if (s == end)
+		return JS_MORE;
+	if (*s == '"')
+		r = skip_string(&s, end);
+	else if (*s == '{' || *s == '[')
+		r = skip_nested(&s, end);
+	else
+		r = skip_scalar(&s, end);
+	if (r == JS_OK)
+		*p = s;
+	return r;
+}
+
+int js_key(const char **p, const char *end, struct span *key)
+{
+	const char *s = js_ws(*p, end), *v;
+	enum js_result r;
+
+	if (s < end && *s == ',')
+		s = js_ws(s + 1, end);
+	if (s == end)
+		return JS_MORE;
+	if (*s == '}') {
+		*p = s + 1;
+		return JS_END;
+	}
+	if (*s != '"')
+		return JS_BAD;
+	v = s;
+	r = skip_string(&v, end);
+	if (r)
+		return r;
+	*key = (struct span){ s + 1, v - s - 2 };
+	s = js_ws(v, end);
+	if (s == end)
+		return JS_MORE;
+	if (*s != ':')
+		return JS_BAD;
+	*p = js_ws(s + 1, end);
+	return JS_OK;
+}
+
+int js_member(const char **p, const char *end, struct span *key,
+	      struct span *val)
+{
+	const char *s = *p, *v;
+	int r = js_key(&s, end, key);
+
+	if (r == JS_END)
+		*p = s;
+	if (r)
+		return r;
+	v = s;
+	r = js_skip(&v, end);
+	if (r)
+		return r;
+	*val = (struct span){ s, v - s };
+	*p = v;
+	return JS_OK;
+}
+
+bool js_string(struct span val, struct span *out)
+{
+	if (val.len < 2 || val.p[0] != '"' || val.p[val.len - 1] != '"')
+		return false;
+	*out = (struct span){ val.p + 1, val.len - 2 };
+	return true;
+}
+
+bool js_int(struct span val, int64_t *out)
+{
+	const char *s = val.p, *end = val.p + val.len;
+	bool neg = s < end && *s == '-';
+	uint64_t v = 0;
+
+	if (neg)
+		s++;
+	/* 19 digits fit in 64 bits unsigned: checked once, after */
+	if (s == end || end - s > 19)
+		return false;
+	for (; s < end; s++) {
+		unsigned int d = (unsigned char)*s - '0';
+
+		if (d > 9)
+			return false;
+		v = v * 10 + d;
+	}
+	if (v > (uint64_t)INT64_MAX)
+		return false;
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return true;
+}
+
+bool js_us_to_ns(struct span val, int64_t *ns)
+{
+	const char *dot = memchr(val.p, '.', val.len);
+	struct span whole = { val.p, dot ? (size_t)(dot - val.p) : val.len };
+	int64_t us, frac = 0;
+	int digits = 0;
+
+	if (!js_int(whole, &us))
+		return false;
+	if (dot) {
+		for (const char *s = dot + 1; s < val.p + val.len; s++) {
+			if (*s < '0' || *s > '9')
+				return false;
+			if (digits < 3) {
+				frac = frac * 10 + (*s - '0');
+				digits++;
+			}
+		}
+		while (digits++ < 3)
+			frac *= 10;
+	}
+	*ns = us * 1000 + (us < 0 ? -frac : frac);
+	return true;
+}
+
+bool js_get(struct span obj, const char *key, struct span *val)
+{
+	const char *p = obj.p, *end = obj.p + obj.len;
+	size_t n = strlen(key);
+	struct span k, v;
+
+	p = js_ws(p, end);
+	if (p == end || *p != '{')
+		return false;
+	p++;
+	while (js_member(&p, end, &k, &v) == JS_OK) {
+		if (span_eq(k, key, n)) {
+			*val = v;
+			return true;
+		}
+	}
+	return false;
+}
+
+static int hex_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+static unsigned int read_u(const char *s)
+{
+	unsigned int u = 0;
+
+	for (int i = 0; i < 4; i++) {
+		int h = hex_value(s[i]);
+
+		if (h < 0)
+			return 0xfffd;
+		u = u << 4 | h;
+	}
+	return u;
+}
+
+static size_t put_utf8(char *d, unsigned int cp)
+{
+	if (cp < 0x80) {
+		d[0] = cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		d[0] = 0xc0 | cp >> 6;
+		d[1] = 0x80 | (cp & 0x3f);
+		return 2;
+	}
+	if (cp < 0x10000) {
+		d[0] = 0xe0 | cp >> 12;
+		d[1] = 0x80 | ((cp >> 6) & 0x3f);
+		d[2] = 0x80 | (cp & 0x3f);
+		return 3;
+	}
+	d[0] = 0xf0 | cp >> 18;
+	d[1] = 0x80 | ((cp >> 12) & 0x3f);
+	d[2] = 0x80 | ((cp >> 6) & 0x3f);
+	d[3] = 0x80 | (cp & 0x3f);
+	return 4;
+}
+
+size_t js_unescape(struct span s, char *out, size_t size)
+{
+	const char *p = s.p, *end = s.p + s.len;
+	size_t n = 0;
+
+	if (!size)
+		return 0;
+	while (p < end) {
+		char c[4];
+		size_t len = 1;
+		unsigned int u;
+
+		c[0] = *p;
+		if (*p != '\\' || p + 1 == end) {
+			p++;
+		} else if (p[1] != 'u') {
+			c[0] = p[1] == 'n' ? '\n' : p[1] == 't' ? '\t' : p[1] == 'r' ? '\r' :
+			       p[1] == 'b' ? '\b' : p[1] == 'f' ? '\f' : p[1];
+			p += 2;
+		} else if (end - p < 6) {
+			break;
+		} else {
+			u = read_u(p + 2);
+			p += 6;
+			if (u >= 0xd800 && u < 0xdc00 && end - p >= 6 && p[0] == '\\' &&
+			    p[1] == 'u' && read_u(p + 2) >= 0xdc00 && read_u(p + 2) < 0xe000) {
+				u = 0x10000 + ((u - 0xd800) << 10) + (read_u(p + 2) - 0xdc00);
+				p += 6;
+			}
+			len = put_utf8(c, u);
+		}
+		if (n + len >= size)
+			break;
+		memcpy(out + n, c, len);
+		n += len;
+	}
+	out[n] = 0;
+	return n;
+}

@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "read/input.h"
+#include "read/reader.h"
+
+#define BUF_START (4u << 20)
+/* One event larger than this is refused rather than buffered. */
+#define MAX_EVENT (64u << 20)
+
+enum stage {
+	OUTSIDE,	/* before the first event or the container's '{' */
+	IN_SEQUENCE,	/* events one after another, maybe in '[' ... ']' */
+	IN_CONTAINER,	/* among a container's keys, before traceEvents */
+	IN_EVENTS,	/* inside traceEvents */
+	DONE,
+};
+
+struct reader {
+	struct input *in;
+	char *path;
+	char *buf;
+	size_t cap, pos, len;	/* unread bytes: buf[pos, len) */
+	bool eof;
+	/* Lines are counted only when a message needs one, or when bytes
+	 * are dropped from the buffer: line is that of buf[counted]. */
+	uint64_t line;
+	size_t counted;
+	enum stage stage;
+	bool seen_bracket;
+	bool skim;		/* READER_SKIM, and the file is a sequence */
+	uint64_t events;
+	struct reader_meta meta;
+};
+
+/* The line of p, in the buffer at or after buf[counted]. */
+static uint64_t line_at(struct reader *r, const char *p)
+{
+	const char *s = r->buf + r->counted;
+
+	while ((s = memchr(s, '\n', p - s))) {
+		r->line++;
+		s++;
+	}
+	r->counted = p - r->buf;
+	return r->line;
+}
+
+static int fail_at(struct reader *r, const char *p, char *err, size_t errlen,
+		   const char *why)
+{
+	snprintf(err, errlen, "'%s':%llu: %s", r->path,
+		 (unsigned long long)line_at(r, p), why);
+	return -EINVAL;
+}
+
+static void advance(struct reader *r, const char *p)
+{
+	r->pos = p - r->buf;
+}
+
+/* More bytes after the unread ones: 1, 0 at the end, or -errno. */
+static int more(struct reader *r, char *err, size_t errlen)
+{
+	ssize_t n;
+
+	if (r->eof)
+		return 0;
+	if (r->pos) {
+		line_at(r, r->buf + r->pos);
+		r->counted = 0;
+		memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+		r->len -= r->pos;
+		r->pos = 0;
+	}
+	if (r->len == r->cap) {
+		size_t cap = r->cap * 2;
+		char *b;
+
+		if (cap > MAX_EVENT) {
+			snprintf(err, errlen, "'%s':%llu: an event over %u MiB",
+				 r->path, (unsigned long long)line_at(r, r->buf + r->pos),
+				 MAX_EVENT >> 20);
+			return -E2BIG;
+		}
+		b = realloc(r->buf, cap);
+		if (!b) {
+			snprintf(err, errlen, "'%s': out of memory", r->path);
+			return -ENOMEM;
+		}
+		r->buf = b;
+		r->cap = cap;
+	}
+	n = input_read(r->in, r->buf + r->len, r->cap - r->len, err, errlen);
+	if (n == -EBADMSG) { /* after the text read so far */
+		char why[128];
+
+		snprintf(why, sizeof(why), "%s", err);
+		fail_at(r, r->buf + r->len, err, errlen, why);
+		return n;
+	}
+	if (n < 0)
+		return n;
+	r->eof = n == 0;
+	r->len += n;
+	return n > 0;
+}
+
+/* READER_SKIM: args at s (the value of the last key) runs to the end of
+ * the line, where the event ends: "...}}" and maybe a comma. Returns the
+ * line's end, or NULL when the line is not like that. */
+static const char *skim_args(const char *s, const char *end)
+{
+	const char *nl = memchr(s, '\n', end - s), *t;
+
+	if (!nl || *js_ws(s, nl) != '{')
+		return NULL;
+	t = nl;
+	while (t > s && (t[-1] == ' ' || t[-1] == '\r' || t[-1] == '\t'))
+		t--;
+	if (t > s && t[-1] == ',')
+		t--;
+	return t - s >= 3 && t[-1] == '}' && t[-2] == '}' ? nl : NULL;
+}
+
+/* The args object at *s, member by member into e (one pass over it
+ * serves both the reader and its caller). */
+static int split_args(const char **s, const char *end, struct rec *e)
+{
+	const char *p = *s + 1, *start = *s;
+	struct span k, v;
+	int rc, n = 0;
+
+	while ((rc = js_member(&p, end, &k, &v)) == JS_OK) {
+		if (n < REC_ARGS) {
+			e->arg_key[n] = k;
+			e->arg_val[n] = v;
+		}
+		n++;
+	}
+	if (rc != JS_END)
+		return rc;
+	e->nargs = n <= REC_ARGS ? n : -1;
+	e->args = (struct span){ start, p - start };
+	*s = p;
+	return JS_OK;
+}
+
+/* The fields of one event object at p; JS_MORE if it is not all here. */
+static int parse_event(const char *p, const char *end, struct rec *e,
+		       const char **after, bool skim)
+{
+	const char *s = p + 1, *nl;
+	struct span k, v;
+	int rc;
+
+	memset(e, 0, offsetof(struct rec, arg_key));
+	e->nargs = -1;
+	for (;;) {
+		if (skim) { /* the value of "args": to the end of the line */
+			const char *q = js_ws(s, end);
+
+			if (q < end && *q == ',')
+				q = js_ws(q + 1, end);
+			if (end - q > 7 && !memcmp(q, "\"args\"", 6) &&
+			    (q = js_ws(q + 6, end)) < end && *q == ':' &&
+			    (nl = skim_args(q + 1, end))) {
+				e->args = (struct span){ js_ws(q + 1, end), nl - js_ws(q + 1, end) };
+				e->raw = (struct span){ p, nl - p };
+				*after = nl;
+				return e->ph ? JS_OK : parse_event(p, end, e, after, false);
+			}
+		}
+		if ((rc = js_key(&s, end, &k)) != JS_OK)
+			break;
+		if (!skim && SPAN_IS(k, "args") && *s == '{') {
+			if ((rc = split_args(&s, end, e)) != JS_OK)
+				break;
+			continue;
+		}
+		v.p = s;
+		if ((rc = js_skip(&s, end)) != JS_OK)
+			break;
+		v.len = s - v.p;
+		if (k.len < 2 || k.len > 4)
+			continue;
+		if (SPAN_IS(k, "name"))
+			js_string(v, &e->name);
+		else if (SPAN_IS(k, "cat"))
+			js_string(v, &e->cat);
+		else if (SPAN_IS(k, "ph"))
+			e->ph = v.len >= 3 ? v.p[1] : 0;
+		else if (SPAN_IS(k, "ts"))
+			e->has_ts = js_us_to_ns(v, &e->ts_ns);
+		else if (SPAN_IS(k, "dur"))
+			e->has_dur = js_us_to_ns(v, &e->dur_ns);
+		else if (SPAN_IS(k, "pid")) {
+			e->pid_text = v;
+			e->pid_num = js_int(v, &e->pid);
+		} else if (SPAN_IS(k, "tid")) {
+			e->tid_text = v;
+			e->tid_num = js_int(v, &e->tid);
+		} else if (SPAN_IS(k, "id"))
+			e->has_id = js_int(v, &e->id);
+		else if (SPAN_IS(k, "args"))
+			e->args = v;
+	}
+	if (rc != JS_END)
+		return rc;
+	e->raw = (struct span){ p, s - p };
+	*after = s;
+	return JS_OK;
+}
+
+/* Whether the object at p is a container: 1 once a "traceEvents" key is
+ * read (its value may be huge: it need not be all here), 0 once the
+ * object ends without one, JS_MORE or JS_BAD. */
+static int is_container(const char *p, const char *end)
+{
+	const char *s = p + 1;
+	struct span k, v;
+	int rc;
+
+	for (;;) {
+		k.len = 0;
+		rc = js_member(&s, end, &k, &v);
+		if (SPAN_IS(k, "traceEvents"))
+			return 1;
+		if (rc == JS_END)
+			return 0;
+		if (rc != JS_OK)
+			return rc;
+	}
+}
+
+static void keep_meta(struct reader *r, struct span k, struct span v)
+{
+	if (SPAN_IS(k, "baseTimeNanoseconds"))
+		r->meta.has_base = js_int(v, &r->meta.base_ns);
+	else if (SPAN_IS(k, "distributedInfo") && !r->meta.distributed_info)
+		r->meta.distributed_info = strndup(v.p, v.len);
+}
+
+/* Among the container's keys: keeps those that matter, stops at
+ * traceEvents' '['. Returns JS_OK there, JS_END after the last key. */
+static int container_keys(struct reader *r, const char **p, const char *end)
+{
+	for (;;) {
+		const char *s = js_ws(*p, end);
+		struct span k, v;
+		int rc;
+
+		if (s < end && *s == ',')
+			s = js_ws(s + 1, end);
+		if (s < end && *s == '}') {
+			*p = s + 1;
+			return JS_END;
+		}
+		/* traceEvents is entered, not skipped whole */
+		if (s + 14 <= end && !memcmp(s, "\"traceEvents\"", 13)) {
+			s = js_ws(s + 13, end);
+			if (s < end && *s == ':')
+				s = js_ws(s + 1, end);
+			if (s == end)
+				return JS_MORE;
+			if (*s != '[')
+				return JS_BAD;
+			*p = s + 1;
+			return JS_OK;
+		}
+		rc = js_member(&s, end, &k, &v);
+		if (rc)
+			return rc == JS_END ? JS_BAD : rc;
+		keep_meta(r, k, v);
+		*p = s;
+	}
+}
+
+/* Decides the file's shape from its first bytes. */
+static int start(struct reader *r, char *err, size_t errlen)
+{
+	for (;;) {
+		const char *p = js_ws(r->buf + r->pos, r->buf + r->len);
+		int rc;
+
+		if (p < r->buf + r->len && *p == '[') {
+			advance(r, p + 1);
+			r->stage = IN_SEQUENCE;
+			return 0;
+		}
+		if (p < r->buf + r->len && *p == '{') {
+			rc = is_container(p, r->buf + r->len);
+			if (rc == 0 || rc == 1) {
+				advance(r, rc ? p + 1 : p);
+				r->stage = rc ? IN_CONTAINER : IN_SEQUENCE;
+				r->meta.container = rc;
+				return 0;
+			}
+			if (rc == JS_BAD)
+				return fail_at(r, p, err, errlen, "not JSON");
+		} else if (p < r->buf + r->len) {
+			return fail_at(r, p, err, errlen,
+				       "neither a .pfw trace nor a Chrome trace");
+		}
+		rc = more(r, err, errlen);
+		if (rc < 0)
+			return rc;
+		if (!rc)
+			return fail_at(r, p, err, errlen, "empty: no trace in it");
+	}
+}
+
+/* What a step found, besides -errno. */
+enum { STEP_EVENT = 1, STEP_AGAIN, STEP_MORE };
+
+/* One step over the unread bytes. */
+static int step(struct reader *r, struct rec *e, char *err, size_t errlen)
+{
+	const char *p = r->buf + r->pos, *end = r->buf + r->len, *after = NULL;
+	int rc;
+
+	p = js_ws(p, end);
+	while (p < end && *p == ',')
+		p = js_ws(p + 1, end);
+	if (p == end)
+		return STEP_MORE;
+	if (r->stage == IN_CONTAINER) {
+		rc = container_keys(r, &p, end);
+		if (rc == JS_BAD)
+			return fail_at(r, p, err, errlen, "not JSON");
+		if (rc == JS_END)
+			r->stage = DONE;
+		else if (rc == JS_OK)
+			r->stage = IN_EVENTS;
+		if (rc == JS_MORE)
+			return STEP_MORE;
+		advance(r, p);
+		return STEP_AGAIN;
+	}
+	if (*p == ']') {
+		advance(r, p + 1);
+		r->stage = r->stage == IN_EVENTS ? IN_CONTAINER : DONE;
+		return STEP_AGAIN;
+	}
+	if (*p != '{')
+		return fail_at(r, p, err, errlen, "expected an event object");
+	rc = parse_event(p, end, e, &after, r->skim);
+	if (rc == JS_BAD)
+		return fail_at(r, p, err, errlen, "an event that does not parse as JSON");
+	if (rc == JS_MORE)
+		return STEP_MORE;
+	if (!e->ph)
+		return fail_at(r, p, err, errlen, "not a trace event: it has no \"ph\"");
+	advance(r, after);
+	r->events++;
+	return STEP_EVENT;
+}
+
+int reader_next(struct reader *r, struct rec *e, char *err, size_t errlen)
+{
+	for (;;) {
+		int rc;
+
+		if (r->stage == DONE)
+			return 0;
+		rc = step(r, e, err, errlen);
+		if (rc == STEP_EVENT || rc < 0)
+			return rc;
+		if (rc == STEP_AGAIN)
+			continue;
+		rc = more(r, err, errlen);
+		if (rc < 0)
+			return rc;
+		if (rc)
+			continue;
+		/* The end of the file: fine between events (no closing ']'
+		 * after a trace cut short, or .pfw without it), not within. */
+		if (js_ws(r->buf + r->pos, r->buf + r->len) == r->buf + r->len &&
+		    r->stage == IN_SEQUENCE)
+			return 0;
+		return fail_at(r, r->buf + r->pos, err, errlen,
+			       "the file ends inside an event (truncated?)");
+	}
+}
+
+/* A container's keys after traceEvents (Kineto once wrote its base time
+ * at the end): one pass over the whole file, before the events. */
+static int read_container_meta(struct reader *r, char *err, size_t errlen)
+{
+	struct rec e;
+	int rc;
+
+	while ((rc = reader_next(r, &e, err, errlen)) > 0)
+		;
+	if (rc < 0)
+		return rc;
+	rc = input_rewind(r->in, err, errlen);
+	r->pos = r->len = r->counted = 0;
+	r->eof = false;
+	r->line = 1;
+	r->stage = OUTSIDE;
+	return rc ? rc : start(r, err, errlen);
+}
+
+int reader_open(struct reader **out, const char *path, unsigned int flags,
+		char *err, size_t errlen)
+{
+	struct reader *r = calloc(1, sizeof(*r));
+	int rc = -ENOMEM;
+
+	*out = NULL;
+	if (!r || !(r->path = strdup(path)) || !(r->buf = malloc(BUF_START))) {
+		snprintf(err, errlen, "'%s': out of memory", path);
+		reader_close(r);
+		return rc;
+	}
+	r->cap = BUF_START;
+	r->line = 1;
+	rc = input_open(&r->in, path, err, errlen);
+	if (!rc)
+		rc = start(r, err, errlen);
+	if (!rc && r->meta.container)
+		rc = read_container_meta(r, err, errlen);
+	r->skim = (flags & READER_SKIM) && !r->meta.container;
+	if (rc) {
+		reader_close(r);
+		return rc;
+	}
+	*out = r;
+	return 0;
+}
+
+const struct reader_meta *reader_meta(const struct reader *r)
+{
+	return &r->meta;
+}
+
+uint64_t reader_events(const struct reader *r)
+{
+	return r->events;
+}
+
+const char *reader_path(const struct reader *r)
+{
+	return r->path;
+}
+
+void reader_close(struct reader *r)
+{
+	if (!r)
+		return;
+	input_close(r->in);
+	free(r->meta.distributed_info);
+	free(r->buf);
+	free(r->path);
+	free(r);
+}

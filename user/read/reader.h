@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The trace reader the offline tools share (merge, summary, report): the
+ * events of one file, one at a time, whatever its shape:
+ *   - dftrace-bpf's and DFTracer's .pfw lines, gzipped or not, with or
+ *     without the opening '[' and closing ']', with or without commas;
+ *   - a JSON array of events (torch.profiler's export_chrome_trace);
+ *   - a {"traceEvents": [...], ...} object (Kineto, tensorboard's
+ *     *.pt.trace.json[.gz]), whose other keys are in reader_meta.
+ * Spans in a struct rec point into the reader's buffer and stay valid
+ * until the next reader_next().
+ */
+#ifndef READ_READER_H
+#define READ_READER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "read/jscan.h"
+
+#define REC_ARGS 48
+
+struct rec {
+	struct span raw;	/* the whole object */
+	struct span name, cat;	/* string contents, still escaped */
+	struct span args;	/* the args object's text, or empty */
+	struct span pid_text, tid_text; /* as written: a number or a string */
+	int64_t pid, tid;	/* when they are numbers */
+	bool pid_num, tid_num;
+	char ph;		/* 'X', 'M', 'i'...; 0 if absent */
+	bool has_ts, has_dur, has_id;
+	int64_t ts_ns, dur_ns;	/* ts and dur (µs in the file) in ns */
+	int64_t id;
+	/* args split into its members, on a full read of a flat enough
+	 * object; nargs -1 when not (skimmed, or more than REC_ARGS) */
+	int nargs;
+	struct span arg_key[REC_ARGS], arg_val[REC_ARGS];
+};
+
+/* A {"traceEvents": ...} file's other keys that matter. */
+struct reader_meta {
+	bool container;		/* the file is such an object */
+	bool has_base;
+	int64_t base_ns;	/* baseTimeNanoseconds */
+	char *distributed_info;	/* distributedInfo's JSON text, or NULL */
+};
+
+struct reader;
+
+enum reader_flags {
+	/* A first look at a .pfw: each line is one event with args last, as
+	 * DFTracer and dftrace-bpf write them, so an event's args are not
+	 * read through but taken to run to the end of its line (js_get on
+	 * them still works; raw is the line). A line that is not like that
+	 * is read in full. What this misses (two events on one line), a full
+	 * read finds: the caller compares the counts (reader_events). */
+	READER_SKIM = 1 << 0,
+};
+
+/* 0, or -errno with a one-line message ("'FILE': why") in err. */
+int reader_open(struct reader **r, const char *path, unsigned int flags,
+		char *err, size_t errlen);
+/* The next event: 1, 0 at the end, or -errno with a message naming the
+ * file and line. */
+int reader_next(struct reader *r, struct rec *e, char *err, size_t errlen);
+const struct reader_meta *reader_meta(const struct reader *r);
+const char *reader_path(const struct reader *r);
+/* Events returned so far. */
+uint64_t reader_events(const struct reader *r);
+void reader_close(struct reader *r);
+
+#endif
