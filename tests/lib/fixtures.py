@@ -1,0 +1,109 @@
+#!/usr/bin/python3
+"""Traces other tools write, for the merge's tests, with what they hold.
+
+    fixtures.py dftracer OUT --shape bracket|commas|bare [--v1] [--rank R]
+                         [--host H] [--pid P]
+        a trace as DFTracer/pydftracer writes it (shared/reference/
+        dftracer-trace-format.md): "[" then one event per line, without
+        commas (bracket), with commas and the closing "]" (commas), or the
+        lines alone (bare); v2 hex hashes, or v1 integers with --v1.
+    fixtures.py kineto OUT --pid P --rank R --start-us US [--base]
+        a Kineto trace ({"traceEvents": [...]}) of one op aten::mm at
+        START_US: with --base, times relative to baseTimeNanoseconds (as
+        Kineto writes since 2024-04); else absolute µs (before).
+
+Each prints the facts a test checks as one JSON line.
+"""
+import argparse
+import json
+import sys
+
+T0 = 1753123070000000  # µs since the epoch
+
+
+def dftracer(a):
+    def h(n):
+        return n if a.v1 else "%016x" % n
+
+    pid = a.pid
+    files = {"/data/train/img_%d.npz" % i: 1000 + i for i in range(2)}
+    ev = [{"name": "HH", "cat": "dftracer", "pid": pid, "tid": pid, "ph": "M",
+           "args": {"name": a.host, "value": h(77)}},
+          {"name": "PR", "cat": "dftracer", "pid": pid, "tid": pid, "ph": "M",
+           "args": {"name": "rank", "value": str(a.rank)}},
+          {"name": "process_name", "cat": "dftracer", "pid": pid, "tid": pid, "ph": "M",
+           "args": {"name": "train.py"}}]
+    for path, fh in files.items():
+        ev.append({"name": "FH", "cat": "dftracer", "pid": pid, "tid": pid, "ph": "M",
+                   "args": {"name": path, "value": h(fh)}})
+    xs, idx, ts = [], 1, T0 + 10
+    xs.append({"id": idx, "name": "forward", "cat": "compute", "pid": pid, "tid": pid,
+               "ts": ts, "dur": 500, "ph": "X",
+               "args": {"hhash": h(77), "level": 1, "p_idx": -1, "epoch": 1, "step": 1}})
+    for path, fh in files.items():
+        for name, ret in (("open", 3), ("read", 4096), ("close", 0)):
+            idx += 1
+            ts += 20
+            xs.append({"id": idx, "name": name, "cat": "POSIX", "pid": pid, "tid": pid,
+                       "ts": ts, "dur": 5, "ph": "X",
+                       "args": {"hhash": h(77), "level": 2, "p_idx": 1, "ret": ret,
+                                "fhash": h(fh)}})
+    cm = {"name": "CM", "cat": "dftracer", "pid": pid, "tid": pid, "ph": "M",
+          "args": {"name": "epoch.start", "value": str(T0 + 5)}}
+    lines = [json.dumps(e, separators=(",", ":")) for e in ev + [cm] + xs]
+    with open(a.out, "w") as f:
+        if a.shape == "bracket":
+            f.write("[\n" + "\n".join(lines) + "\n")
+        elif a.shape == "commas":
+            f.write("[\n" + ",\n".join(lines) + "\n]\n")
+        else:
+            f.write("\n".join(lines) + "\n")
+    print(json.dumps({"x": len(xs), "t0_us": T0 + 5, "reads": {p: 4096 for p in files},
+                      "cm_us": T0 + 5, "forward_us": T0 + 10}))
+
+
+def kineto(a):
+    doc = {"schemaVersion": 1,
+           "distributedInfo": {"backend": "gloo", "rank": a.rank, "world_size": 2},
+           "traceEvents": [
+               {"ph": "M", "name": "process_name", "pid": a.pid, "tid": 0,
+                "args": {"name": "python3"}},
+               {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": a.pid,
+                "tid": a.pid, "ts": None, "dur": 3.5, "args": {}}]}
+    start_ns = a.start_us * 1000 + 345
+    rel = start_ns
+    if a.base:
+        doc["baseTimeNanoseconds"] = start_ns - 12345
+        rel = 12345
+    # as Kineto's fmtTs writes it, "µs.ns" in text: a double would round
+    # absolute µs
+    doc["traceEvents"][1]["ts"] = "TS"
+    text = json.dumps(doc).replace('"TS"', "%d.%03d" % (rel // 1000, rel % 1000))
+    with open(a.out, "w") as f:
+        f.write(text)
+    print(json.dumps({"mm_ns": start_ns}))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("dftracer")
+    p.add_argument("out")
+    p.add_argument("--shape", choices=("bracket", "commas", "bare"), default="bracket")
+    p.add_argument("--v1", action="store_true")
+    p.add_argument("--rank", type=int, default=3)
+    p.add_argument("--host", default="node07")
+    p.add_argument("--pid", type=int, default=4242)
+    p = sub.add_parser("kineto")
+    p.add_argument("out")
+    p.add_argument("--pid", type=int, required=True)
+    p.add_argument("--rank", type=int, default=1)
+    p.add_argument("--start-us", type=int, required=True)
+    p.add_argument("--base", action="store_true")
+    a = ap.parse_args()
+    {"dftracer": dftracer, "kineto": kineto}[a.cmd](a)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,242 @@
+#!/usr/bin/env bats
+# dftrace-bpf merge: any trace, or several, as one strict Chrome Trace Event
+# file. Checked against the workloads' ground truth and the fixtures'
+# facts (tests/lib/fixtures.py); torch.profiler's real output is merged
+# in tests/python/test_merge_torch.py.
+
+load lib/common
+
+CHROME="$ROOT/tests/lib/chrome.py"
+FIXTURES="$ROOT/tests/lib/fixtures.py"
+
+cpy() { "$PY" "$CHROME" "$@"; }
+fixture() { "$PY" "$FIXTURES" "$@"; }
+
+# merged ARG...: merge into $T/view.json (unless -o is given); must succeed
+merged() {
+	run "$DFT" merge -q "$@"
+	if [ "$status" != 0 ]; then
+		echo "# merge $* exited $status: $output"
+		return 1
+	fi
+}
+
+strict() {
+	run cpy validate "$1"
+	echo "$output"
+	[ "$status" = 0 ]
+}
+
+# jq-like: one field of the JSON in $output
+jfield() { "$PY" -c 'import json,sys; d=json.loads(sys.argv[1]); print(eval(sys.argv[2]))' "$1" "$2"; }
+
+@test "merge: one trace becomes viewer-ready: strict JSON, paths on the events, every I/O call of the workload" {
+	traced -- "$WL/io" basic "$D"
+	merged -o "$T/view.json" "$TRACE"
+	strict "$T/view.json"
+	run cpy check-io "$T/view.json" "$TRUTH" --under "$D"
+	echo "$output"
+	[ "$status" = 0 ]
+	# no hash tables left for a viewer to join: FH, SH, HH are used up
+	run cpy events "$T/view.json" --name FH
+	[ -z "$output" ]
+}
+
+@test "merge: timestamps keep the ns: a 0-us call no longer starts in its neighbour's us" {
+	traced -- "$WL/io" basic "$D"
+	merged -o "$T/view.json" "$TRACE"
+	# every event at the ns the tracer measured (ts + args.ts_ns)
+	run "$PY" -c '
+import json, sys
+sys.path.insert(0, "'"$ROOT"'/tests/lib")
+import chrome
+from trace import Trace
+doc, t = chrome.load(sys.argv[1]), Trace.load(sys.argv[2])
+base = doc["baseTimeNanoseconds"]
+want = {e["id"]: (e["ts"] * 1000 + e["args"]["ts_ns"], e["args"]["dur_ns"])
+        for e in t.xevents if e.get("cat") != "dftracer"}
+got = {e["args"]["event_id"]: (round(e["ts"] * 1000) + base, round(e["dur"] * 1000))
+       for e in doc["traceEvents"] if e["ph"] == "X"}
+assert got == want, [(k, got.get(k), v) for k, v in want.items() if got.get(k) != v][:5]
+frac = sum(1 for e in doc["traceEvents"] if e["ph"] == "X" and e["ts"] != int(e["ts"]))
+assert frac > len(got) // 2, (frac, len(got))
+print(len(got))
+' "$T/view.json" "$TRACE"
+	echo "$output"
+	[ "$status" = 0 ]
+}
+
+@test "merge: CM marks become instant events at their time" {
+	mkdir -p "$D/mt"
+	traced -- "$ROOT/build/examples/minitrain" "$D/mt" 2 1
+	merged -o "$T/view.json" "$TRACE"
+	strict "$T/view.json"
+	want=$(zcat "$TRACE" | grep -c '"name":"CM"')
+	[ "$want" -gt 0 ]
+	run "$PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+marks = [e for e in d["traceEvents"] if e["ph"] == "i" and e.get("args", {}).get("value")]
+for e in marks:
+    assert round(e["ts"] * 1000) + d["baseTimeNanoseconds"] == int(e["args"]["value"]) * 1000, e
+    assert e["name"] == e["args"]["name"]
+print(len(marks))
+' "$T/view.json"
+	expect_eq "instant events" "$output" "$want"
+}
+
+@test "merge: a -D directory is every process of the run, gzipped when OUT ends in .gz" {
+	dft -q -D "$T/out" -- "$WL/proc" tree "$D"
+	[ "$DFT_STATUS" = 0 ]
+	n=$(ls "$T/out" | wc -l)
+	[ "$n" -ge 2 ]
+	merged -o "$T/view.json.gz" "$T/out"
+	[ "$(head -c2 "$T/view.json.gz" | od -An -tx1 | tr -d ' ')" = 1f8b ]
+	strict "$T/view.json.gz"
+	pids=$(awk -F'\t' '$1=="exit" {print $2}' "$TRUTH" | sort -u)
+	[ -n "$pids" ]
+	for p in $pids; do
+		cpy names "$T/view.json.gz" | grep -q "^process_name $p 0 .* \[$p\] @$(hostname)$" ||
+			{ echo "# no process_name for $p"; cpy names "$T/view.json.gz"; return 1; }
+	done
+}
+
+@test "merge: DFTracer's own traces, with or without brackets and commas, v1 or v2 hashes" {
+	for shape in bracket commas bare; do
+		fixture dftracer "$T/$shape.pfw" --shape "$shape" >"$T/$shape.facts"
+	done
+	fixture dftracer "$T/v1.pfw" --v1 >"$T/v1.facts"
+	for f in bracket commas bare v1; do
+		merged -o "$T/$f.json" "$T/$f.pfw"
+		strict "$T/$f.json"
+		run "$PY" -c '
+import json, sys
+d, facts = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+ev = d["traceEvents"]
+x = [e for e in ev if e["ph"] == "X"]
+assert len(x) == facts["x"], len(x)
+reads = {}
+for e in x:
+    if e["name"] == "read":
+        reads[e["args"]["fname"]] = reads.get(e["args"]["fname"], 0) + e["args"]["ret"]
+assert reads == facts["reads"], reads
+fwd = next(e for e in x if e["name"] == "forward")
+assert round(fwd["ts"] * 1000) + d["baseTimeNanoseconds"] == facts["forward_us"] * 1000
+cm = next(e for e in ev if e["name"] == "epoch.start")
+assert cm["ph"] == "i" and round(cm["ts"] * 1000) + d["baseTimeNanoseconds"] == facts["cm_us"] * 1000
+names = [e["args"]["name"] for e in ev if e["name"] == "process_name"]
+assert names == ["rank 3 \u00b7 train.py [4242] @node07"], names
+' "$T/$f.json" "$T/$f.facts"
+		echo "$f: $output"
+		[ "$status" = 0 ]
+	done
+}
+
+@test "merge: ranks and hosts never collide: equal pids of two hosts are two processes" {
+	fixture dftracer "$T/a.pfw" --host node01 --rank 0 --pid 4242 >/dev/null
+	fixture dftracer "$T/b.pfw" --host node02 --rank 1 --pid 4242 >/dev/null
+	fixture dftracer "$T/c.pfw" --host node01 --rank 2 --pid 5151 >/dev/null
+	merged -o "$T/view.json" "$T/a.pfw" "$T/b.pfw" "$T/c.pfw"
+	strict "$T/view.json"
+	run cpy names "$T/view.json"
+	echo "$output"
+	[ "$(grep -c '^process_name' <<<"$output")" = 3 ]
+	grep -q "^process_name 4242 0 rank 0 · train.py \[4242\] @node01$" <<<"$output"
+	grep -q "^process_name 5151 0 rank 2 · train.py \[5151\] @node01$" <<<"$output"
+	# the second host's 4242 got an id of its own, named after the original
+	other=$(sed -n 's/^process_name \([0-9]*\) 0 rank 1 · train.py \[4242\] @node02$/\1/p' <<<"$output")
+	[ -n "$other" ] && [ "$other" != 4242 ]
+	# each keeps its own events
+	for p in 4242 5151 "$other"; do
+		n=$(cpy events "$T/view.json" --pid "$p" --name read | wc -l)
+		expect_eq "reads of pid $p" "$n" 2
+	done
+}
+
+@test "merge: Kineto traces land on the trace's clock, by baseTimeNanoseconds or absolute times; the rank comes from distributedInfo or the file name" {
+	traced -- "$WL/io" basic "$D"
+	mv "$TRACE" "$T/trace-1-of-2.pfw.gz"
+	pid=$(awk -F'\t' '$1=="io" {print $3; exit}' "$TRUTH")
+	start_us=$(zcat "$T/trace-1-of-2.pfw.gz" | sed -n 's/.*"name":"open".*"ts":\([0-9]*\),.*/\1/p' | head -1)
+	[ -n "$start_us" ]
+	for kind in base absolute; do
+		opt=(); [ "$kind" = base ] && opt=(--base)
+		fixture kineto "$T/k-$kind.json" --pid "$pid" --rank 1 --start-us "$start_us" "${opt[@]}" >"$T/k.facts"
+		merged -o "$T/view-$kind.json" "$T/trace-1-of-2.pfw.gz" "$T/k-$kind.json"
+		strict "$T/view-$kind.json"
+		run "$PY" -c '
+import json, sys
+d, facts = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+mm = [e for e in d["traceEvents"] if e["name"] == "aten::mm"]
+assert len(mm) == 1, mm
+assert round(mm[0]["ts"] * 1000) + d["baseTimeNanoseconds"] == facts["mm_ns"], (mm, facts)
+assert mm[0]["pid"] == int(sys.argv[3])
+names = [e["args"]["name"] for e in d["traceEvents"] if e["name"] == "process_name"]
+assert "rank 1 \u00b7 io [%s] @%s" % (sys.argv[3], sys.argv[4]) in names, names
+' "$T/view-$kind.json" "$T/k.facts" "$pid" "$(hostname)"
+		echo "$kind: $output"
+		[ "$status" = 0 ]
+	done
+}
+
+@test "merge: a tracer started as one rank says so in its start event" {
+	RANK=5 WORLD_SIZE=8 traced -- "$WL/io" basic "$D"
+	merged -o "$T/view.json" "$TRACE"
+	pid=$(awk -F'\t' '$1=="io" {print $3; exit}' "$TRUTH")
+	cpy names "$T/view.json" | grep -q "^process_name $pid 0 rank 5 · io \[$pid\] @"
+}
+
+# bad INPUT-SETUP WANT: the merge fails with one line naming the file
+# (and line), and a file already at the output path is left as it was.
+bad_input() {
+	echo keep >"$T/view.json"
+	run "$DFT" merge -q -o "$T/view.json" "$@"
+	[ "$status" != 0 ]
+	printf '%s\n' "$output" >"$T/err"
+	cat "$T/err"
+	[ "$(wc -l <"$T/err")" = 1 ]
+	grep -qE '^dftrace-bpf merge: [^A-Z]' "$T/err"
+	[ "$(cat "$T/view.json")" = keep ]
+}
+
+@test "merge: bad input is one line naming the file and line, and nothing is written" {
+	traced -- "$WL/io" basic "$D"
+	head -c 2000 "$TRACE" >"$T/cut.pfw.gz"
+	bad_input "$T/cut.pfw.gz"
+	grep -qE "^dftrace-bpf merge: '$T/cut.pfw.gz':[0-9]+: gzip stream cut short" "$T/err"
+
+	zcat "$TRACE" | sed '7s/.*/{"name":"open","ph":"X",/' >"$T/badline.pfw"
+	bad_input "$T/badline.pfw"
+	grep -qE "^dftrace-bpf merge: '$T/badline.pfw':7: " "$T/err"
+
+	head -c 4096 "$WL/io" >"$T/binary.pfw"
+	bad_input "$T/binary.pfw"
+	grep -q "^dftrace-bpf merge: '$T/binary.pfw':1: neither a .pfw trace nor a Chrome trace" "$T/err"
+
+	echo '{"displayTimeUnit":"ns"}' >"$T/object.json"
+	bad_input "$T/object.json"
+	grep -q "^dftrace-bpf merge: '$T/object.json':1: " "$T/err"
+
+	bad_input "$T/missing.pfw"
+	grep -q "^dftrace-bpf merge: cannot open '$T/missing.pfw': No such file" "$T/err"
+}
+
+@test "merge: torch's relative times and a trace without anchors cannot be aligned: one line naming both" {
+	traced -- "$WL/io" basic "$D"
+	# torch without Kineto: a bare list, pid "CPU functions", µs from its start
+	echo '[{"name":"aten::mm","ph":"X","ts":100,"dur":5,"tid":1,"pid":"CPU functions","args":{}}]' \
+		>"$T/torch.json"
+	bad_input "$T/torch.json" "$TRACE"
+	grep -q "cannot align '$T/torch.json' with '$TRACE'" "$T/err"
+}
+
+@test "merge: usage errors" {
+	run "$DFT" merge
+	[ "$status" = 64 ]
+	run "$DFT" merge -o "$T/x.json"
+	[ "$status" = 64 ]
+	[[ "$output" == *"nothing to merge"* ]]
+	run "$DFT" merge "$TRACE"
+	[ "$status" = 64 ]
+	[[ "$output" == *"no output"* ]]
+}

@@ -1,0 +1,570 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "analyze/sources.h"
+#include "lib/vec.h"
+
+#define NS_PER_US 1000
+/* A raw ts past this (ns) is since the epoch (after 2001): Kineto before
+ * 2024-04 wrote absolute µs; later ones, and torch without Kineto, write
+ * µs from a base of their own. */
+#define EPOCH_NS_MIN 1000000000000000000LL
+#define ANCHOR_CAT "dftrace.profiler"
+#define TORCH_ANCHOR_PREFIX "dftrace::anchor#"
+/* The paired process's own ids stay; a clash gets an id above pid_max. */
+#define FIRST_SPARE_ID (1u << 22)
+
+int rank_from_name(const char *path, int *world)
+{
+	const char *base = strrchr(path, '/'), *p;
+	int r, w, used;
+
+	base = base ? base + 1 : path;
+	for (p = base; (p = strstr(p, "-")); p++) {
+		if (sscanf(p, "-%d-of-%d%n", &r, &w, &used) == 2 && r >= 0 && w > r) {
+			if (world)
+				*world = w;
+			return r;
+		}
+	}
+	return -1;
+}
+
+static char *unescaped(struct span s)
+{
+	char *out = malloc(s.len + 1);
+
+	if (out)
+		js_unescape(s, out, s.len + 1);
+	return out;
+}
+
+static bool arg_string(const struct rec *e, const char *key, struct span *out)
+{
+	struct span v;
+
+	return e->args.len && js_get(e->args, key, &v) && js_string(v, out);
+}
+
+static bool arg_int(const struct rec *e, const char *key, int64_t *out)
+{
+	struct span v;
+
+	return e->args.len && js_get(e->args, key, &v) && js_int(v, out);
+}
+
+/* An X event's start and end, to the ns where the file says them. */
+static void event_span(const struct rec *e, int64_t *start, int64_t *end)
+{
+	int64_t ts_ns = 0, dur_ns = e->dur_ns;
+
+	arg_int(e, "ts_ns", &ts_ns);
+	arg_int(e, "dur_ns", &dur_ns);
+	*start = e->ts_ns + ts_ns;
+	*end = *start + dur_ns;
+}
+
+static void add_anchor(struct source *s, int64_t n, int64_t start, int64_t end,
+		       uint32_t pid)
+{
+	struct anchor a = { n, start, end, pid };
+
+	(void)VEC_PUSH(s->anchors, s->nanchors, s->capanchors, a);
+}
+
+/* dftrace.profiler's record of a torch trace: path0, path1... (an arg
+ * holds 127 bytes, a path may not fit one). */
+static void add_torch_path(struct source *s, const struct rec *e)
+{
+	char key[16], buf[PATH_MAX] = "", part[256];
+	struct span v;
+	size_t len = 0;
+
+	for (int i = 0; i < 64; i++) {
+		snprintf(key, sizeof(key), "path%d", i);
+		if (!arg_string(e, key, &v))
+			break;
+		js_unescape(v, part, sizeof(part));
+		len += snprintf(buf + len, sizeof(buf) - len, "%s", part);
+		if (len >= sizeof(buf))
+			return;
+	}
+	if (len) {
+		struct torch_path t = { strdup(buf), e->pid };
+
+		if (t.path && VEC_PUSH(s->torch_paths, s->ntorch, s->captorch, t))
+			free(t.path);
+	}
+}
+
+/* rank in args (dftrace.profiler's marks), or DFTracer's PR line
+ * {"name":"PR","args":{"name":"rank","value":"3"}}. */
+static void note_rank(struct source *s, const struct rec *e)
+{
+	struct span v;
+	int64_t rank;
+
+	if (!e->pid_num || e->pid <= 0 || e->pid > UINT32_MAX)
+		return;
+	if (SPAN_IS(e->name, "PR")) {
+		char digits[24];
+
+		if (!arg_string(e, "name", &v) || !SPAN_IS(v, "rank") ||
+		    !js_get(e->args, "value", &v))
+			return;
+		if (js_string(v, &v)) {
+			js_unescape(v, digits, sizeof(digits));
+			v = (struct span){ digits, strlen(digits) };
+		}
+		if (!js_int(v, &rank))
+			return;
+	} else if (!arg_int(e, "rank", &rank)) {
+		return;
+	}
+	if (rank >= 0 && rank <= INT32_MAX)
+		hmap_put(&s->ranks, e->pid, rank);
+}
+
+int sources_rank(const struct source *s, uint32_t pid)
+{
+	uint64_t rank;
+
+	return hmap_get(&s->ranks, pid, &rank) ? (int)rank : s->rank;
+}
+
+static void note_time(struct source *s, int64_t ts)
+{
+	if (!s->events || ts < s->min_ts)
+		s->min_ts = ts;
+	if (!s->events || ts > s->max_ts)
+		s->max_ts = ts;
+	s->events++;
+}
+
+/* The value of a CM line: µs as a string (or a number). */
+bool sources_mark_us(const struct rec *e, int64_t *us)
+{
+	struct span v;
+
+	if (!e->args.len || !js_get(e->args, "value", &v))
+		return false;
+	js_string(v, &v);
+	return js_int(v, us);
+}
+
+static void note_mark(struct source *s, const struct rec *e)
+{
+	int64_t us;
+
+	if (sources_mark_us(e, &us) && us >= 0 && us < INT64_MAX / NS_PER_US)
+		note_time(s, us * NS_PER_US);
+}
+
+static void scan_metadata(struct source *s, const struct rec *e)
+{
+	struct span v;
+
+	if (SPAN_IS(e->name, "CM")) /* a mark: its time is its value, in µs */
+		note_mark(s, e);
+	else if (SPAN_IS(e->name, "PR"))
+		note_rank(s, e);
+	else if (SPAN_IS(e->name, "HH") && !s->host[0] && arg_string(e, "name", &v))
+		js_unescape(v, s->host, sizeof(s->host));
+	else if (SPAN_IS(e->name, "process_name") && e->pid_num &&
+		 arg_string(e, "name", &v)) {
+		char *old = hmap_get_ptr(&s->comm, e->pid), *name = unescaped(v);
+
+		if (name && !hmap_put_ptr(&s->comm, e->pid, name))
+			free(old);
+		else
+			free(name);
+	}
+}
+
+static void scan_dftrace(struct source *s, const struct rec *e)
+{
+	int64_t start, end, v;
+
+	if (e->ph == 'M') {
+		scan_metadata(s, e);
+		return;
+	}
+	if (e->ph != 'X')
+		return;
+	if (SPAN_IS(e->cat, "dftracer") && SPAN_IS(e->name, "start") && !s->root_pid) {
+		s->root_pid = e->pid;
+		if (arg_int(e, "rank", &v))
+			s->rank = v;
+		if (arg_int(e, "world_size", &v))
+			s->world = v;
+	}
+	if (!SPAN_IS(e->cat, ANCHOR_CAT))
+		return;
+	event_span(e, &start, &end);
+	note_rank(s, e);
+	if (SPAN_IS(e->name, "anchor") && arg_int(e, "count", &v))
+		add_anchor(s, v, start, end, e->pid);
+	else if (SPAN_IS(e->name, "torch_trace"))
+		add_torch_path(s, e);
+}
+
+static void scan_torch(struct source *s, const struct rec *e)
+{
+	size_t n = sizeof(TORCH_ANCHOR_PREFIX) - 1;
+	char digits[24];
+
+	if (!e->pid_num && e->pid_text.len)
+		s->torch_legacy = true;
+	if (e->ph == 'M')
+		scan_metadata(s, e); /* Kineto's process names */
+	if (e->ph != 'X' || e->name.len <= n ||
+	    memcmp(e->name.p, TORCH_ANCHOR_PREFIX, n) || e->name.len - n >= sizeof(digits))
+		return;
+	memcpy(digits, e->name.p + n, e->name.len - n);
+	digits[e->name.len - n] = 0;
+	add_anchor(s, atoll(digits), e->ts_ns, e->ts_ns + e->dur_ns, 0);
+}
+
+static void note_event(struct source *s, const struct rec *e)
+{
+	if (e->has_ts && e->ph != 'M')
+		note_time(s, e->ts_ns);
+	if (e->pid_num && e->pid > 0 && e->pid <= UINT32_MAX)
+		hmap_add(&s->pids, e->pid, 0);
+}
+
+static int scan_one(struct source *s, char *err, size_t errlen)
+{
+	struct reader *r;
+	struct rec e;
+	bool first = true;
+	int rc = reader_open(&r, s->path, READER_SKIM, err, errlen);
+
+	if (rc)
+		return rc;
+	s->kind = reader_meta(r)->container ? SRC_TORCH : SRC_DFTRACE;
+	s->has_base = reader_meta(r)->has_base;
+	s->base_ns = reader_meta(r)->base_ns;
+	if (reader_meta(r)->distributed_info) {
+		struct span di = { reader_meta(r)->distributed_info,
+				   strlen(reader_meta(r)->distributed_info) }, v;
+		int64_t x;
+
+		if (js_get(di, "rank", &v) && js_int(v, &x))
+			s->rank = x;
+		if (js_get(di, "world_size", &v) && js_int(v, &x))
+			s->world = x;
+	}
+	while ((rc = reader_next(r, &e, err, errlen)) > 0) {
+		/* torch without Kineto writes a bare array, pid "CPU functions" */
+		if (first && !e.pid_num && e.pid_text.len)
+			s->kind = SRC_TORCH;
+		first = false;
+		note_event(s, &e);
+		if (s->kind == SRC_TORCH)
+			scan_torch(s, &e);
+		else
+			scan_dftrace(s, &e);
+	}
+	s->records = reader_events(r);
+	reader_close(r);
+	return rc;
+}
+
+int sources_scan(struct source_set *set, char *const *paths, int n, char *err,
+		 size_t errlen)
+{
+	for (int i = 0; i < n; i++) {
+		struct source *s, *grown = realloc(set->src, (set->n + 1) * sizeof(*grown));
+		int rc;
+
+		if (!grown)
+			return -ENOMEM;
+		set->src = grown;
+		s = &set->src[set->n++];
+		*s = (struct source){ .path = strdup(paths[i]), .rank = -1, .world = -1 };
+		if (!s->path)
+			return -ENOMEM;
+		rc = scan_one(s, err, errlen);
+		if (rc)
+			return rc;
+		if (s->rank < 0)
+			s->rank = rank_from_name(s->path, &s->world);
+	}
+	return 0;
+}
+
+static bool same_file(const char *a, const char *b)
+{
+	char ra[PATH_MAX], rb[PATH_MAX];
+
+	return realpath(a, ra) && realpath(b, rb) && !strcmp(ra, rb);
+}
+
+static bool given(const struct source_set *set, const char *path)
+{
+	for (uint32_t i = 0; i < set->n; i++)
+		if (same_file(set->src[i].path, path))
+			return true;
+	return false;
+}
+
+char **sources_discovered(const struct source_set *set)
+{
+	char **out = calloc(1, sizeof(*out));
+	size_t n = 0;
+
+	for (uint32_t i = 0; out && i < set->n; i++) {
+		for (uint32_t j = 0; j < set->src[i].ntorch; j++) {
+			const char *p = set->src[i].torch_paths[j].path;
+			char **grown;
+
+			if (given(set, p) || access(p, R_OK))
+				continue;
+			grown = realloc(out, (n + 2) * sizeof(*out));
+			if (!grown)
+				break;
+			out = grown;
+			out[n++] = strdup(p);
+			out[n] = NULL;
+		}
+	}
+	return out;
+}
+
+/* ---- pairing and clocks ---- */
+
+static struct source *recorded_by(struct source_set *set, struct source *t)
+{
+	for (uint32_t i = 0; i < set->n; i++) {
+		for (uint32_t j = 0; j < set->src[i].ntorch; j++) {
+			const struct torch_path *p = &set->src[i].torch_paths[j];
+
+			if (same_file(p->path, t->path)) {
+				t->paired_pid = p->pid;
+				return &set->src[i];
+			}
+		}
+	}
+	return NULL;
+}
+
+/* A dftrace process that says it is rank r: 1 if exactly one, with it. */
+static int process_of_rank(struct source_set *set, int r, struct source **src,
+			   uint32_t *pid)
+{
+	int found = 0;
+
+	for (uint32_t i = 0; i < set->n; i++) {
+		uint64_t p, rank;
+		size_t it = 0;
+
+		while (set->src[i].kind == SRC_DFTRACE &&
+		       hmap_next(&set->src[i].ranks, &it, &p, &rank)) {
+			if ((int)rank == r && found++ == 0) {
+				*src = &set->src[i];
+				*pid = p;
+			}
+		}
+	}
+	return found;
+}
+
+/* The trace a torch trace's ops belong to: the one that recorded it, the
+ * one process that says it has its rank, the only trace of its rank, or
+ * the only trace. */
+static struct source *pair_of(struct source_set *set, struct source *t)
+{
+	struct source *found = recorded_by(set, t), *only = NULL;
+	int ndftrace = 0, nrank = 0;
+	uint32_t pid;
+
+	if (found)
+		return found;
+	if (t->rank >= 0 && process_of_rank(set, t->rank, &found, &pid) == 1) {
+		t->paired_pid = pid;
+		return found;
+	}
+	for (uint32_t i = 0; i < set->n; i++) {
+		struct source *s = &set->src[i];
+
+		if (s->kind != SRC_DFTRACE)
+			continue;
+		ndftrace++;
+		if (t->rank >= 0 && s->rank == t->rank) {
+			nrank++;
+			found = s;
+		}
+		only = s;
+	}
+	if (nrank == 1)
+		return found;
+	return ndftrace == 1 ? only : NULL;
+}
+
+/* Each anchor bounds the offset: the torch side's span lies inside ours
+ * (give or take its µs). The intersection over all is kept; its middle is
+ * the offset, its half-width the error. */
+static int align_by_anchors(struct source *t, const struct source *d, char *err,
+			    size_t errlen)
+{
+	int64_t lo = INT64_MIN, hi = INT64_MAX;
+	uint32_t used = 0;
+
+	for (uint32_t i = 0; i < t->nanchors; i++) {
+		for (uint32_t j = 0; j < d->nanchors; j++) {
+			const struct anchor *a = &t->anchors[i], *b = &d->anchors[j];
+
+			if (a->n != b->n || (t->paired_pid && b->pid != t->paired_pid))
+				continue;
+			if (b->start - a->start - TORCH_RESOLUTION_NS > lo)
+				lo = b->start - a->start - TORCH_RESOLUTION_NS;
+			if (b->end - a->end + TORCH_RESOLUTION_NS < hi)
+				hi = b->end - a->end + TORCH_RESOLUTION_NS;
+			used++;
+		}
+	}
+	if (!used) {
+		snprintf(err, errlen, "cannot align '%s' with '%s': its times are "
+			 "relative and neither has a dftrace.profiler anchor the "
+			 "other has (record it with dftrace.profiler)", t->path, d->path);
+		return -EINVAL;
+	}
+	if (lo > hi) {
+		snprintf(err, errlen, "cannot align '%s' with '%s': their %u anchors "
+			 "disagree by %lld ns", t->path, d->path, used,
+			 (long long)(lo - hi));
+		return -EINVAL;
+	}
+	t->offset_ns = lo + (hi - lo) / 2;
+	t->align_err_ns = (hi - lo) / 2;
+	t->nanchors_used = used;
+	return 0;
+}
+
+/* Kineto's own clock (a base, or absolute times) needs no partner; torch
+ * without Kineto counts from its own start and needs the anchors of the
+ * trace that ran it. */
+static int align_torch(struct source_set *set, struct source *t, char *err,
+		       size_t errlen)
+{
+	bool own_clock = t->has_base || (t->events && t->min_ts >= EPOCH_NS_MIN);
+
+	t->paired = pair_of(set, t);
+	if (t->paired && t->paired->nanchors && t->nanchors)
+		return align_by_anchors(t, t->paired, err, errlen);
+	if (own_clock) {
+		t->offset_ns = t->has_base ? t->base_ns : 0;
+		return 0;
+	}
+	if (!t->events)
+		return 0;
+	if (!t->paired) {
+		snprintf(err, errlen, "cannot align '%s': its times count from its own "
+			 "start and no trace of its rank recorded anchors for it (record "
+			 "both with dftrace.profiler, or name the files "
+			 "trace-<rank>-of-<N>)", t->path);
+		return -EINVAL;
+	}
+	return align_by_anchors(t, t->paired, err, errlen);
+}
+
+/* ---- ids ---- */
+
+static uint32_t group_of(struct source_set *set, uint32_t upto, const char *host)
+{
+	for (uint32_t i = 0; i < upto; i++)
+		if (set->src[i].kind == SRC_DFTRACE && host[0] &&
+		    !strcmp(set->src[i].host, host))
+			return set->src[i].group;
+	return upto + 1;
+}
+
+uint32_t sources_id(struct source_set *set, const struct source *s, uint32_t id)
+{
+	uint32_t group = s->paired ? s->paired->group : s->group;
+	uint64_t v;
+
+	return hmap_get(&set->ids, (uint64_t)group << 32 | id, &v) ? (uint32_t)v : id;
+}
+
+/* The first group to show an id keeps it; later ones get spare ids. */
+static int assign_ids(struct source_set *set)
+{
+	struct hmap taken = { 0 };
+	int rc = 0;
+
+	for (uint32_t i = 0; i < set->n && !rc; i++) {
+		struct source *s = &set->src[i];
+		uint32_t group = s->paired ? s->paired->group : s->group;
+		uint64_t pid, unused, key;
+		size_t it = 0;
+
+		while (!rc && hmap_next(&s->pids, &it, &pid, &unused)) {
+			uint64_t owner;
+
+			key = (uint64_t)group << 32 | pid;
+			if (hmap_get(&set->ids, key, &owner))
+				continue;
+			if (!hmap_get(&taken, pid, &owner) || owner == group) {
+				rc = hmap_put(&taken, pid, group);
+				rc = rc ? rc : hmap_put(&set->ids, key, pid);
+			} else {
+				rc = hmap_put(&set->ids, key, set->next_id++);
+			}
+		}
+	}
+	hmap_free(&taken);
+	return rc;
+}
+
+int sources_decide(struct source_set *set, char *err, size_t errlen)
+{
+	int64_t base = INT64_MAX;
+	int rc;
+
+	/* torch traces name no host: each its own group, unless paired */
+	for (uint32_t i = 0; i < set->n; i++)
+		set->src[i].group = group_of(set, i, set->src[i].host);
+	for (uint32_t i = 0; i < set->n; i++) {
+		struct source *s = &set->src[i];
+
+		if (s->kind == SRC_TORCH && (rc = align_torch(set, s, err, errlen)))
+			return rc;
+		if (s->events && s->min_ts + s->offset_ns < base)
+			base = s->min_ts + s->offset_ns;
+	}
+	set->base_ns = base == INT64_MAX ? 0 : base;
+	set->next_id = FIRST_SPARE_ID;
+	rc = assign_ids(set);
+	if (rc)
+		snprintf(err, errlen, "out of memory");
+	return rc;
+}
+
+void sources_free(struct source_set *set)
+{
+	for (uint32_t i = 0; i < set->n; i++) {
+		struct source *s = &set->src[i];
+		uint64_t k, v;
+		size_t it = 0;
+
+		while (hmap_next(&s->comm, &it, &k, &v))
+			free((void *)(uintptr_t)v);
+		hmap_free(&s->comm);
+		hmap_free(&s->pids);
+		for (uint32_t j = 0; j < s->ntorch; j++)
+			free(s->torch_paths[j].path);
+		hmap_free(&s->ranks);
+		free(s->torch_paths);
+		free(s->anchors);
+		free(s->path);
+	}
+	free(set->src);
+	hmap_free(&set->ids);
+	*set = (struct source_set){ 0 };
+}

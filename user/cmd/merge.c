@@ -1,0 +1,437 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * dftrace-bpf merge: traces of several ranks, hosts and tools on one
+ * timeline, as one Chrome Trace Event file. read (each input, once to
+ * learn what it is and once to convert it) -> analyze (pairing, clocks,
+ * ids) -> render (Chrome JSON), streamed through a reorder window.
+ */
+#include <argp.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "analyze/sources.h"
+#include "cmd/cmd.h"
+#include "lib/heap.h"
+#include "lib/invoker.h"
+#include "lib/vec.h"
+#include "render/chrome.h"
+#include "write/output.h"
+
+/* Events held back to put the output in time order; a region written
+ * when it ends, longer ago than this many events, comes out late. */
+#define WINDOW 8192
+#define PROGRESS_NS 500000000ll
+
+struct merge_opts {
+	const char *output;
+	char **inputs;
+	uint32_t ninputs, capinputs;
+	bool quiet;
+};
+
+static const char merge_doc[] =
+"Merge traces of several ranks, hosts and tools onto one timeline, as one\n"
+"Chrome Trace Event file (strict JSON) that Perfetto, Chromium's DevTools\n"
+"and speedscope open. Inputs: dftrace-bpf traces (.pfw, .pfw.gz, -D\n"
+"directories), DFTracer's own, and torch.profiler traces (export_chrome_trace\n"
+"files, tensorboard's *.pt.trace.json[.gz]). A trace that recorded its\n"
+"torch.profiler trace (dftrace.profiler) brings it in by itself.\n"
+"\n"
+"EXAMPLES:\n"
+"    dftrace-bpf merge -o view.json t.pfw.gz       # any trace, viewer-ready\n"
+"    dftrace-bpf merge -o all.json.gz traces/       # every process of a -D run\n"
+"    dftrace-bpf merge --file-list torch-trace-0-of-2.json trace-0-of-2.pfw.gz\n"
+"        --output combined-0.json                   # the seed's spelling\n";
+
+static const struct argp_option merge_options[] = {
+	{ "output", 'o', "OUT", 0, "The merged file; *.gz is gzipped", 0 },
+	{ "file-list", 'f', NULL, 0, "The inputs follow (as merge_trace spells it)", 0 },
+	{ "quiet", 'q', NULL, 0, "No progress, no summary", 0 },
+	{},
+};
+
+static int add_input(struct merge_opts *o, const char *path)
+{
+	char *p = strdup(path);
+
+	if (!p || VEC_PUSH(o->inputs, o->ninputs, o->capinputs, p)) {
+		free(p);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static bool trace_name(const char *n)
+{
+	size_t len = strlen(n);
+
+	return n[0] != '.' && ((len > 4 && !strcmp(n + len - 4, ".pfw")) ||
+			       (len > 7 && !strcmp(n + len - 7, ".pfw.gz")));
+}
+
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+/* A -D directory: its traces, in name order. */
+static int add_dir(struct merge_opts *o, const char *dir, struct argp_state *state)
+{
+	struct dirent **list;
+	int n = scandir(dir, &list, NULL, by_name), rc = 0;
+	char path[4096];
+
+	if (n < 0)
+		argp_failure(state, 1, 0, "cannot read directory '%s': %s", dir,
+			     strerror(errno));
+	for (int i = 0; i < n; i++) {
+		if (!rc && trace_name(list[i]->d_name)) {
+			snprintf(path, sizeof(path), "%s/%s", dir, list[i]->d_name);
+			rc = add_input(o, path);
+		}
+		free(list[i]);
+	}
+	free(list);
+	return rc;
+}
+
+static error_t parse_merge(int key, char *arg, struct argp_state *state)
+{
+	struct merge_opts *o = state->input;
+	struct stat st;
+
+	switch (key) {
+	case 'o':
+		o->output = arg;
+		break;
+	case 'f':
+		break;
+	case 'q':
+		o->quiet = true;
+		break;
+	case ARGP_KEY_ARG:
+		if (!stat(arg, &st) && S_ISDIR(st.st_mode))
+			return add_dir(o, arg, state) ? ENOMEM : 0;
+		return add_input(o, arg) ? ENOMEM : 0;
+	case ARGP_KEY_END:
+		if (!o->output)
+			argp_error(state, "no output: give -o OUT");
+		if (!o->ninputs)
+			argp_error(state, "nothing to merge: give the traces");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* ---- the pass that writes ---- */
+
+struct pending {
+	size_t len;
+	char text[];
+};
+
+struct merge {
+	struct source_set set;
+	struct output *out;
+	struct heap window;	/* rendered events, by time */
+	uint64_t read, total;	/* events converted, of all */
+	bool first, progress;
+	uint64_t next_progress;
+	char err[512];
+};
+
+static int write_text(struct merge *m, const char *text, size_t len)
+{
+	int rc = 0;
+
+	if (!m->first)
+		rc = output_write(m->out, ",\n", 2);
+	m->first = false;
+	return rc ? rc : output_write(m->out, text, len);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000000000ull + t.tv_nsec;
+}
+
+static void show_progress(struct merge *m, bool done)
+{
+	uint64_t now;
+
+	if (!m->progress || (!done && (now = mono_ns()) < m->next_progress))
+		return;
+	if (!done)
+		m->next_progress = now + PROGRESS_NS;
+	fprintf(stderr, "\r\033[Kdftrace-bpf merge: %llu of %llu events (%.0f%%)%s",
+		(unsigned long long)m->read, (unsigned long long)m->total,
+		m->total ? 100.0 * m->read / m->total : 100.0, done ? "\n" : "");
+}
+
+static int emit(struct merge *m, struct heap_item *it)
+{
+	struct pending *p = it->val;
+	int rc = write_text(m, p->text, p->len);
+
+	free(p);
+	return rc;
+}
+
+static int emit_oldest(struct merge *m)
+{
+	struct heap_item it;
+
+	return heap_pop(&m->window, &it) ? emit(m, &it) : 0;
+}
+
+/* Into the window; once it is full, the oldest event goes out. */
+static int hold(struct merge *m, const struct jbuf *b, int64_t ts)
+{
+	struct pending *p = malloc(sizeof(*p) + b->len);
+	struct heap_item it;
+
+	if (!p)
+		return -ENOMEM;
+	p->len = b->len;
+	memcpy(p->text, b->p, b->len);
+	if (m->window.n < WINDOW) {
+		if (heap_push(&m->window, ts, p)) {
+			free(p);
+			return -ENOMEM;
+		}
+		return 0;
+	}
+	heap_pushpop(&m->window, ts, p, &it);
+	return emit(m, &it);
+}
+
+/* One input being converted, and the time it has reached. */
+struct stream {
+	struct reader *r;
+	struct chrome_conv conv;
+	int64_t at;
+};
+
+static int open_streams(struct merge *m, struct stream *st, struct heap *order)
+{
+	int rc = 0;
+
+	for (uint32_t i = 0; i < m->set.n && !rc; i++) {
+		struct source *s = &m->set.src[i];
+
+		chrome_conv_init(&st[i].conv, &m->set, s);
+		rc = reader_open(&st[i].r, s->path, 0, m->err, sizeof(m->err));
+		if (!rc)
+			rc = heap_push(order, s->min_ts + s->offset_ns, &st[i]);
+	}
+	return rc;
+}
+
+/* The first read skimmed: it must have seen every event this one did. */
+static int same_events(struct merge *m, const struct stream *s)
+{
+	uint64_t n = reader_events(s->r);
+
+	if (n == s->conv.src->records)
+		return 0;
+	snprintf(m->err, sizeof(m->err), "'%s': %llu events, but %llu on a first "
+		 "look: more than one event on a line?", s->conv.src->path,
+		 (unsigned long long)n, (unsigned long long)s->conv.src->records);
+	return -EINVAL;
+}
+
+/* The input that is furthest behind goes next, so the window sees all
+ * inputs advance together. */
+static int convert_all(struct merge *m, struct stream *st)
+{
+	struct heap order = { 0 };
+	struct heap_item it;
+	struct jbuf line;
+	int rc = jb_init(&line, 4096);
+
+	if (!rc)
+		rc = open_streams(m, st, &order);
+	while (!rc && heap_pop(&order, &it)) {
+		struct stream *s = it.val;
+		struct rec e;
+		int64_t ts;
+
+		int got = reader_next(s->r, &e, m->err, sizeof(m->err));
+
+		if (got == 0)
+			rc = same_events(m, s);
+		if (got <= 0) { /* done with it, or failed */
+			rc = rc ? rc : got;
+			continue;
+		}
+		m->read++;
+		show_progress(m, false);
+		jb_reset(&line);
+		if (chrome_event(&s->conv, &e, &line, &ts)) {
+			s->at = ts;
+			rc = line.err ? line.err : hold(m, &line, ts);
+		}
+		rc = rc ? rc : heap_push(&order, s->at, s);
+	}
+	heap_free(&order);
+	jb_free(&line);
+	return rc;
+}
+
+static int write_names(struct merge *m, struct stream *st)
+{
+	struct jbuf names;
+	int rc = jb_init(&names, 4096);
+
+	if (!rc)
+		chrome_process_names(&m->set, &names);
+	for (uint32_t i = 0; !rc && i < m->set.n; i++) {
+		if (!st[i].conv.names.len)
+			continue;
+		if (names.len)
+			JB_LIT(&names, ",\n");
+		jb_mem(&names, st[i].conv.names.p, st[i].conv.names.len);
+	}
+	rc = rc ? rc : names.err;
+	if (!rc && names.len)
+		rc = write_text(m, names.p, names.len);
+	jb_free(&names);
+	return rc;
+}
+
+static int write_tail(struct merge *m)
+{
+	char tail[256];
+	int n = snprintf(tail, sizeof(tail),
+			 "\n],\n\"displayTimeUnit\":\"ns\",\n\"baseTimeNanoseconds\":%lld,\n"
+			 "\"otherData\":{\"producer\":\"dftrace-bpf merge\"}}\n",
+			 (long long)m->set.base_ns);
+
+	return output_write(m->out, tail, n);
+}
+
+static int merge_run(struct merge *m)
+{
+	struct stream *st = calloc(m->set.n, sizeof(*st));
+	int rc = st ? 0 : -ENOMEM;
+
+	for (uint32_t i = 0; i < m->set.n; i++)
+		m->total += m->set.src[i].records;
+	m->first = true;
+	if (!rc)
+		rc = output_write(m->out, "{\"traceEvents\":[\n", 17);
+	if (!rc)
+		rc = convert_all(m, st);
+	while (!rc && m->window.n)
+		rc = emit_oldest(m);
+	if (!rc)
+		rc = write_names(m, st);
+	if (!rc)
+		rc = write_tail(m);
+	for (uint32_t i = 0; st && i < m->set.n; i++) {
+		reader_close(st[i].r);
+		chrome_conv_free(&st[i].conv);
+	}
+	free(st);
+	return rc;
+}
+
+/* ---- the command ---- */
+
+static int scan_inputs(struct merge *m, const struct merge_opts *o)
+{
+	char **more;
+	int rc = sources_scan(&m->set, o->inputs, o->ninputs, m->err, sizeof(m->err));
+
+	if (rc)
+		return rc;
+	/* torch traces the traces recorded, when not given */
+	more = sources_discovered(&m->set);
+	if (!more)
+		return -ENOMEM;
+	for (int n = 0; more[n]; n++)
+		if (!rc)
+			rc = sources_scan(&m->set, &more[n], 1, m->err, sizeof(m->err));
+	for (int n = 0; more[n]; n++)
+		free(more[n]);
+	free(more);
+	return rc ? rc : sources_decide(&m->set, m->err, sizeof(m->err));
+}
+
+static int open_output(struct merge *m, const char *path, const struct invoker *who)
+{
+	size_t n = strlen(path);
+	struct output_opts o = { .path = path, .as = who,
+				 .gzip_level = n > 3 && !strcmp(path + n - 3, ".gz") ? 2 : -1 };
+
+	return output_open(&o, &m->out, m->err, sizeof(m->err));
+}
+
+static void report_alignment(const struct merge *m)
+{
+	for (uint32_t i = 0; i < m->set.n; i++) {
+		const struct source *s = &m->set.src[i];
+
+		if (s->nanchors_used)
+			fprintf(stderr, "dftrace-bpf merge: '%s' aligned to '%s' within "
+				"%.1f us (%u anchors)\n", s->path, s->paired->path,
+				s->align_err_ns / 1e3, s->nanchors_used);
+	}
+}
+
+int merge_main(int argc, char **argv)
+{
+	static const struct argp argp = { merge_options, parse_merge,
+					  "-o OUT INPUT...\n--file-list INPUT... --output OUT",
+					  merge_doc, NULL, NULL, NULL };
+	struct merge_opts o = { 0 };
+	struct merge m = { 0 };
+	struct invoker who;
+	int rc;
+
+	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &o);
+	rc = invoker_init(&who);
+	if (!rc)
+		rc = scan_inputs(&m, &o);
+	if (!rc)
+		rc = open_output(&m, o.output, &who);
+	m.progress = !o.quiet && isatty(STDERR_FILENO);
+	if (!rc)
+		rc = merge_run(&m);
+	if (!rc)
+		rc = output_commit(m.out, m.err, sizeof(m.err));
+	if (!rc) {
+		rc = output_close(m.out, m.err, sizeof(m.err));
+		m.out = NULL;
+	}
+	show_progress(&m, true);
+	if (rc) {
+		fprintf(stderr, "dftrace-bpf merge: %s\n", m.err[0] ? m.err : strerror(-rc));
+		output_abort(m.out);
+	} else if (!o.quiet) {
+		report_alignment(&m);
+	}
+	while (m.window.n) {
+		struct heap_item it;
+
+		heap_pop(&m.window, &it);
+		free(it.val);
+	}
+	heap_free(&m.window);
+	sources_free(&m.set);
+	invoker_free(&who);
+	for (uint32_t i = 0; i < o.ninputs; i++)
+		free(o.inputs[i]);
+	free(o.inputs);
+	return rc ? 1 : 0;
+}

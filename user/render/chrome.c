@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lib/hash.h"
+#include "lib/vec.h"
+#include "render/chrome.h"
+
+#define NS_PER_US 1000
+
+/* A torch thread's track in the output, and the ends of the slices open
+ * on it (torch writes them by start). */
+struct track {
+	uint32_t tid;
+	int64_t last_start;
+	int64_t *ends;
+	uint32_t n, cap;
+};
+
+void chrome_conv_init(struct chrome_conv *c, struct source_set *set,
+		      struct source *src)
+{
+	*c = (struct chrome_conv){ .set = set, .src = src };
+	jb_init(&c->names, 1024);
+	jb_init(&c->args, 1024);
+}
+
+void chrome_conv_free(struct chrome_conv *c)
+{
+	uint64_t k, v;
+	size_t it = 0;
+
+	while (hmap_next(&c->fh, &it, &k, &v))
+		free((void *)(uintptr_t)v);
+	hmap_free(&c->fh);
+	it = 0;
+	while (hmap_next(&c->tracks, &it, &k, &v)) {
+		struct track *t = (void *)(uintptr_t)v;
+
+		free(t->ends);
+		free(t);
+	}
+	hmap_free(&c->tracks);
+	jb_free(&c->names);
+	jb_free(&c->args);
+}
+
+/* The text of a hash token: a string's contents, or a number as is. */
+static struct span token(struct span v)
+{
+	struct span s;
+
+	return js_string(v, &s) ? s : v;
+}
+
+static uint64_t token_key(struct span v)
+{
+	struct span t = token(v);
+
+	return dft_hash64(t.p, t.len);
+}
+
+/* ts and dur, in µs with the ns as three decimals. */
+static void put_us(struct jbuf *b, int64_t ns)
+{
+	if (ns < 0)
+		ns = 0;
+	jb_u64(b, ns / NS_PER_US);
+	if (ns % NS_PER_US) {
+		char frac[4] = { '.', '0' + ns / 100 % 10, '0' + ns / 10 % 10,
+				 '0' + ns % 10 };
+
+		jb_mem(b, frac, 4);
+	}
+}
+
+static int64_t rel(const struct chrome_conv *c, int64_t raw_ns)
+{
+	return raw_ns + c->src->offset_ns - c->set->base_ns;
+}
+
+/* ,"pid":P,"tid":T */
+static void put_ids(struct jbuf *b, uint32_t pid, uint32_t tid)
+{
+	JB_LIT(b, ",\"pid\":");
+	jb_u64(b, pid);
+	JB_LIT(b, ",\"tid\":");
+	jb_u64(b, tid);
+}
+
+/* The args object with extra members (already JSON, no braces) first. */
+static void put_args(struct jbuf *b, struct span args, const char *extra,
+		     size_t extra_len)
+{
+	const char *p = args.p, *end = args.p + args.len;
+
+	JB_LIT(b, ",\"args\":{");
+	jb_mem(b, extra, extra_len);
+	p = js_ws(p, end);
+	if (p < end && *p == '{')
+		p = js_ws(p + 1, end);
+	while (end > p && (end[-1] == '}' || end[-1] == ' ' || end[-1] == '\n'))
+		end--;
+	if (extra_len && p < end)
+		jb_char(b, ',');
+	jb_mem(b, p, end - p);
+	jb_char(b, '}');
+}
+
+static void keep_fh(struct chrome_conv *c, const struct rec *e)
+{
+	struct span name, value;
+	char *path;
+
+	if (!js_get(e->args, "name", &name) || !js_get(e->args, "value", &value) ||
+	    !js_string(name, &name))
+		return;
+	path = strndup(name.p, name.len);
+	if (path && hmap_add(&c->fh, token_key(value), (uintptr_t)path) != 1)
+		free(path);
+}
+
+static void put_name_cat(struct jbuf *b, struct span name, struct span cat)
+{
+	JB_LIT(b, "{\"name\":\"");
+	jb_mem(b, name.p, name.len);
+	JB_LIT(b, "\",\"cat\":\"");
+	jb_mem(b, cat.p, cat.len);
+	jb_char(b, '"');
+}
+
+/* What a dftrace event's args become: paths instead of hashes; its ns
+ * taken out (ts and dur carry them); the host hash dropped (the process
+ * names say the host). One pass, into c->args. */
+struct x_args {
+	int64_t ts_ns, dur_ns;
+	bool fname[2];		/* args.fname / fname2 written */
+};
+
+static void put_member(struct jbuf *b, struct span k, const char *v, size_t vlen,
+		       bool quote)
+{
+	if (b->len > 1)
+		jb_char(b, ',');
+	jb_char(b, '"');
+	jb_mem(b, k.p, k.len);
+	JB_LIT(b, "\":");
+	if (quote)
+		jb_char(b, '"');
+	jb_mem(b, v, vlen);
+	if (quote)
+		jb_char(b, '"');
+}
+
+static void x_member(struct chrome_conv *c, struct x_args *x, struct span k,
+		     struct span v)
+{
+	static const struct span names[2] = { SPAN_LIT("fname"), SPAN_LIT("fname2") };
+	int which = SPAN_IS(k, "fhash") ? 0 : SPAN_IS(k, "fhash2") ? 1 :
+		    SPAN_IS(k, "fname") ? 2 : SPAN_IS(k, "fname2") ? 3 : -1;
+	const char *path;
+
+	if (SPAN_IS(k, "ts_ns")) {
+		js_int(v, &x->ts_ns);
+	} else if (SPAN_IS(k, "dur_ns")) {
+		js_int(v, &x->dur_ns);
+	} else if (SPAN_IS(k, "hhash")) {
+		return;
+	} else if (which >= 2) { /* -P: the path is there already */
+		if (!x->fname[which - 2])
+			put_member(&c->args, k, v.p, v.len, false);
+		x->fname[which - 2] = true;
+	} else if (which >= 0 && (x->fname[which] ||
+				  (path = hmap_get_ptr(&c->fh, token_key(v))))) {
+		if (!x->fname[which])
+			put_member(&c->args, names[which], path, strlen(path), true);
+		x->fname[which] = true;
+	} else {
+		put_member(&c->args, k, v.p, v.len, false);
+	}
+}
+
+/* A dftrace X event: its ns from args.ts_ns/dur_ns, its files named, its
+ * DFTracer id kept in args (an "id" means something else to viewers). */
+static void dftrace_x(struct chrome_conv *c, const struct rec *e,
+		      struct jbuf *b, int64_t *ts)
+{
+	struct x_args x = { .dur_ns = e->dur_ns };
+	const char *p = e->args.p, *end = e->args.p + e->args.len;
+	struct span k, v;
+
+	jb_reset(&c->args);
+	jb_char(&c->args, '{');
+	if (e->has_id) {
+		JB_LIT(&c->args, "\"event_id\":");
+		jb_i64(&c->args, e->id);
+	}
+	for (int i = 0; i < e->nargs; i++)
+		x_member(c, &x, e->arg_key[i], e->arg_val[i]);
+	p = js_ws(p, end);
+	if (e->nargs < 0 && p < end && *p == '{')
+		p++;
+	while (e->nargs < 0 && js_member(&p, end, &k, &v) == JS_OK)
+		x_member(c, &x, k, v);
+	jb_char(&c->args, '}');
+	*ts = rel(c, e->ts_ns + x.ts_ns);
+	put_name_cat(b, e->name, e->cat);
+	JB_LIT(b, ",\"ph\":\"X\"");
+	put_ids(b, sources_id(c->set, c->src, e->pid), sources_id(c->set, c->src, e->tid));
+	JB_LIT(b, ",\"ts\":");
+	put_us(b, *ts);
+	JB_LIT(b, ",\"dur\":");
+	put_us(b, x.dur_ns);
+	JB_LIT(b, ",\"args\":");
+	jb_mem(b, c->args.p, c->args.len);
+	jb_char(b, '}');
+}
+
+/* start and end, CM marks and losses: instant events. */
+static void instant(struct chrome_conv *c, const struct rec *e, struct jbuf *b,
+		    struct span name, int64_t ts, char scope)
+{
+	put_name_cat(b, name, SPAN_LIT("dftracer"));
+	JB_LIT(b, ",\"ph\":\"i\",\"s\":\"");
+	jb_char(b, scope);
+	jb_char(b, '"');
+	put_ids(b, sources_id(c->set, c->src, e->pid),
+		sources_id(c->set, c->src, e->tid_num ? e->tid : e->pid));
+	JB_LIT(b, ",\"ts\":");
+	put_us(b, ts);
+	put_args(b, e->args, NULL, 0);
+	jb_char(b, '}');
+}
+
+static bool dftrace_meta(struct chrome_conv *c, const struct rec *e,
+			 struct jbuf *b, int64_t *ts)
+{
+	struct span name;
+	int64_t us;
+
+	if (SPAN_IS(e->name, "FH")) {
+		keep_fh(c, e);
+		return false;
+	}
+	if (SPAN_IS(e->name, "CM") && js_get(e->args, "name", &name) &&
+	    js_string(name, &name) && sources_mark_us(e, &us)) {
+		*ts = rel(c, us * NS_PER_US);
+		instant(c, e, b, name, *ts, 't');
+		return true;
+	}
+	if (SPAN_IS(e->name, "lost_events")) {
+		*ts = rel(c, c->src->max_ts);
+		instant(c, e, b, e->name, *ts, 'p');
+		return true;
+	}
+	if (!SPAN_IS(e->name, "thread_name") || !e->pid_num || !e->tid_num)
+		return false; /* process names are the merge's; SH, HH: used */
+	*ts = 0;
+	JB_LIT(b, "{\"name\":\"thread_name\",\"ph\":\"M\"");
+	put_ids(b, sources_id(c->set, c->src, e->pid), sources_id(c->set, c->src, e->tid));
+	put_args(b, e->args, NULL, 0);
+	jb_char(b, '}');
+	return true;
+}
+
+static bool dftrace_event(struct chrome_conv *c, const struct rec *e,
+			  struct jbuf *b, int64_t *ts)
+{
+	if (e->ph == 'M')
+		return dftrace_meta(c, e, b, ts);
+	if (e->ph != 'X' || !e->pid_num || !e->tid_num || !e->has_ts)
+		return false;
+	if (SPAN_IS(e->cat, "dftracer")) {
+		*ts = rel(c, e->ts_ns);
+		instant(c, e, b, e->name, *ts, 'p');
+		return true;
+	}
+	dftrace_x(c, e, b, ts);
+	return true;
+}
+
+/* ---- torch.profiler ---- */
+
+/* Where the torch trace's ops go: its own pid (Kineto), or the process
+ * that ran the profiler (torch without Kineto names none). */
+static uint32_t torch_pid(const struct chrome_conv *c, const struct rec *e)
+{
+	const struct source *d = c->src->paired;
+
+	if (e->pid_num)
+		return sources_id(c->set, c->src, e->pid);
+	if (c->src->paired_pid)
+		return sources_id(c->set, d, c->src->paired_pid);
+	if (d && d->nanchors)
+		return sources_id(c->set, d, d->anchors[0].pid);
+	return d ? sources_id(c->set, d, d->root_pid) : 0;
+}
+
+/* torch's ops get tracks of their own beside the process's threads: two
+ * instrumentations' spans need not nest with each other. */
+static struct track *torch_track(struct chrome_conv *c, const struct rec *e,
+				 uint32_t pid)
+{
+	uint64_t key = e->tid_num ? (uint64_t)e->tid : dft_hash64(e->tid_text.p, e->tid_text.len);
+	struct track *t = hmap_get_ptr(&c->tracks, key);
+
+	if (t)
+		return t;
+	t = calloc(1, sizeof(*t));
+	if (!t || hmap_put_ptr(&c->tracks, key, t)) {
+		free(t);
+		return NULL;
+	}
+	t->tid = c->set->next_id++;
+	if (c->names.len)
+		JB_LIT(&c->names, ",\n");
+	JB_LIT(&c->names, "{\"name\":\"thread_name\",\"ph\":\"M\"");
+	put_ids(&c->names, pid, t->tid);
+	JB_LIT(&c->names, ",\"args\":{\"name\":\"torch ");
+	if (e->tid_num)
+		jb_i64(&c->names, e->tid);
+	else
+		jb_str(&c->names, e->tid_text.p, e->tid_text.len);
+	JB_LIT(&c->names, "\"}}");
+	return t;
+}
+
+/* torch rounds ts and dur to the µs each, so a slice can seem to end up
+ * to 1 µs after its parent, which Perfetto takes for a broken trace: such
+ * a slice is trimmed to its parent's end, within torch's resolution. */
+static int64_t nested_dur(struct track *t, int64_t start, int64_t dur)
+{
+	if (start < t->last_start)
+		t->n = 0; /* not by start after all: nothing to go by */
+	t->last_start = start;
+	while (t->n && t->ends[t->n - 1] <= start)
+		t->n--;
+	if (t->n && start + dur > t->ends[t->n - 1] &&
+	    start + dur - t->ends[t->n - 1] <= TORCH_RESOLUTION_NS)
+		dur = t->ends[t->n - 1] - start;
+	if (VEC_PUSH(t->ends, t->n, t->cap, start + dur))
+		t->n = 0;
+	return dur;
+}
+
+/* Every member as it is, but ids and times, which are the merge's. */
+static bool torch_event(struct chrome_conv *c, const struct rec *e,
+			struct jbuf *b, int64_t *ts)
+{
+	const char *p = e->raw.p + 1, *end = e->raw.p + e->raw.len;
+	uint32_t pid = torch_pid(c, e);
+	struct track *track;
+	struct span k, v;
+	bool first = true;
+
+	if (e->ph == 'M' || !e->has_ts)
+		return false; /* its own process and thread names */
+	track = torch_track(c, e, pid);
+	if (!track)
+		return false;
+	*ts = rel(c, e->ts_ns);
+	jb_char(b, '{');
+	while (js_member(&p, end, &k, &v) == JS_OK) {
+		if (SPAN_IS(k, "pid") || SPAN_IS(k, "tid") || SPAN_IS(k, "ts") ||
+		    SPAN_IS(k, "dur"))
+			continue;
+		if (!first)
+			jb_char(b, ',');
+		first = false;
+		jb_char(b, '"');
+		jb_mem(b, k.p, k.len);
+		JB_LIT(b, "\":");
+		jb_mem(b, v.p, v.len);
+	}
+	if (first)
+		JB_LIT(b, "\"name\":\"\"");
+	put_ids(b, pid, track->tid);
+	JB_LIT(b, ",\"ts\":");
+	put_us(b, *ts);
+	if (e->has_dur) {
+		JB_LIT(b, ",\"dur\":");
+		put_us(b, e->ph == 'X' ? nested_dur(track, e->ts_ns, e->dur_ns) : e->dur_ns);
+	}
+	jb_char(b, '}');
+	return true;
+}
+
+bool chrome_event(struct chrome_conv *c, const struct rec *e, struct jbuf *out,
+		  int64_t *ts_ns)
+{
+	return c->src->kind == SRC_TORCH ? torch_event(c, e, out, ts_ns) :
+					   dftrace_event(c, e, out, ts_ns);
+}
+
+/* ---- process names ---- */
+
+static void name_process(struct source_set *set, const struct source *s,
+			 uint32_t pid, const char *comm, struct jbuf *out)
+{
+	const struct source *host = s->paired ? s->paired : s;
+	char name[512];
+	int n = 0, rank = sources_rank(s, pid);
+
+	if (rank >= 0)
+		n += snprintf(name + n, sizeof(name) - n, "rank %d \xc2\xb7 ", rank);
+	n += snprintf(name + n, sizeof(name) - n, "%s [%u]", comm, pid);
+	if (host->host[0])
+		n += snprintf(name + n, sizeof(name) - n, " @%s", host->host);
+	if (out->len)
+		JB_LIT(out, ",\n");
+	JB_LIT(out, "{\"name\":\"process_name\",\"ph\":\"M\"");
+	put_ids(out, sources_id(set, s, pid), 0);
+	JB_LIT(out, ",\"args\":{\"name\":");
+	jb_str(out, name, strnlen(name, sizeof(name)));
+	JB_LIT(out, "}}");
+}
+
+/* Every process once: the traces' first, with their program names; then
+ * those only a torch trace (Kineto's own pids) shows. */
+void chrome_process_names(struct source_set *set, struct jbuf *out)
+{
+	struct hmap named = { 0 };
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t i = 0; i < set->n; i++) {
+			const struct source *s = &set->src[i];
+			uint64_t pid, v;
+			size_t it = 0;
+
+			if ((s->kind == SRC_DFTRACE) != (pass == 0))
+				continue;
+			while (hmap_next(&s->pids, &it, &pid, &v)) {
+				const char *comm = hmap_get_ptr(&s->comm, pid);
+
+				if (hmap_add(&named, sources_id(set, s, pid), 0) != 1)
+					continue;
+				name_process(set, s, pid, comm ? comm : pass ? "torch" : "process",
+					     out);
+			}
+		}
+	}
+	hmap_free(&named);
+}

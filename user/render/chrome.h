@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Strict Chrome Trace Event JSON, which Perfetto, Chromium's DevTools and
+ * speedscope all load: events of any input put on the merged timeline
+ * (times relative to the merge's base, to the ns), ids remapped, file
+ * paths on the events themselves, CM marks as instant events, and the
+ * processes named after their rank, program, pid and host.
+ */
+#ifndef RENDER_CHROME_H
+#define RENDER_CHROME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "analyze/sources.h"
+#include "lib/hmap.h"
+#include "lib/json.h"
+#include "read/reader.h"
+
+/* What converting one input needs besides the source set. */
+struct chrome_conv {
+	struct source_set *set;
+	struct source *src;
+	struct hmap fh;		/* dftrace: hash of a fhash token -> path */
+	struct hmap tracks;	/* torch: its tid -> struct track */
+	struct jbuf names;	/* thread_name lines of the torch tracks */
+	struct jbuf args;	/* scratch: one event's args */
+};
+
+void chrome_conv_init(struct chrome_conv *c, struct source_set *set,
+		      struct source *src);
+void chrome_conv_free(struct chrome_conv *c);
+
+/* Writes e as one event into out (no separator), with its output time in
+ * *ts_ns for ordering; false if it is not written (FH lines and the like,
+ * which the conversion keeps for itself). */
+bool chrome_event(struct chrome_conv *c, const struct rec *e, struct jbuf *out,
+		  int64_t *ts_ns);
+
+/* process_name lines: "rank 3 · python3 [1234] @node07". */
+void chrome_process_names(struct source_set *set, struct jbuf *out);
+
+#endif
