@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -136,3 +137,29 @@ def run_traced(tmp_path, body, prelude=True, name="script.py", timeout=60,
     t = Trace.load(str(out))
     assert not t.errors, t.errors[:10]
     return Run(t, r.stdout)
+
+
+def run_attached(cmd, trace, env=None, timeout=180):
+    """Start cmd, which prints "ready ..." and waits for a line on stdin;
+    attach the tracer to it with -p (writing trace), let it go once the
+    trace file has appeared (it does once the probes are live), and wait
+    for both. Returns the job's stdout."""
+    job = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                           text=True, env=env)
+    try:
+        assert job.stdout.readline().startswith("ready")
+        tracer = subprocess.Popen([DFT, "-q", "-o", trace, "-p", str(job.pid)])
+        deadline = time.time() + 30
+        while not os.path.exists(trace) and time.time() < deadline:
+            assert tracer.poll() is None, "the tracer exited early"
+            time.sleep(0.02)
+        assert os.path.exists(trace)
+        job.stdin.write("go\n")
+        job.stdin.flush()
+        out, _ = job.communicate(timeout=timeout)
+        assert job.returncode == 0
+        assert tracer.wait(timeout=60) == 0
+    finally:
+        if job.poll() is None:
+            job.kill()
+    return out

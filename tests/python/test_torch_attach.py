@@ -10,7 +10,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -19,6 +18,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
 from trace import Trace  # noqa: E402
 import annot  # noqa: E402
+from conftest import run_attached  # noqa: E402
 
 DFT = os.path.join(ROOT, "dftrace-bpf")
 PY = "/usr/bin/python3"
@@ -72,25 +72,7 @@ def check_job(trace, truth):
 
 def test_attach_to_running_job(tmp_path):
     trace = str(tmp_path / "t.pfw.gz")
-    job = subprocess.Popen([PY, JOB, str(tmp_path / "job"), "2", "--wait"],
-                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    try:
-        assert job.stdout.readline().startswith("ready")
-        tracer = subprocess.Popen([DFT, "-q", "-o", trace, "-p", str(job.pid)])
-        # the file appears under its name only once the probes are live
-        deadline = time.time() + 30
-        while not os.path.exists(trace) and time.time() < deadline:
-            assert tracer.poll() is None, "the tracer exited early"
-            time.sleep(0.02)
-        assert os.path.exists(trace)
-        job.stdin.write("go\n")
-        job.stdin.flush()
-        out, _ = job.communicate(timeout=180)
-        assert job.returncode == 0
-        assert tracer.wait(timeout=60) == 0
-    finally:
-        if job.poll() is None:
-            job.kill()
+    out = run_attached([PY, JOB, str(tmp_path / "job"), "2", "--wait"], trace)
     check_job(Trace.load(trace), truth_of(out))
 
 

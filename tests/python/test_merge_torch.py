@@ -1,0 +1,205 @@
+"""torch.profiler and dftrace-bpf on one timeline (dftrace.profiler, then
+`dftrace-bpf merge`).
+
+The workload (workloads/profile_torch.py) saves a checkpoint inside
+record_function("save") every step and reports each file, its bytes and
+its process. After the merge, the I/O of every checkpoint saved while
+torch recorded must lie inside torch's "save" region of the same process:
+the clock anchors put torch's relative times on ours to within a few µs,
+while the I/O sits some µs inside the region.
+"""
+import collections
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
+import chrome  # noqa: E402
+from conftest import BUILD, DFT, PY, env, run_attached  # noqa: E402
+from trace import Trace  # noqa: E402
+
+JOB = os.path.join(HERE, "workloads", "profile_torch.py")
+MAX_ALIGN_US = 10.0
+
+
+def have_torch():
+    return subprocess.run([PY, "-c", "import torch"], capture_output=True).returncode == 0
+
+
+pytestmark = pytest.mark.skipif(not have_torch(), reason="python3-torch is not installed")
+
+
+def private_env(tmp_path):
+    """The package from a private copy (a probe's semaphore is raised in
+    every process mapping the file)."""
+    lib = tmp_path / "pylib"
+    if not lib.exists():
+        shutil.copytree(os.path.join(BUILD, "dftrace"), lib / "dftrace",
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    return env(str(lib))
+
+
+def truth_of(stdout):
+    return [json.loads(l) for l in stdout.splitlines() if l.startswith("{")]
+
+
+def merge(args, ok=True):
+    r = subprocess.run([DFT, "merge"] + args, capture_output=True, text=True, timeout=120)
+    if ok:
+        assert r.returncode == 0, r.stderr
+    return r
+
+
+def alignments(stderr):
+    """The error bounds the merge reported, in µs."""
+    return [float(l.split(" within ")[1].split()[0]) for l in stderr.splitlines()
+            if " aligned to " in l]
+
+
+def run_job(tmp_path, mode, *job_args):
+    out = tmp_path / "job"
+    out.mkdir()
+    trace = str(tmp_path / "t.pfw.gz")
+    e = private_env(tmp_path)
+    cmd = [PY, JOB, str(out)] + list(job_args)
+    if mode == "attach":
+        stdout = run_attached(cmd + ["--wait"], trace, env=e, timeout=240)
+    else:
+        opts = ["--torch"] if mode == "torch" else []
+        r = subprocess.run([DFT, "-q"] + opts + ["-o", trace, "--"] + cmd, env=e,
+                           capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+        stdout = r.stdout
+    return trace, truth_of(stdout)
+
+
+def write_bytes(doc, path, pid=None):
+    return sum(max(e["args"].get("ret", 0), 0) for e in doc["traceEvents"]
+               if e.get("ph") == "X" and e["name"].startswith("write")
+               and e.get("args", {}).get("fname") == path
+               and (pid is None or e["pid"] == pid))
+
+
+def io_events_of(trace, path):
+    return [e for e in trace.xevents if trace.path(e) == path]
+
+
+def check_rank(doc, trace, truth, rank):
+    """The saves of one rank: bytes, process, and inside torch's regions."""
+    ckpts = [r for r in truth if r["kind"] == "ckpt" and r["rank"] == rank]
+    pid = ckpts[0]["pid"]
+    for r in ckpts:
+        assert write_bytes(doc, r["path"]) == r["bytes"], r["path"]
+        assert write_bytes(doc, r["path"], pid) == r["bytes"], r["path"]
+    recorded = [r for r in ckpts if r["recorded"]]
+    assert len(recorded) == 3  # schedule(wait=1, warmup=1, active=3)
+    rx = "^(%s)$" % "|".join(map(lambda r: r["path"].replace(".", r"\."), recorded))
+    checked, probs = chrome.contained(doc, "save", rx)
+    assert probs == []
+    assert checked == sum(len(io_events_of(trace, r["path"])) for r in recorded)
+    saves = [e for e in doc["traceEvents"] if e.get("name") == "save" and e["ph"] == "X"
+             and e["pid"] == pid]
+    assert len(saves) == len(recorded)
+    return pid
+
+
+@pytest.mark.parametrize("mode", ["launch", "torch", "attach"])
+def test_profiler_trace_merges_with_torch_within_10us(tmp_path, mode, built):
+    trace, truth = run_job(tmp_path, mode)
+    torch_traces = [r["path"] for r in truth if r["kind"] == "torch_trace"]
+    assert len(torch_traces) == 1 and os.path.exists(torch_traces[0])
+    view = str(tmp_path / "view.json")
+    # the trace recorded where torch's went: it comes in by itself
+    r = merge(["-o", view, trace])
+    assert len(alignments(r.stderr)) == 1
+    assert all(0 <= a <= MAX_ALIGN_US for a in alignments(r.stderr)), r.stderr
+    doc = chrome.load(view)
+    assert chrome.shape_problems(doc) == []
+    assert chrome.nesting_problems(doc) == []
+    pid = check_rank(doc, Trace.load(trace), truth, 0)
+    assert "process_name %d 0 python3 [%d] @%s" % (pid, pid, socket.gethostname()) \
+        in chrome.names(doc)
+    # torch's events are the job's process's, on tracks of their own
+    torch_tids = {e["tid"] for e in doc["traceEvents"]
+                  if e.get("ph") == "X" and e["name"].startswith("aten::")}
+    names = chrome.names(doc)
+    assert torch_tids and all(any(n.startswith("thread_name %d %d torch " % (pid, t))
+                                  for n in names) for t in torch_tids)
+
+
+def test_seed_spelling_and_gzip_output(tmp_path, built):
+    trace, truth = run_job(tmp_path, "launch")
+    torch_trace = next(r["path"] for r in truth if r["kind"] == "torch_trace")
+    by_itself = str(tmp_path / "a.json")
+    named = str(tmp_path / "b.json.gz")
+    merge(["-q", "-o", by_itself, trace])
+    r = merge(["--file-list", torch_trace, trace, "--output", named])
+    assert len(alignments(r.stderr)) == 1  # given once, not twice
+    with open(named, "rb") as f:
+        assert f.read(2) == b"\x1f\x8b"
+    a, b = chrome.load(by_itself), chrome.load(named)
+    assert len(a["traceEvents"]) == len(b["traceEvents"])
+    assert chrome.shape_problems(b) == []
+
+
+def test_two_ranks_one_file(tmp_path, built):
+    trace, truth = run_job(tmp_path, "launch", "--ranks", "2")
+    view = str(tmp_path / "view.json")
+    r = merge(["-o", view, trace])
+    assert len(alignments(r.stderr)) == 2, r.stderr
+    assert all(a <= MAX_ALIGN_US for a in alignments(r.stderr))
+    doc = chrome.load(view)
+    assert chrome.shape_problems(doc) == []
+    assert chrome.nesting_problems(doc) == []
+    t = Trace.load(trace)
+    pids = [check_rank(doc, t, truth, rank) for rank in (0, 1)]
+    assert pids[0] != pids[1]
+    names = chrome.names(doc)
+    host = socket.gethostname()
+    for rank, pid in enumerate(pids):
+        assert "process_name %d 0 rank %d \u00b7 python3 [%d] @%s" % (pid, rank, pid, host) \
+            in names
+    # each rank's torch ops are under its own process
+    ops = collections.Counter(e["pid"] for e in doc["traceEvents"]
+                              if e.get("ph") == "X" and e["name"] == "aten::mse_loss")
+    assert set(ops) == set(pids)
+
+
+def test_profiler_untraced_still_runs_torch(tmp_path, built):
+    out = tmp_path / "job"
+    out.mkdir()
+    r = subprocess.run([PY, JOB, str(out)], env=private_env(tmp_path),
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    truth = truth_of(r.stdout)
+    traces = [x["path"] for x in truth if x["kind"] == "torch_trace"]
+    assert len(traces) == 1
+    with open(traces[0]) as f:
+        events = json.load(f)
+    names = [e["name"] for e in events]
+    assert names.count("save") == 3
+    # no anchors when nothing listens: they exist for the merge only
+    assert not [n for n in names if n.startswith("dftrace::anchor#")]
+    assert all(x["bytes"] > 0 for x in truth if x["kind"] == "ckpt")
+
+
+def test_profiler_schedule_matches_torch():
+    code = """
+import torch.profiler as tp
+from dftrace import profiler
+for args in [dict(wait=1, warmup=1, active=3), dict(wait=0, warmup=0, active=1),
+             dict(wait=2, warmup=1, active=2, repeat=2, skip_first=3)]:
+    ours, theirs = profiler.schedule(**args), tp.schedule(**args)
+    assert [ours(i).name for i in range(40)] == [theirs(i).name for i in range(40)], args
+print("same")
+"""
+    r = subprocess.run([PY, "-W", "ignore", "-c", code], env=env(BUILD),
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout == "same\n", r.stderr
