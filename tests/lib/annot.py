@@ -49,7 +49,8 @@ def diff(what, want, got):
 
 
 # Region args the program cannot know in advance, or that every event has.
-BASE_ARGS = {"hhash", "level", "p_idx", "phase_cat", "phase", "epoch", "step", "count"}
+BASE_ARGS = {"hhash", "level", "p_idx", "ts_ns", "dur_ns", "phase_cat", "phase", "epoch", "step",
+             "count"}
 
 
 def check_regions(trace, recs):

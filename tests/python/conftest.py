@@ -72,6 +72,15 @@ def env(pythonpath=PYTHONPATH):
     return e
 
 
+# Args every event has (the host, its nesting, the ns of its times).
+EVENT_ARGS = ("hhash", "level", "p_idx", "ts_ns", "dur_ns")
+
+
+def own_args(e):
+    """An event's args but those every event has."""
+    return {k: v for k, v in e["args"].items() if k not in EVENT_ARGS}
+
+
 class Run:
     def __init__(self, trace, stdout):
         self.trace = trace
@@ -99,8 +108,7 @@ class Run:
                 assert p["ts"] <= e["ts"] and e["ts"] + e["dur"] <= p["ts"] + p["dur"], (e, p)
                 assert (a.get("phase_cat"), a.get("phase")) == (p["cat"], p["name"]), (e, p)
             assert "unbalanced" not in a, e
-            own = {k: v for k, v in a.items()
-                   if k not in ("hhash", "level", "p_idx", "phase_cat", "phase")}
+            own = {k: v for k, v in own_args(e).items() if k not in ("phase_cat", "phase")}
             out.append((a["level"], e["cat"], e["name"], own) if with_args
                        else (a["level"], e["cat"], e["name"]))
         return out

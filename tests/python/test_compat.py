@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from conftest import BUILD, COMPAT, DFT, PY, env, run_traced
+from conftest import BUILD, COMPAT, DFT, PY, env, own_args, run_traced
 
 pytestmark = pytest.mark.usefixtures("built")
 
@@ -28,9 +28,7 @@ def C(level, cat, name, **args):
 
 
 def dynamo_tree(r):
-    return [(e["name"], {k: v for k, v in e["args"].items()
-                         if k not in ("hhash", "level", "p_idx")})
-            for e in r.regions if e["cat"] == "dynamo"]
+    return [(e["name"], own_args(e)) for e in r.regions if e["cat"] == "dynamo"]
 
 
 def test_dynamo_import_paths(tmp_path):
