@@ -146,11 +146,19 @@ assert names == ["rank 3 \u00b7 train.py [4242] @node07"], names
 	# the second host's 4242 got an id of its own, named after the original
 	other=$(sed -n 's/^process_name \([0-9]*\) 0 rank 1 · train.py \[4242\] @node02$/\1/p' <<<"$output")
 	[ -n "$other" ] && [ "$other" != 4242 ]
-	# each keeps its own events
+	# each keeps its own events; threads are remapped with their process
 	for p in 4242 5151 "$other"; do
 		n=$(cpy events "$T/view.json" --pid "$p" --name read | wc -l)
 		expect_eq "reads of pid $p" "$n" 2
 	done
+	tids=$(cpy events "$T/view.json" --name read | "$PY" -c '
+import json, sys
+print(" ".join(sorted({"%d:%d" % (e["pid"], e["tid"]) for e in map(json.loads, sys.stdin)})))')
+	echo "$tids"
+	[ "$(wc -w <<<"$tids")" = 3 ]
+	grep -q "4242:4243" <<<"$tids" && grep -q "5151:5152" <<<"$tids"
+	other_tid=$(tr ' ' '\n' <<<"$tids" | sed -n "s/^$other://p")
+	[ -n "$other_tid" ] && [ "$other_tid" != 4243 ] && [ "$other_tid" != "$other" ]
 }
 
 @test "merge: Kineto traces land on the trace's clock, by baseTimeNanoseconds or absolute times; the rank comes from distributedInfo or the file name" {
@@ -162,7 +170,9 @@ assert names == ["rank 3 \u00b7 train.py [4242] @node07"], names
 	for kind in base absolute; do
 		opt=(); [ "$kind" = base ] && opt=(--base)
 		fixture kineto "$T/k-$kind.json" --pid "$pid" --rank 1 --start-us "$start_us" "${opt[@]}" >"$T/k.facts"
-		merged -o "$T/view-$kind.json" "$T/trace-1-of-2.pfw.gz" "$T/k-$kind.json"
+		# tensorboard_trace_handler's name, gzipped: the rank is distributedInfo's
+		gzip -c "$T/k-$kind.json" >"$T/vm_$pid.$kind.pt.trace.json.gz"
+		merged -o "$T/view-$kind.json" "$T/trace-1-of-2.pfw.gz" "$T/vm_$pid.$kind.pt.trace.json.gz"
 		strict "$T/view-$kind.json"
 		run "$PY" -c '
 import json, sys

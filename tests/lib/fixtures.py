@@ -44,7 +44,9 @@ def dftracer(a):
         for name, ret in (("open", 3), ("read", 4096), ("close", 0)):
             idx += 1
             ts += 20
-            xs.append({"id": idx, "name": name, "cat": "POSIX", "pid": pid, "tid": pid,
+            # reads on a thread of their own
+            tid = pid + 1 if name == "read" else pid
+            xs.append({"id": idx, "name": name, "cat": "POSIX", "pid": pid, "tid": tid,
                        "ts": ts, "dur": 5, "ph": "X",
                        "args": {"hhash": h(77), "level": 2, "p_idx": 1, "ret": ret,
                                 "fhash": h(fh)}})

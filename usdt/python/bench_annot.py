@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """ns per call: a bare function vs the same function decorated with
 @ai.compute.forward vs `with ai.compute.forward:` around the call, and
-ai.dataloader.fetch.iter per element.
+ai.dataloader.fetch.iter per element, and dftrace.profiler's step().
 
     PYTHONPATH=build/python /usr/bin/python3 usdt/python/bench_annot.py [N]
     PYTHONPATH=build/python ./dftrace-bpf -q -o /dev/null -- /usr/bin/python3 usdt/python/bench_annot.py --traced
@@ -61,6 +61,21 @@ def time_iter(n):
     return best
 
 
+def time_profiler_step(n):
+    """dftrace.profiler's step() (no torch): the step context, and the
+    anchor check that finds nothing to do."""
+    from dftrace import profiler
+    best = None
+    with profiler.profile() as p:
+        for _ in range(5):
+            t0 = time.perf_counter_ns()
+            for _ in range(n):
+                p.step()
+            dt = (time.perf_counter_ns() - t0) / n
+            best = dt if best is None or dt < best else best
+    return best
+
+
 def main():
     nums = [a for a in sys.argv[1:] if a.isdigit()]
     n = int(nums[0]) if nums else 200000
@@ -75,6 +90,7 @@ def main():
     print("@ai.compute.forward  %8.1f ns/call  (+%.1f)" % (d, d - b))
     print("with ai.compute...   %8.1f ns/call  (+%.1f)" % (c, c - b))
     print(".iter() per element  %8.1f ns/elem  (over a bare for loop)" % it)
+    print("profiler step()      %8.1f ns/step" % time_profiler_step(n))
     return 0
 
 

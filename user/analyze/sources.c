@@ -235,6 +235,8 @@ static void note_event(struct source *s, const struct rec *e)
 		note_time(s, e->ts_ns);
 	if (e->pid_num && e->pid > 0 && e->pid <= UINT32_MAX)
 		hmap_add(&s->pids, e->pid, 0);
+	if (e->tid_num && e->tid > 0 && e->tid <= UINT32_MAX && e->tid != e->pid)
+		hmap_add(&s->tids, e->tid, 0);
 }
 
 static int scan_one(struct source *s, char *err, size_t errlen)
@@ -492,7 +494,23 @@ uint32_t sources_id(struct source_set *set, const struct source *s, uint32_t id)
 	return hmap_get(&set->ids, (uint64_t)group << 32 | id, &v) ? (uint32_t)v : id;
 }
 
-/* The first group to show an id keeps it; later ones get spare ids. */
+/* id (a pid or tid) of a group: the first group to show it keeps it;
+ * later ones get spare ids. */
+static int assign_id(struct source_set *set, struct hmap *taken, uint32_t group,
+		     uint64_t id)
+{
+	uint64_t key = (uint64_t)group << 32 | id, owner;
+	int rc;
+
+	if (hmap_get(&set->ids, key, &owner))
+		return 0;
+	if (!hmap_get(taken, id, &owner) || owner == group) {
+		rc = hmap_put(taken, id, group);
+		return rc ? rc : hmap_put(&set->ids, key, id);
+	}
+	return hmap_put(&set->ids, key, set->next_id++);
+}
+
 static int assign_ids(struct source_set *set)
 {
 	struct hmap taken = { 0 };
@@ -501,21 +519,14 @@ static int assign_ids(struct source_set *set)
 	for (uint32_t i = 0; i < set->n && !rc; i++) {
 		struct source *s = &set->src[i];
 		uint32_t group = s->paired ? s->paired->group : s->group;
-		uint64_t pid, unused, key;
-		size_t it = 0;
+		const struct hmap *maps[] = { &s->pids, &s->tids };
 
-		while (!rc && hmap_next(&s->pids, &it, &pid, &unused)) {
-			uint64_t owner;
+		for (int m = 0; m < 2 && !rc; m++) {
+			uint64_t id, unused;
+			size_t it = 0;
 
-			key = (uint64_t)group << 32 | pid;
-			if (hmap_get(&set->ids, key, &owner))
-				continue;
-			if (!hmap_get(&taken, pid, &owner) || owner == group) {
-				rc = hmap_put(&taken, pid, group);
-				rc = rc ? rc : hmap_put(&set->ids, key, pid);
-			} else {
-				rc = hmap_put(&set->ids, key, set->next_id++);
-			}
+			while (!rc && hmap_next(maps[m], &it, &id, &unused))
+				rc = assign_id(set, &taken, group, id);
 		}
 	}
 	hmap_free(&taken);
@@ -557,6 +568,7 @@ void sources_free(struct source_set *set)
 			free((void *)(uintptr_t)v);
 		hmap_free(&s->comm);
 		hmap_free(&s->pids);
+		hmap_free(&s->tids);
 		for (uint32_t j = 0; j < s->ntorch; j++)
 			free(s->torch_paths[j].path);
 		hmap_free(&s->ranks);

@@ -53,6 +53,7 @@ struct source {
 	struct hmap ranks;	/* dftrace: pid -> rank, where a process said */
 	struct hmap comm;	/* dftrace: pid -> strdup'd process name */
 	struct hmap pids;	/* pids of its events */
+	struct hmap tids;	/* their tids (one id space with the pids) */
 	/* decided after all are read */
 	struct source *paired;	/* torch: the trace its ops belong to */
 	uint32_t paired_pid;	/* torch: the process in it that ran torch */
