@@ -45,7 +45,8 @@ jfield() { "$PY" -c 'import json,sys; d=json.loads(sys.argv[1]); print(eval(sys.
 @test "merge: timestamps keep the ns: a 0-us call no longer starts in its neighbour's us" {
 	traced -- "$WL/io" basic "$D"
 	merged -o "$T/view.json" "$TRACE"
-	# every event at the ns the tracer measured (ts + args.ts_ns)
+	# every event at the ns the tracer measured: args.ns is SSSEEE, the
+	# ns after ts and after ts + dur
 	run "$PY" -c '
 import json, sys
 sys.path.insert(0, "'"$ROOT"'/tests/lib")
@@ -53,8 +54,10 @@ import chrome
 from trace import Trace
 doc, t = chrome.load(sys.argv[1]), Trace.load(sys.argv[2])
 base = doc["baseTimeNanoseconds"]
-want = {e["id"]: (e["ts"] * 1000 + e["args"]["ts_ns"], e["args"]["dur_ns"])
-        for e in t.xevents if e.get("cat") != "dftracer"}
+def span(e):
+    s, t = divmod(e["args"]["ns"], 1000)
+    return e["ts"] * 1000 + s, (e["ts"] + e["dur"]) * 1000 + t - e["ts"] * 1000 - s
+want = {e["id"]: span(e) for e in t.xevents if e.get("cat") != "dftracer"}
 got = {e["args"]["event_id"]: (round(e["ts"] * 1000) + base, round(e["dur"] * 1000))
        for e in doc["traceEvents"] if e["ph"] == "X"}
 assert got == want, [(k, got.get(k), v) for k, v in want.items() if got.get(k) != v][:5]

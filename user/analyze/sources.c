@@ -60,12 +60,10 @@ static bool arg_int(const struct rec *e, const char *key, int64_t *out)
 /* An X event's start and end, to the ns where the file says them. */
 static void event_span(const struct rec *e, int64_t *start, int64_t *end)
 {
-	int64_t ts_ns = 0, dur_ns = e->dur_ns;
+	int64_t ns = -1;
 
-	arg_int(e, "ts_ns", &ts_ns);
-	arg_int(e, "dur_ns", &dur_ns);
-	*start = e->ts_ns + ts_ns;
-	*end = *start + dur_ns;
+	arg_int(e, "ns", &ns);
+	rec_span_ns(e, ns, start, end);
 }
 
 static void add_anchor(struct source *s, int64_t n, int64_t start, int64_t end,

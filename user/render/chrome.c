@@ -133,7 +133,7 @@ static void put_name_cat(struct jbuf *b, struct span name, struct span cat)
  * taken out (ts and dur carry them); the host hash dropped (the process
  * names say the host). One pass, into c->args. */
 struct x_args {
-	int64_t ts_ns, dur_ns;
+	int64_t ns;		/* args.ns, or -1 */
 	bool fname[2];		/* args.fname / fname2 written */
 };
 
@@ -160,10 +160,8 @@ static void x_member(struct chrome_conv *c, struct x_args *x, struct span k,
 		    SPAN_IS(k, "fname") ? 2 : SPAN_IS(k, "fname2") ? 3 : -1;
 	const char *path;
 
-	if (SPAN_IS(k, "ts_ns")) {
-		js_int(v, &x->ts_ns);
-	} else if (SPAN_IS(k, "dur_ns")) {
-		js_int(v, &x->dur_ns);
+	if (SPAN_IS(k, "ns")) {
+		js_int(v, &x->ns);
 	} else if (SPAN_IS(k, "hhash")) {
 		return;
 	} else if (which >= 2) { /* -P: the path is there already */
@@ -180,13 +178,14 @@ static void x_member(struct chrome_conv *c, struct x_args *x, struct span k,
 	}
 }
 
-/* A dftrace X event: its ns from args.ts_ns/dur_ns, its files named, its
+/* A dftrace X event: its ns from args.ns, its files named, its
  * DFTracer id kept in args (an "id" means something else to viewers). */
 static void dftrace_x(struct chrome_conv *c, const struct rec *e,
 		      struct jbuf *b, int64_t *ts)
 {
-	struct x_args x = { .dur_ns = e->dur_ns };
+	struct x_args x = { .ns = -1 };
 	const char *p = e->args.p, *end = e->args.p + e->args.len;
+	int64_t start, stop;
 	struct span k, v;
 
 	jb_reset(&c->args);
@@ -203,14 +202,15 @@ static void dftrace_x(struct chrome_conv *c, const struct rec *e,
 	while (e->nargs < 0 && js_member(&p, end, &k, &v) == JS_OK)
 		x_member(c, &x, k, v);
 	jb_char(&c->args, '}');
-	*ts = rel(c, e->ts_ns + x.ts_ns);
+	rec_span_ns(e, x.ns, &start, &stop);
+	*ts = rel(c, start);
 	put_name_cat(b, e->name, e->cat);
 	JB_LIT(b, ",\"ph\":\"X\"");
 	put_ids(b, sources_id(c->set, c->src, e->pid), sources_id(c->set, c->src, e->tid));
 	JB_LIT(b, ",\"ts\":");
 	put_us(b, *ts);
 	JB_LIT(b, ",\"dur\":");
-	put_us(b, x.dur_ns);
+	put_us(b, stop - start);
 	JB_LIT(b, ",\"args\":");
 	jb_mem(b, c->args.p, c->args.len);
 	jb_char(b, '}');
