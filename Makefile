@@ -18,7 +18,7 @@ LIBBPF_LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf)
 CFLAGS ?= -O2 -g
 CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
 	  -I$(OUT) -Ibpf -Iuser -Iinclude $(LIBBPF_CFLAGS)
-LDLIBS := $(LIBBPF_LIBS) -lelf -lz -lisal
+LDLIBS := $(LIBBPF_LIBS) -lelf -lz -lisal -lm
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Ibpf \
 	      -idirafter /usr/include/$(shell $(CC) -dumpmachine) \
 	      $(LIBBPF_CFLAGS) -Wall -Wno-unused-function

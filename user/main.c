@@ -13,6 +13,7 @@ static const struct subcommand {
 	int (*main)(int argc, char **argv);
 } subcommands[] = {
 	{ "merge", merge_main },
+	{ "summary", summary_main },
 };
 
 int main(int argc, char **argv)

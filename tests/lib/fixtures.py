@@ -7,6 +7,10 @@
         dftracer-trace-format.md): "[" then one event per line, without
         commas (bracket), with commas and the closing "]" (commas), or the
         lines alone (bare); v2 hex hashes, or v1 integers with --v1.
+    fixtures.py overlap OUT
+        compute regions and I/O calls on several threads and processes, in
+        DFTracer's format, written in order of end as tracers write them;
+        prints the unoverlapped I/O and I/O time they make, in ns.
     fixtures.py kineto OUT --pid P --rank R --start-us US [--base]
         a Kineto trace ({"traceEvents": [...]}) of one op aten::mm at
         START_US: with --base, times relative to baseTimeNanoseconds (as
@@ -64,6 +68,43 @@ def dftracer(a):
                       "cm_us": T0 + 5, "forward_us": T0 + 10}))
 
 
+def overlap(a):
+    """(pid, tid, cat, name, start, end, parent) in µs from T0; the I/O
+    uncovered by compute of its own process is given beside each call."""
+    ev = [  # compute on the main thread, I/O on others partly inside it
+        (100, 100, "compute", "forward", 1000, 1100, None),
+        (100, 101, "POSIX", "read", 1050, 1150, None),    # 50 uncovered
+        (100, 100, "POSIX", "write", 1200, 1210, None),   # 10
+        (100, 100, "compute", "backward", 1300, 1400, None),
+        (100, 102, "POSIX", "read", 1250, 1350, None),    # 50
+        (100, 101, "POSIX", "read", 1320, 1330, None),    # 0
+        # another process's compute covers nothing of this one's
+        (200, 200, "POSIX", "read", 1000, 1100, None),    # 100
+        # nested compute, and a call inside its parent
+        (100, 100, "compute", "forward", 2000, 2100, None),
+        (100, 100, "compute", "step", 2010, 2020, 8),  # in id 8
+        (100, 103, "POSIX", "read", 2050, 2150, None),    # 50
+    ]
+    lines, ids = [], {}
+    for i, (pid, tid, cat, name, s, e, parent) in enumerate(ev, 1):
+        ids[i] = (pid, s, e)
+    order = sorted(range(len(ev)), key=lambda i: (ev[i][5], -ev[i][4]))
+    for i in order:
+        pid, tid, cat, name, s, e, parent = ev[i]
+        args = {"hhash": "0000000000000001", "level": 2 if parent else 1,
+                "p_idx": parent if parent else -1}
+        if cat == "POSIX":
+            args["ret"] = 10
+        lines.append(json.dumps({"id": i + 1, "name": name, "cat": cat, "pid": pid,
+                                 "tid": tid, "ts": T0 + s, "dur": e - s, "ph": "X",
+                                 "args": args}, separators=(",", ":")))
+    with open(a.out, "w") as f:
+        f.write("[\n" + "\n".join(lines) + "\n]\n")
+    io = [x for x in ev if x[2] == "POSIX"]
+    print(json.dumps({"unoverlapped_io_ns": 260000,
+                      "io_ns": sum(e - s for _, _, _, _, s, e, _ in io) * 1000}))
+
+
 def kineto(a):
     doc = {"schemaVersion": 1,
            "distributedInfo": {"backend": "gloo", "rank": a.rank, "world_size": 2},
@@ -96,6 +137,8 @@ def main():
     p.add_argument("--rank", type=int, default=3)
     p.add_argument("--host", default="node07")
     p.add_argument("--pid", type=int, default=4242)
+    p = sub.add_parser("overlap")
+    p.add_argument("out")
     p = sub.add_parser("kineto")
     p.add_argument("out")
     p.add_argument("--pid", type=int, required=True)
@@ -103,7 +146,7 @@ def main():
     p.add_argument("--start-us", type=int, required=True)
     p.add_argument("--base", action="store_true")
     a = ap.parse_args()
-    {"dftracer": dftracer, "kineto": kineto}[a.cmd](a)
+    {"dftracer": dftracer, "kineto": kineto, "overlap": overlap}[a.cmd](a)
     return 0
 
 

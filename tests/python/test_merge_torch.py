@@ -203,3 +203,48 @@ print("same")
     r = subprocess.run([PY, "-W", "ignore", "-c", code], env=env(BUILD),
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and r.stdout == "same\n", r.stderr
+
+
+def torch_self_times(doc):
+    """Self time per torch op name, from the merged file: by what encloses
+    each range on its track (computed here, not by the summary)."""
+    by_track = collections.defaultdict(list)
+    for e in doc["traceEvents"]:
+        if e.get("ph") == "X" and e.get("cat") is None:
+            by_track[(e["pid"], e["tid"])].append((round(e["ts"] * 1000),
+                                                   round(e["dur"] * 1000), e["name"]))
+    total, self_ = collections.Counter(), collections.Counter()
+    calls = collections.Counter()
+    for evs in by_track.values():
+        evs.sort(key=lambda x: (x[0], -x[1]))
+        stack = []
+        for s, d, name in evs:
+            while stack and stack[-1][0] <= s:
+                stack.pop()
+            if stack and s + d <= stack[-1][0]:
+                self_[stack[-1][1]] -= d
+            stack.append((s + d, name))
+            total[name] += d
+            self_[name] += d
+            calls[name] += 1
+    return calls, total, self_
+
+
+def test_summary_of_a_merged_torch_trace_has_torch_ops(tmp_path, built):
+    trace, truth = run_job(tmp_path, "launch")
+    view = str(tmp_path / "view.json")
+    merge(["-q", "-o", view, trace])
+    r = subprocess.run([DFT, "summary", "-q", "--json", "--by", "op", view],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    rows = {x["op"]: x for x in json.loads(r.stdout)["groupings"][0]["rows"]}
+    calls, total, self_ = torch_self_times(chrome.load(view))
+    ops = [n for n in calls if n.startswith("aten::")]
+    assert "aten::mse_loss" in ops and len(ops) > 5
+    for name in ops:
+        got = rows[name]
+        assert (got["calls"], got["total_ns"], got["self_ns"]) == \
+            (calls[name], total[name], self_[name]), name
+    # and the job's own I/O beside them: every checkpoint's bytes
+    ckpts = [x for x in truth if x["kind"] == "ckpt"]
+    assert rows["write"]["bytes"] >= sum(x["bytes"] for x in ckpts)

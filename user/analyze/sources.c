@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "analyze/events.h"
 #include "analyze/sources.h"
 #include "lib/vec.h"
 
@@ -18,21 +19,6 @@
 /* The paired process's own ids stay; a clash gets an id above pid_max. */
 #define FIRST_SPARE_ID (1u << 22)
 
-int rank_from_name(const char *path, int *world)
-{
-	const char *base = strrchr(path, '/'), *p;
-	int r, w, used;
-
-	base = base ? base + 1 : path;
-	for (p = base; (p = strstr(p, "-")); p++) {
-		if (sscanf(p, "-%d-of-%d%n", &r, &w, &used) == 2 && r >= 0 && w > r) {
-			if (world)
-				*world = w;
-			return r;
-		}
-	}
-	return -1;
-}
 
 static char *unescaped(struct span s)
 {

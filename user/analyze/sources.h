@@ -89,7 +89,5 @@ int sources_rank(const struct source *s, uint32_t pid);
 /* The time of a CM mark (DFTracer's custom metadata), in µs. */
 bool sources_mark_us(const struct rec *e, int64_t *us);
 
-/* The rank a file name says: "trace-3-of-8..." is 3; -1 if none. */
-int rank_from_name(const char *path, int *world);
 
 #endif

@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "capture/report.h"
+#include "lib/units.h"
 
 static double since(const struct timespec *t)
 {
@@ -24,16 +25,6 @@ static uint64_t sum(const uint64_t *v, size_t n)
 	return s;
 }
 
-static void human_bytes(char *buf, size_t len, uint64_t b)
-{
-	static const char *units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	double v = b;
-	int u = 0;
-
-	while (v >= 1024 && u < 4)
-		v /= 1024, u++;
-	snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", v, units[u]);
-}
 
 void report_error(const char *fmt, ...)
 {
@@ -67,7 +58,7 @@ void report_status(struct report *r, const struct trace_stats *st,
 
 	if (!r->live_line || dt <= 0)
 		return;
-	human_bytes(bytes, sizeof(bytes), sum(st->bytes, TRACE_MAX_OPS));
+	units_bytes(bytes, sizeof(bytes), sum(st->bytes, TRACE_MAX_OPS));
 	fprintf(stderr, "\r\033[Kdftrace-bpf: %.0f events/s, %s traced, %llu lost, %u processes",
 		(st->events - r->last_events) / dt, bytes,
 		(unsigned long long)sum(lost, nslots), st->live);
@@ -88,23 +79,13 @@ static void report_phases(const struct phase_totals *pt)
 	fprintf(stderr, "  %-30s %8s %12s %14s\n", "phase (cat/name)", "count", "time", "bytes");
 	for (uint32_t i = 0; i < pt->n; i++) {
 		snprintf(name, sizeof(name), "%s/%s", t[i].cat->str, t[i].name->str);
-		human_bytes(bytes, sizeof(bytes), t[i].bytes);
+		units_bytes(bytes, sizeof(bytes), t[i].bytes);
 		fprintf(stderr, "  %-30.30s %8llu %10.3f s %14s\n", name,
 			(unsigned long long)t[i].count, t[i].ns / 1e9,
 			t[i].bytes ? bytes : "-");
 	}
 }
 
-/* A duration in the unit that reads best: 74.7 ms, 1.52 s. */
-static void human_time(char *buf, size_t len, double s)
-{
-	if (s >= 1)
-		snprintf(buf, len, "%.2f s", s);
-	else if (s >= 1e-3)
-		snprintf(buf, len, "%.1f ms", s * 1e3);
-	else
-		snprintf(buf, len, "%.0f us", s * 1e6);
-}
 
 void report_summary(struct report *r, const struct trace_stats *st,
 		    const uint64_t *lost, size_t nslots, const char *output)
@@ -120,7 +101,7 @@ void report_summary(struct report *r, const struct trace_stats *st,
 	for (int i = 0; i < sc_nnames(); i++) {
 		if (!st->count[i])
 			continue;
-		human_bytes(bytes, sizeof(bytes), st->bytes[i]);
+		units_bytes(bytes, sizeof(bytes), st->bytes[i]);
 		fprintf(stderr, "  %-18s %12llu %14s\n", sc_name_at(i),
 			(unsigned long long)st->count[i],
 			st->bytes[i] ? bytes : "-");
@@ -131,12 +112,11 @@ void report_summary(struct report *r, const struct trace_stats *st,
 		fprintf(stderr, "lost events in no process's file: %llu (of processes never seen, or too many processes lost events)\n",
 			(unsigned long long)st->lost_elsewhere);
 	getrusage(RUSAGE_SELF, &ru);
-	human_time(cpu, sizeof(cpu), ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
-		   (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6);
+	units_ns(cpu, sizeof(cpu), (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ll +
+		 (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ll);
 	fprintf(stderr, "tracer cpu: %s\n", cpu);
-	human_time(attach, sizeof(attach),
-		   (r->started.tv_sec - r->launched.tv_sec) +
-			   (r->started.tv_nsec - r->launched.tv_nsec) / 1e9);
+	units_ns(attach, sizeof(attach), (r->started.tv_sec - r->launched.tv_sec) * 1000000000ll +
+		 (r->started.tv_nsec - r->launched.tv_nsec));
 	fprintf(stderr, "attach: %s\n", attach);
 	if (st->files_reopened)
 		fprintf(stderr, "files reopened: %llu (descriptors ran short: files were closed while idle)\n",

@@ -4,5 +4,6 @@
 #define CMD_CMD_H
 
 int merge_main(int argc, char **argv);
+int summary_main(int argc, char **argv);
 
 #endif

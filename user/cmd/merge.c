@@ -6,16 +6,15 @@
  * ids) -> render (Chrome JSON), streamed through a reorder window.
  */
 #include <argp.h>
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 #include "analyze/sources.h"
 #include "cmd/cmd.h"
+#include "cmd/inputs.h"
+#include "cmd/progress.h"
 #include "lib/heap.h"
 #include "lib/invoker.h"
 #include "lib/vec.h"
@@ -25,12 +24,10 @@
 /* Events held back to put the output in time order; a region written
  * when it ends, longer ago than this many events, comes out late. */
 #define WINDOW 8192
-#define PROGRESS_NS 500000000ll
 
 struct merge_opts {
 	const char *output;
-	char **inputs;
-	uint32_t ninputs, capinputs;
+	struct inputs inputs;
 	bool quiet;
 };
 
@@ -55,55 +52,9 @@ static const struct argp_option merge_options[] = {
 	{},
 };
 
-static int add_input(struct merge_opts *o, const char *path)
-{
-	char *p = strdup(path);
-
-	if (!p || VEC_PUSH(o->inputs, o->ninputs, o->capinputs, p)) {
-		free(p);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-static bool trace_name(const char *n)
-{
-	size_t len = strlen(n);
-
-	return n[0] != '.' && ((len > 4 && !strcmp(n + len - 4, ".pfw")) ||
-			       (len > 7 && !strcmp(n + len - 7, ".pfw.gz")));
-}
-
-static int by_name(const struct dirent **a, const struct dirent **b)
-{
-	return strcmp((*a)->d_name, (*b)->d_name);
-}
-
-/* A -D directory: its traces, in name order. */
-static int add_dir(struct merge_opts *o, const char *dir, struct argp_state *state)
-{
-	struct dirent **list;
-	int n = scandir(dir, &list, NULL, by_name), rc = 0;
-	char path[4096];
-
-	if (n < 0)
-		argp_failure(state, 1, 0, "cannot read directory '%s': %s", dir,
-			     strerror(errno));
-	for (int i = 0; i < n; i++) {
-		if (!rc && trace_name(list[i]->d_name)) {
-			snprintf(path, sizeof(path), "%s/%s", dir, list[i]->d_name);
-			rc = add_input(o, path);
-		}
-		free(list[i]);
-	}
-	free(list);
-	return rc;
-}
-
 static error_t parse_merge(int key, char *arg, struct argp_state *state)
 {
 	struct merge_opts *o = state->input;
-	struct stat st;
 
 	switch (key) {
 	case 'o':
@@ -115,13 +66,12 @@ static error_t parse_merge(int key, char *arg, struct argp_state *state)
 		o->quiet = true;
 		break;
 	case ARGP_KEY_ARG:
-		if (!stat(arg, &st) && S_ISDIR(st.st_mode))
-			return add_dir(o, arg, state) ? ENOMEM : 0;
-		return add_input(o, arg) ? ENOMEM : 0;
+		inputs_arg(&o->inputs, arg, state);
+		break;
 	case ARGP_KEY_END:
 		if (!o->output)
 			argp_error(state, "no output: give -o OUT");
-		if (!o->ninputs)
+		if (!o->inputs.n)
 			argp_error(state, "nothing to merge: give the traces");
 		break;
 	default:
@@ -142,8 +92,8 @@ struct merge {
 	struct output *out;
 	struct heap window;	/* rendered events, by time */
 	uint64_t read, total;	/* events converted, of all */
-	bool first, progress;
-	uint64_t next_progress;
+	bool first;
+	struct progress progress;
 	char err[512];
 };
 
@@ -157,26 +107,6 @@ static int write_text(struct merge *m, const char *text, size_t len)
 	return rc ? rc : output_write(m->out, text, len);
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1000000000ull + t.tv_nsec;
-}
-
-static void show_progress(struct merge *m, bool done)
-{
-	uint64_t now;
-
-	if (!m->progress || (!done && (now = mono_ns()) < m->next_progress))
-		return;
-	if (!done)
-		m->next_progress = now + PROGRESS_NS;
-	fprintf(stderr, "\r\033[Kdftrace-bpf merge: %llu of %llu events (%.0f%%)%s",
-		(unsigned long long)m->read, (unsigned long long)m->total,
-		m->total ? 100.0 * m->read / m->total : 100.0, done ? "\n" : "");
-}
 
 static int emit(struct merge *m, struct heap_item *it)
 {
@@ -275,7 +205,7 @@ static int convert_all(struct merge *m, struct stream *st)
 			continue;
 		}
 		m->read++;
-		show_progress(m, false);
+		progress_show(&m->progress, m->read, m->total, "events");
 		jb_reset(&line);
 		if (chrome_event(&s->conv, &e, &line, &ts)) {
 			s->at = ts;
@@ -351,7 +281,7 @@ static int merge_run(struct merge *m)
 static int scan_inputs(struct merge *m, const struct merge_opts *o)
 {
 	char **more;
-	int rc = sources_scan(&m->set, o->inputs, o->ninputs, m->err, sizeof(m->err));
+	int rc = sources_scan(&m->set, o->inputs.paths, o->inputs.n, m->err, sizeof(m->err));
 
 	if (rc)
 		return rc;
@@ -405,7 +335,8 @@ int merge_main(int argc, char **argv)
 		rc = scan_inputs(&m, &o);
 	if (!rc)
 		rc = open_output(&m, o.output, &who);
-	m.progress = !o.quiet && isatty(STDERR_FILENO);
+	m.progress = (struct progress){ .on = !o.quiet && isatty(STDERR_FILENO),
+					.who = "dftrace-bpf merge" };
 	if (!rc)
 		rc = merge_run(&m);
 	if (!rc)
@@ -414,7 +345,7 @@ int merge_main(int argc, char **argv)
 		rc = output_close(m.out, m.err, sizeof(m.err));
 		m.out = NULL;
 	}
-	show_progress(&m, true);
+	progress_done(&m.progress, m.read, m.total, "events");
 	if (rc) {
 		fprintf(stderr, "dftrace-bpf merge: %s\n", m.err[0] ? m.err : strerror(-rc));
 		output_abort(m.out);
@@ -430,8 +361,6 @@ int merge_main(int argc, char **argv)
 	heap_free(&m.window);
 	sources_free(&m.set);
 	invoker_free(&who);
-	for (uint32_t i = 0; i < o.ninputs; i++)
-		free(o.inputs[i]);
-	free(o.inputs);
+	inputs_free(&o.inputs);
 	return rc ? 1 : 0;
 }

@@ -120,7 +120,8 @@ bool hmap_del(struct hmap *m, uint64_t key, uint64_t *val)
 	if (!key) {
 		if (!m->has_zero)
 			return false;
-		*val = m->zero_val;
+		if (val)
+			*val = m->zero_val;
 		m->has_zero = false;
 		m->n--;
 		return true;
@@ -130,7 +131,8 @@ bool hmap_del(struct hmap *m, uint64_t key, uint64_t *val)
 	for (i = slot_of(m, key); m->keys[i] != key; i = next_slot(m, i))
 		if (!m->keys[i])
 			return false;
-	*val = m->vals[i];
+	if (val)
+		*val = m->vals[i];
 	for (j = next_slot(m, i); m->keys[j]; j = next_slot(m, j)) {
 		size_t home = slot_of(m, m->keys[j]);
 

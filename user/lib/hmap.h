@@ -27,6 +27,7 @@ bool hmap_get(const struct hmap *m, uint64_t key, uint64_t *val);
 int hmap_put(struct hmap *m, uint64_t key, uint64_t val);
 /* Inserts key if absent: 1 if it was, 0 if it was there, -ENOMEM. */
 int hmap_add(struct hmap *m, uint64_t key, uint64_t val);
+/* Removes key: true if it was there (its value in *val unless NULL). */
 bool hmap_del(struct hmap *m, uint64_t key, uint64_t *val);
 /* Frees the storage; the map is empty and usable again. NULL-safe. */
 void hmap_free(struct hmap *m);

@@ -176,17 +176,27 @@ static int intern_name(const char *name)
 	return nnames++;
 }
 
-static bool moves_bytes(const char *name)
+enum sc_bytes sc_bytes_of(const char *name, size_t len)
 {
-	static const char *const data_ops[] = {
-		"read", "write", "pread", "pwrite", "readv", "writev",
-		"preadv", "pwritev", "sendfile", "copy_file_range", "splice",
+	/* libc-style names: ours, and DFTracer's STDIO ones */
+	static const struct {
+		const char *name;
+		enum sc_bytes kind;
+	} ops[] = {
+		{ "read", SC_BYTES_READ }, { "pread", SC_BYTES_READ },
+		{ "readv", SC_BYTES_READ }, { "preadv", SC_BYTES_READ },
+		{ "fread", SC_BYTES_READ },
+		{ "write", SC_BYTES_WRITE }, { "pwrite", SC_BYTES_WRITE },
+		{ "writev", SC_BYTES_WRITE }, { "pwritev", SC_BYTES_WRITE },
+		{ "fwrite", SC_BYTES_WRITE },
+		{ "sendfile", SC_BYTES_COPY }, { "copy_file_range", SC_BYTES_COPY },
+		{ "splice", SC_BYTES_COPY },
 	};
 
-	for (size_t i = 0; i < sizeof(data_ops) / sizeof(data_ops[0]); i++)
-		if (!strcmp(name, data_ops[i]))
-			return true;
-	return false;
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (strlen(ops[i].name) == len && !memcmp(name, ops[i].name, len))
+			return ops[i].kind;
+	return SC_BYTES_NONE;
 }
 
 int sc_init(void)
@@ -207,7 +217,7 @@ int sc_init(void)
 		if (n < 0)
 			return -ENOMEM;
 		d->json_syscall_ret_len = n;
-		d->moves_bytes = moves_bytes(d->name);
+		d->moves_bytes = sc_bytes_of(d->name, strlen(d->name)) != SC_BYTES_NONE;
 		for (int i = 0; i < DFT_SC_NARGS; i++) {
 			struct arg_desc *a = &d->args[i];
 

@@ -4,6 +4,7 @@
 #define MODEL_SYSCALLS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include "dftrace.h"
 
 enum sc_cat { CAT_POSIX, CAT_PROC, CAT_IOCTL };
@@ -61,6 +62,11 @@ struct sc_desc {
 	char *json_name_cat, *json_syscall_ret;
 	unsigned short json_name_cat_len, json_syscall_ret_len;
 };
+
+/* What an operation's ret counts, by its libc-style name (ours, and
+ * DFTracer's fread/fwrite). */
+enum sc_bytes { SC_BYTES_NONE, SC_BYTES_READ, SC_BYTES_WRITE, SC_BYTES_COPY };
+enum sc_bytes sc_bytes_of(const char *name, size_t len);
 
 /* The descriptor for a syscall number, or NULL if it is not recorded. */
 const struct sc_desc *sc_lookup(unsigned int nr);

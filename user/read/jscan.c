@@ -21,7 +21,8 @@ static const unsigned char cls[256] = {
 
 /* The first quote or backslash in [s, end), or end. 16 bytes at a time
  * where the CPU has SSE2 (every x86-64): strings are most of a trace. */
-static const char *quote_or_backslash(const char *s, const char *end)
+static inline __attribute__((always_inline)) const char *
+quote_or_backslash(const char *s, const char *end)
 {
 #ifdef __SSE2__
 	const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
@@ -40,7 +41,8 @@ static const char *quote_or_backslash(const char *s, const char *end)
 	return s;
 }
 
-static enum js_result skip_string(const char **p, const char *end)
+static inline __attribute__((always_inline)) enum js_result
+skip_string(const char **p, const char *end)
 {
 	const char *s = *p + 1;
 

@@ -109,6 +109,49 @@ static int more(struct reader *r, char *err, size_t errlen)
 	return n > 0;
 }
 
+/* One of the fields every event has; a switch, since it runs per key. */
+static void event_field(struct rec *e, struct span k, struct span v)
+{
+	switch (k.p[0]) {
+	case 'n':
+		if (SPAN_IS(k, "name"))
+			js_string(v, &e->name);
+		break;
+	case 'c':
+		if (SPAN_IS(k, "cat"))
+			js_string(v, &e->cat);
+		break;
+	case 'p':
+		if (SPAN_IS(k, "ph")) {
+			e->ph = v.len >= 3 ? v.p[1] : 0;
+		} else if (SPAN_IS(k, "pid")) {
+			e->pid_text = v;
+			e->pid_num = js_int(v, &e->pid);
+		}
+		break;
+	case 't':
+		if (SPAN_IS(k, "ts")) {
+			e->has_ts = js_us_to_ns(v, &e->ts_ns);
+		} else if (SPAN_IS(k, "tid")) {
+			e->tid_text = v;
+			e->tid_num = js_int(v, &e->tid);
+		}
+		break;
+	case 'd':
+		if (SPAN_IS(k, "dur"))
+			e->has_dur = js_us_to_ns(v, &e->dur_ns);
+		break;
+	case 'i':
+		if (SPAN_IS(k, "id"))
+			e->has_id = js_int(v, &e->id);
+		break;
+	case 'a':
+		if (SPAN_IS(k, "args"))
+			e->args = v;
+		break;
+	}
+}
+
 /* READER_SKIM: args at s (the value of the last key) runs to the end of
  * the line, where the event ends: "...}}" and maybe a comma. Returns the
  * line's end, or NULL when the line is not like that. */
@@ -185,28 +228,8 @@ static int parse_event(const char *p, const char *end, struct rec *e,
 		if ((rc = js_skip(&s, end)) != JS_OK)
 			break;
 		v.len = s - v.p;
-		if (k.len < 2 || k.len > 4)
-			continue;
-		if (SPAN_IS(k, "name"))
-			js_string(v, &e->name);
-		else if (SPAN_IS(k, "cat"))
-			js_string(v, &e->cat);
-		else if (SPAN_IS(k, "ph"))
-			e->ph = v.len >= 3 ? v.p[1] : 0;
-		else if (SPAN_IS(k, "ts"))
-			e->has_ts = js_us_to_ns(v, &e->ts_ns);
-		else if (SPAN_IS(k, "dur"))
-			e->has_dur = js_us_to_ns(v, &e->dur_ns);
-		else if (SPAN_IS(k, "pid")) {
-			e->pid_text = v;
-			e->pid_num = js_int(v, &e->pid);
-		} else if (SPAN_IS(k, "tid")) {
-			e->tid_text = v;
-			e->tid_num = js_int(v, &e->tid);
-		} else if (SPAN_IS(k, "id"))
-			e->has_id = js_int(v, &e->id);
-		else if (SPAN_IS(k, "args"))
-			e->args = v;
+		if (k.len >= 2 && k.len <= 4)
+			event_field(e, k, v);
 	}
 	if (rc != JS_END)
 		return rc;

@@ -30,10 +30,7 @@ void chrome_conv_free(struct chrome_conv *c)
 	uint64_t k, v;
 	size_t it = 0;
 
-	while (hmap_next(&c->fh, &it, &k, &v))
-		free((void *)(uintptr_t)v);
-	hmap_free(&c->fh);
-	it = 0;
+	fh_table_free(&c->fh);
 	while (hmap_next(&c->tracks, &it, &k, &v)) {
 		struct track *t = (void *)(uintptr_t)v;
 
@@ -45,20 +42,6 @@ void chrome_conv_free(struct chrome_conv *c)
 	jb_free(&c->args);
 }
 
-/* The text of a hash token: a string's contents, or a number as is. */
-static struct span token(struct span v)
-{
-	struct span s;
-
-	return js_string(v, &s) ? s : v;
-}
-
-static uint64_t token_key(struct span v)
-{
-	struct span t = token(v);
-
-	return dft_hash64(t.p, t.len);
-}
 
 /* ts and dur, in µs with the ns as three decimals. */
 static void put_us(struct jbuf *b, int64_t ns)
@@ -107,18 +90,6 @@ static void put_args(struct jbuf *b, struct span args, const char *extra,
 	jb_char(b, '}');
 }
 
-static void keep_fh(struct chrome_conv *c, const struct rec *e)
-{
-	struct span name, value;
-	char *path;
-
-	if (!js_get(e->args, "name", &name) || !js_get(e->args, "value", &value) ||
-	    !js_string(name, &name))
-		return;
-	path = strndup(name.p, name.len);
-	if (path && hmap_add(&c->fh, token_key(value), (uintptr_t)path) != 1)
-		free(path);
-}
 
 static void put_name_cat(struct jbuf *b, struct span name, struct span cat)
 {
@@ -158,7 +129,7 @@ static void x_member(struct chrome_conv *c, struct x_args *x, struct span k,
 	static const struct span names[2] = { SPAN_LIT("fname"), SPAN_LIT("fname2") };
 	int which = SPAN_IS(k, "fhash") ? 0 : SPAN_IS(k, "fhash2") ? 1 :
 		    SPAN_IS(k, "fname") ? 2 : SPAN_IS(k, "fname2") ? 3 : -1;
-	const char *path;
+	const struct fh_path *path;
 
 	if (SPAN_IS(k, "ns")) {
 		js_int(v, &x->ns);
@@ -168,10 +139,9 @@ static void x_member(struct chrome_conv *c, struct x_args *x, struct span k,
 		if (!x->fname[which - 2])
 			put_member(&c->args, k, v.p, v.len, false);
 		x->fname[which - 2] = true;
-	} else if (which >= 0 && (x->fname[which] ||
-				  (path = hmap_get_ptr(&c->fh, token_key(v))))) {
+	} else if (which >= 0 && (x->fname[which] || (path = fh_table_get(&c->fh, v)))) {
 		if (!x->fname[which])
-			put_member(&c->args, names[which], path, strlen(path), true);
+			put_member(&c->args, names[which], path->text, path->len, true);
 		x->fname[which] = true;
 	} else {
 		put_member(&c->args, k, v.p, v.len, false);
@@ -239,7 +209,7 @@ static bool dftrace_meta(struct chrome_conv *c, const struct rec *e,
 	int64_t us;
 
 	if (SPAN_IS(e->name, "FH")) {
-		keep_fh(c, e);
+		fh_table_add(&c->fh, e);
 		return false;
 	}
 	if (SPAN_IS(e->name, "CM") && js_get(e->args, "name", &name) &&

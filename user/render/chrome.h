@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "analyze/fhash.h"
 #include "analyze/sources.h"
 #include "lib/hmap.h"
 #include "lib/json.h"
@@ -20,7 +21,7 @@
 struct chrome_conv {
 	struct source_set *set;
 	struct source *src;
-	struct hmap fh;		/* dftrace: hash of a fhash token -> path */
+	struct fh_table fh;	/* dftrace: its files */
 	struct hmap tracks;	/* torch: its tid -> struct track */
 	struct jbuf names;	/* thread_name lines of the torch tracks */
 	struct jbuf args;	/* scratch: one event's args */

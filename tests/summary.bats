@@ -1,0 +1,132 @@
+#!/usr/bin/env bats
+# dftrace-bpf summary: the flat profile, checked against the workloads'
+# own records and against the events computed another way
+# (tests/lib/expect.py).
+
+load lib/common
+
+EXPECT="$ROOT/tests/lib/expect.py"
+FIXTURES="$ROOT/tests/lib/fixtures.py"
+
+summary() {
+	run "$DFT" summary -q "$@"
+	if [ "$status" != 0 ]; then
+		echo "# summary $* exited $status: $output"
+		return 1
+	fi
+}
+
+# expect_rows TRACE BY: the summary's JSON rows equal expect.py's
+expect_rows() {
+	"$DFT" summary -q --json --by "$2" "$1" >"$T/s.json"
+	run "$PY" "$EXPECT" check "$1" "$T/s.json" --by "$2"
+	echo "$output"
+	[ "$status" = 0 ]
+}
+
+@test "summary: calls and bytes per file and op equal the workload's own records" {
+	traced -- "$WL/io" basic "$D"
+	summary --json --by file,op "$TRACE"
+	printf '%s\n' "$output" >"$T/s.json"
+	tpy truth-bytes "$TRUTH" --by path,name --under "$D" | sort >"$T/want"
+	"$PY" -c '
+import json, sys
+d, root = json.load(open(sys.argv[1])), sys.argv[2]
+for r in d["groupings"][0]["rows"]:
+    if r["file"] == root or r["file"].startswith(root + "/"):
+        print("%s\t%s\t%d\t%d" % (r["file"], r["op"], r["calls"], r["bytes"]))
+' "$T/s.json" "$D" | sort >"$T/got"
+	diff "$T/want" "$T/got"
+	[ "$(wc -l <"$T/want")" -gt 10 ]
+}
+
+@test "summary: every row and the headline agree with the events: exact times and self time, percentiles within 0.8%" {
+	mkdir -p "$D/mt"
+	traced -- "$ROOT/build/examples/minitrain" "$D/mt" 2 4
+	expect_rows "$TRACE" op
+	expect_rows "$TRACE" phase
+	expect_rows "$TRACE" file
+}
+
+@test "summary: self time: a region gives back its child regions' time, never its I/O's" {
+	fixture() { "$PY" "$FIXTURES" "$@"; }
+	fixture overlap "$T/ov.pfw" >/dev/null
+	summary --json --by phase "$T/ov.pfw"
+	"$PY" -c '
+import json, sys
+rows = {r["phase"]: r for r in json.loads(sys.argv[1])["groupings"][0]["rows"]}
+f = rows["compute/forward"]
+assert (f["calls"], f["total_ns"], f["self_ns"]) == (2, 200000, 190000), f
+assert rows["compute/step"]["self_ns"] == 10000
+assert rows["-"]["self_ns"] == rows["-"]["total_ns"] == 420000  # the I/O
+' "$output"
+}
+
+@test "summary: unoverlapped I/O is I/O no compute region of its own process covers, in traces (by end) and merged files (by start)" {
+	"$PY" "$FIXTURES" overlap "$T/ov.pfw" >"$T/facts"
+	"$DFT" merge -q -o "$T/ov.json" "$T/ov.pfw"
+	for f in "$T/ov.pfw" "$T/ov.json"; do
+		summary --json "$f"
+		"$PY" -c '
+import json, sys
+h, want = json.loads(sys.argv[1])["headline"], json.load(open(sys.argv[2]))
+assert h["unoverlapped_io_ns"] == want["unoverlapped_io_ns"], h
+assert h["io_ns"] == want["io_ns"], h
+assert (h["processes"], h["late"]) == (2, 0), h
+' "$output" "$T/facts"
+	done
+}
+
+@test "summary: DFTracer's traces, and a merged file, give the same rows as the trace" {
+	"$PY" "$FIXTURES" dftracer "$T/df.pfw" >/dev/null
+	summary --json --by file,op "$T/df.pfw"
+	printf '%s\n' "$output" >"$T/a.json"
+	"$DFT" merge -q -o "$T/df.json" "$T/df.pfw"
+	summary --json --by file,op "$T/df.json"
+	printf '%s\n' "$output" >"$T/b.json"
+	"$PY" -c '
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+assert a["groupings"] == b["groupings"], (a["groupings"], b["groupings"])
+reads = [r for r in a["groupings"][0]["rows"] if r["op"] == "read"]
+assert sorted((r["file"], r["calls"], r["bytes"]) for r in reads) == [
+    ("/data/train/img_0.npz", 1, 4096), ("/data/train/img_1.npz", 1, 4096)], reads
+assert a["headline"]["ranks"] == 1
+' "$T/a.json" "$T/b.json"
+}
+
+@test "summary: the table for people, CSV, --top and --sort" {
+	traced -- "$WL/io" basic "$D"
+	summary "$TRACE"
+	[[ "${lines[0]}" == *" events over "* ]]
+	grep -qE '^op +Calls +Total +Self +Avg +Min +Max +P50 +P99 +Bytes +Bandwidth +% wall$' <<<"$output"
+	summary --csv --top 3 --sort bytes "$TRACE"
+	expect_eq "csv lines" "${#lines[@]}" 4
+	[ "${lines[0]}" = "op,calls,total_ns,self_ns,avg_ns,min_ns,max_ns,p50_ns,p99_ns,bytes,bandwidth_Bps,wall_pct" ]
+	# largest bytes first
+	"$PY" -c '
+import csv, sys
+rows = list(csv.DictReader(sys.stdin))
+b = [int(r["bytes"]) for r in rows]
+assert b == sorted(b, reverse=True) and b[0] > 0, b
+' <<<"$output"
+}
+
+@test "summary: bad options and bad input are one line and a non-zero exit" {
+	traced -- "$WL/io" basic "$D"
+	run "$DFT" summary --by colour "$TRACE"
+	[ "$status" = 64 ]
+	[[ "$output" == *"unknown grouping 'colour'"* ]]
+	run "$DFT" summary --sort size "$TRACE"
+	[ "$status" = 64 ]
+	[[ "$output" == *"unknown column 'size'"* ]]
+	run "$DFT" summary --json --csv "$TRACE"
+	[ "$status" = 64 ]
+	run "$DFT" summary
+	[ "$status" = 64 ]
+	head -c 3000 "$TRACE" >"$T/cut.pfw.gz"
+	run "$DFT" summary "$T/cut.pfw.gz"
+	[ "$status" = 1 ]
+	[ "${#lines[@]}" = 1 ]
+	[[ "$output" == "dftrace-bpf summary: '$T/cut.pfw.gz':"*": gzip stream cut short"* ]]
+}

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analyze/events.h"
+
+#define NS_PER_US 1000
+
+int rank_from_name(const char *path, int *world)
+{
+	const char *base = strrchr(path, '/'), *p;
+	int r, w, used;
+
+	base = base ? base + 1 : path;
+	for (p = base; (p = strchr(p, '-')); p++) {
+		if (sscanf(p, "-%d-of-%d%n", &r, &w, &used) == 2 && r >= 0 && w > r) {
+			if (world)
+				*world = w;
+			return r;
+		}
+	}
+	return -1;
+}
+
+void ev_input_init(struct ev_input *in, const char *path)
+{
+	*in = (struct ev_input){ .rank = rank_from_name(path, NULL) };
+}
+
+void ev_input_free(struct ev_input *in)
+{
+	uint64_t k, v;
+	size_t it = 0;
+
+	fh_table_free(&in->fh);
+	while (hmap_next(&in->comm, &it, &k, &v))
+		free((void *)(uintptr_t)v);
+	hmap_free(&in->comm);
+	hmap_free(&in->ranks);
+}
+
+int ev_rank(const struct ev_input *in, uint32_t pid)
+{
+	uint64_t r;
+
+	return hmap_get(&in->ranks, pid, &r) ? (int)r : in->rank;
+}
+
+const char *ev_comm(const struct ev_input *in, uint32_t pid)
+{
+	return hmap_get_ptr(&in->comm, pid);
+}
+
+static bool arg_int(const struct rec *e, const char *key, int64_t *out)
+{
+	struct span v;
+
+	return e->args.len && js_get(e->args, key, &v) && js_int(v, out);
+}
+
+static void set_rank(struct ev_input *in, uint32_t pid, int64_t rank)
+{
+	if (rank >= 0 && rank <= INT_MAX)
+		hmap_put(&in->ranks, pid, rank);
+}
+
+/* A process name; a merged file's "rank 3 · python3 [1234] @node07" gives
+ * the rank and the program. */
+static void learn_name(struct ev_input *in, uint32_t pid, struct span v)
+{
+	char name[512], *comm = name, *end, *old;
+	long rank;
+
+	js_unescape(v, name, sizeof(name));
+	if (!strncmp(name, "rank ", 5) && (rank = strtol(name + 5, &end, 10)) >= 0 &&
+	    !strncmp(end, " \xc2\xb7 ", 4)) {
+		set_rank(in, pid, rank);
+		comm = end + 4;
+	}
+	if ((end = strstr(comm, " [")))
+		*end = 0;
+	old = hmap_get_ptr(&in->comm, pid);
+	comm = strdup(comm);
+	if (comm && !hmap_put_ptr(&in->comm, pid, comm))
+		free(old);
+	else
+		free(comm);
+}
+
+static void learn_meta(struct ev_input *in, const struct rec *e)
+{
+	struct span v, w;
+	char digits[24];
+	int64_t rank;
+
+	if (SPAN_IS(e->name, "FH")) {
+		fh_table_add(&in->fh, e);
+	} else if (SPAN_IS(e->name, "process_name") && e->pid_num && e->args.len &&
+		   js_get(e->args, "name", &v) && js_string(v, &v)) {
+		learn_name(in, e->pid, v);
+	} else if (SPAN_IS(e->name, "PR") && e->pid_num && e->args.len &&
+		   js_get(e->args, "name", &v) && js_string(v, &v) && SPAN_IS(v, "rank") &&
+		   js_get(e->args, "value", &w)) {
+		if (js_string(w, &w)) {
+			js_unescape(w, digits, sizeof(digits));
+			w = (struct span){ digits, strlen(digits) };
+		}
+		if (js_int(w, &rank))
+			set_rank(in, e->pid, rank);
+	}
+}
+
+static enum ev_kind kind_of(const struct rec *e)
+{
+	static const char *const other[] = { "PROC", "IOCTL", "DEVICE" };
+
+	if (SPAN_IS(e->cat, "POSIX") || SPAN_IS(e->cat, "STDIO"))
+		return EV_IO;
+	for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++)
+		if (span_eq(e->cat, other[i], strlen(other[i])))
+			return EV_OTHER;
+	/* torch's operators: Kineto's cpu_op and kernel; without Kineto no
+	 * cat, and operators are named "aten::..." (record_function ranges
+	 * such as "save" are regions) */
+	if (SPAN_IS(e->cat, "compute") || SPAN_IS(e->cat, "cpu_op") || SPAN_IS(e->cat, "kernel") ||
+	    (!e->cat.len && memmem(e->name.p, e->name.len, "::", 2)))
+		return EV_COMPUTE;
+	return EV_REGION;
+}
+
+static void file_of_hash(struct ev_input *in, struct span fhash, struct ev *out)
+{
+	const struct fh_path *f = fh_table_get(&in->fh, fhash);
+
+	if (f)
+		out->file = (struct span){ f->text, f->len };
+}
+
+/* The args an analysis needs, in one pass over them. */
+static void read_args(struct ev_input *in, const struct rec *e, struct ev *out,
+		      int64_t *ns, int64_t *ret)
+{
+	const char *p = e->args.p, *end = e->args.p + e->args.len;
+	struct span k, v;
+	int i = 0;
+
+	p = js_ws(p, end);
+	if (e->nargs < 0 && p < end && *p == '{')
+		p++;
+	for (;;) {
+		if (e->nargs >= 0) {
+			if (i == e->nargs)
+				break;
+			k = e->arg_key[i];
+			v = e->arg_val[i++];
+		} else if (js_member(&p, end, &k, &v) != JS_OK) {
+			break;
+		}
+		if (k.len < 2 || k.len > 9)
+			continue;
+		switch (k.p[0]) { /* one compare for most keys */
+		case 'r':
+			if (SPAN_IS(k, "ret"))
+				js_int(v, ret);
+			break;
+		case 'n':
+			if (SPAN_IS(k, "ns"))
+				js_int(v, ns);
+			break;
+		case 'f':
+			if (SPAN_IS(k, "fname"))
+				js_string(v, &out->file);
+			else if (SPAN_IS(k, "fhash") && !out->file.len)
+				file_of_hash(in, v, out);
+			break;
+		case 'p':
+			if (SPAN_IS(k, "phase"))
+				js_string(v, &out->phase);
+			else if (SPAN_IS(k, "phase_cat"))
+				js_string(v, &out->phase_cat);
+			else if (SPAN_IS(k, "p_idx"))
+				out->has_ids = js_int(v, &out->parent);
+			break;
+		case 'e':
+			if (SPAN_IS(k, "epoch"))
+				js_int(v, &out->epoch);
+			else if (SPAN_IS(k, "event_id"))
+				js_int(v, &out->id);
+			break;
+		case 's':
+			if (SPAN_IS(k, "step"))
+				js_int(v, &out->step);
+			break;
+		}
+	}
+}
+
+/* The lifecycle marks say the file's rank, when the tracer knew it. */
+static int lifecycle(struct ev_input *in, const struct rec *e)
+{
+	int64_t rank;
+
+	if (SPAN_IS(e->name, "start") && arg_int(e, "rank", &rank) && rank >= 0 &&
+	    rank <= INT_MAX)
+		in->rank = rank;
+	return 0;
+}
+
+int ev_from_rec(struct ev_input *in, const struct rec *e, struct ev *out)
+{
+	int64_t ns = -1, ret = 0;
+
+	if (e->ph == 'M') {
+		learn_meta(in, e);
+		return 0;
+	}
+	if (e->ph != 'X' || !e->has_ts)
+		return 0;
+	if (SPAN_IS(e->cat, "dftracer"))
+		return lifecycle(in, e);
+	if (SPAN_IS(e->cat, "dftrace.profiler")) { /* bookkeeping for the merge */
+		int64_t rank;
+
+		if (e->pid_num && arg_int(e, "rank", &rank))
+			set_rank(in, e->pid, rank);
+		return 0;
+	}
+	*out = (struct ev){ .name = e->name, .cat = e->cat, .kind = kind_of(e),
+			    .epoch = -1, .step = -1, .id = e->has_id ? e->id : -1,
+			    .parent = -1 };
+	out->pid = e->pid_num ? (uint32_t)e->pid : 0;
+	out->tid = e->tid_num ? (uint32_t)e->tid : 0;
+	read_args(in, e, out, &ns, &ret);
+	out->has_ids = out->has_ids && out->id >= 0;
+	rec_span_ns(e, ns, &out->start, &out->end);
+	if (out->kind == EV_IO) {
+		out->bytes_kind = sc_bytes_of(e->name.p, e->name.len);
+		out->bytes = out->bytes_kind != SC_BYTES_NONE && ret > 0 ? ret : 0;
+	}
+	return 1;
+}

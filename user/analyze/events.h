@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * One event as the analyses see it, whatever trace it came from (ours,
+ * DFTracer's, a merged file with torch ops): its times in ns, its class,
+ * bytes, file, phase, epoch and step, and the links that make self time.
+ * What an input's metadata says (file hashes, process names, ranks) is
+ * kept per input.
+ */
+#ifndef ANALYZE_EVENTS_H
+#define ANALYZE_EVENTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "analyze/fhash.h"
+#include "lib/hmap.h"
+#include "model/syscalls.h"
+#include "read/reader.h"
+
+enum ev_kind {
+	EV_IO,		/* cat POSIX or STDIO */
+	EV_COMPUTE,	/* cat compute, and torch's operators */
+	EV_REGION,	/* any other annotation or torch range */
+	EV_OTHER,	/* process events, ioctls, devices */
+};
+
+struct ev {
+	struct span name, cat;	/* escaped, as in the file */
+	uint32_t pid, tid;
+	int64_t start, end;	/* ns, on the input's clock */
+	enum ev_kind kind;
+	enum sc_bytes bytes_kind;
+	int64_t bytes;		/* ret of a call that moves bytes, else 0 */
+	struct span file;	/* escaped path; empty if none */
+	struct span phase_cat, phase;	/* the innermost region, if any */
+	int64_t epoch, step;	/* -1: none */
+	bool has_ids;		/* DFTracer's id and p_idx are known */
+	int64_t id, parent;	/* parent: -1 at the top */
+};
+
+/* What one input's metadata says. */
+struct ev_input {
+	struct fh_table fh;
+	struct hmap comm;	/* pid -> char * (malloc'd, unescaped) */
+	struct hmap ranks;	/* pid -> rank */
+	int rank;		/* of the whole file, -1 if unknown */
+	/* Its events come in order of start (a merged file), not of end
+	 * (a trace, which writes an event when it ends). */
+	bool by_start;
+};
+
+void ev_input_init(struct ev_input *in, const char *path);
+void ev_input_free(struct ev_input *in);
+
+/* 1 with *out filled if e is an event to count (an X event that is not
+ * a lifecycle mark), 0 if not (its metadata is learned). */
+int ev_from_rec(struct ev_input *in, const struct rec *e, struct ev *out);
+
+/* The rank a file name says: "trace-3-of-8..." is 3; -1 if none. */
+int rank_from_name(const char *path, int *world);
+
+/* The rank of a process of this input, -1 if unknown. */
+int ev_rank(const struct ev_input *in, uint32_t pid);
+/* The process's name ("python3"), or NULL. */
+const char *ev_comm(const struct ev_input *in, uint32_t pid);
+
+#endif

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Unoverlapped I/O, as DFAnalyzer reports it: the time of a process's I/O
+ * calls during which none of its compute regions runs. Intervals are
+ * swept in order of start, through a reorder window (traces are written
+ * in order of end); per process the compute regions seen so far are one
+ * open stretch, and each I/O call waits until the sweep has passed its
+ * end, while later compute regions may still cover some of it. Memory
+ * holds what overlaps the sweep, never the whole trace.
+ */
+#ifndef ANALYZE_OVERLAP_H
+#define ANALYZE_OVERLAP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "lib/hmap.h"
+
+struct interval;
+struct overlap_proc;
+
+struct overlap {
+	struct interval *heap;	/* the window: intervals not yet swept */
+	uint32_t n;
+	struct hmap procs;	/* process key -> index in by_index */
+	struct overlap_proc **by_index;
+	uint32_t nprocs, capprocs;
+	int64_t sweep;		/* start of the last interval swept */
+	int64_t unoverlapped;	/* ns, of calls already settled */
+	uint64_t late;		/* intervals that came after the sweep passed them */
+};
+
+/* One I/O call (compute false) or compute region of process proc. */
+int overlap_add(struct overlap *o, uint64_t proc, int64_t start, int64_t end,
+		bool compute);
+/* Sweeps what is left: o->unoverlapped is the total. */
+int overlap_finish(struct overlap *o);
+void overlap_free(struct overlap *o);
+
+#endif

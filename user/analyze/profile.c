@@ -1,0 +1,546 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analyze/profile.h"
+#include "lib/hash.h"
+#include "lib/vec.h"
+
+static const char *const by_names[BY__COUNT] = {
+	[BY_OP] = "op", [BY_PHASE] = "phase", [BY_FILE] = "file",
+	[BY_PROCESS] = "process", [BY_RANK] = "rank", [BY_EPOCH] = "epoch",
+	[BY_STEP] = "step",
+};
+
+const char *by_key_name(enum by_key k)
+{
+	return by_names[k];
+}
+
+int by_key_parse(const char *name, size_t len)
+{
+	for (int k = 0; k < BY__COUNT; k++)
+		if (strlen(by_names[k]) == len && !memcmp(name, by_names[k], len))
+			return k;
+	return -1;
+}
+
+static int parse_spec(struct grouping *g, const char *spec, char *err, size_t errlen)
+{
+	const char *p = spec;
+
+	do {
+		size_t len = strcspn(p, ",");
+		int k = by_key_parse(p, len);
+
+		if (k < 0 || g->nkeys == PROFILE_MAX_KEYS) {
+			snprintf(err, errlen, k < 0 ? "unknown grouping '%.*s' (op, phase, file, "
+				 "process, rank, epoch, step)" : "more than %d groupings in '%s'",
+				 k < 0 ? (int)len : PROFILE_MAX_KEYS, k < 0 ? p : spec);
+			return -EINVAL;
+		}
+		g->keys[g->nkeys++] = k;
+		p += len;
+	} while (*p++ == ',');
+	return 0;
+}
+
+int by_spec_check(const char *spec, char *err, size_t errlen)
+{
+	struct grouping g = { 0 };
+
+	return parse_spec(&g, spec, err, errlen);
+}
+
+int profile_init(struct profile *p, char *const *specs, int n, char *err,
+		 size_t errlen)
+{
+	*p = (struct profile){ .by = calloc(n, sizeof(*p->by)), .nby = n };
+	if (!p->by)
+		return -ENOMEM;
+	p->head.t_min = INT64_MAX;
+	p->head.t_max = INT64_MIN;
+	for (int i = 0; i < n; i++) {
+		int rc = parse_spec(&p->by[i], specs[i], err, errlen);
+
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- keys ---- */
+
+struct keybuf {
+	char *p;
+	size_t len;
+	uint32_t cap;
+	int err;
+};
+
+static void kb_put(struct keybuf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap && vec_reserve((void **)&b->p, &b->cap, b->len + n + 1, 1)) {
+		b->err = -ENOMEM;
+		return;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+}
+
+static void kb_int(struct keybuf *b, int64_t v)
+{
+	char d[24];
+
+	if (v < 0)
+		kb_put(b, "-", 1);
+	else
+		kb_put(b, d, snprintf(d, sizeof(d), "%lld", (long long)v));
+}
+
+static void kb_span(struct keybuf *b, struct span s)
+{
+	if (s.len)
+		kb_put(b, s.p, s.len);
+	else
+		kb_put(b, "-", 1);
+}
+
+/* The key material of part k: escaped text, as the file has it. */
+static void key_part(struct keybuf *b, enum by_key k, const struct ev_input *in,
+		     uint16_t input, const struct ev *e)
+{
+	switch (k) {
+	case BY_OP:
+		kb_span(b, e->name);
+		break;
+	case BY_PHASE:
+		if (e->kind == EV_REGION || e->kind == EV_COMPUTE) {
+			kb_span(b, e->cat);
+			kb_put(b, "/", 1);
+			kb_span(b, e->name);
+		} else if (e->phase.len) {
+			kb_span(b, e->phase_cat);
+			kb_put(b, "/", 1);
+			kb_span(b, e->phase);
+		} else {
+			kb_put(b, "-", 1);
+		}
+		break;
+	case BY_FILE:
+		kb_span(b, e->file);
+		break;
+	case BY_PROCESS:
+		kb_int(b, input);
+		kb_put(b, ":", 1);
+		kb_int(b, e->pid);
+		break;
+	case BY_RANK:
+		kb_int(b, ev_rank(in, e->pid));
+		break;
+	case BY_EPOCH:
+		kb_int(b, e->epoch);
+		break;
+	case BY_STEP:
+		kb_int(b, e->step);
+		break;
+	default:
+		break;
+	}
+}
+
+/* How a part is shown: unescaped; a process as "comm [pid]". */
+static void show_part(struct keybuf *b, enum by_key k, const struct ev_input *in,
+		      const char *material, size_t len, const struct ev *e)
+{
+	char buf[4096];
+	size_t n;
+
+	if (k == BY_PROCESS) {
+		const char *comm = ev_comm(in, e->pid);
+
+		n = snprintf(buf, sizeof(buf), "%s [%u]", comm ? comm : "?", e->pid);
+		kb_put(b, buf, n < sizeof(buf) ? n : sizeof(buf) - 1);
+	} else {
+		n = js_unescape((struct span){ material, len }, buf, sizeof(buf));
+		kb_put(b, buf, n);
+	}
+	kb_put(b, "", 1); /* the '\0' after each part */
+}
+
+/* A new row for key material m (n bytes, parts ending at ends[]). */
+static int64_t new_row(struct grouping *g, uint64_t h, const char *m, size_t n,
+		       const size_t *ends, const struct ev_input *in, const struct ev *e)
+{
+	struct keybuf shown = { 0 };
+	struct row r = { .min = INT64_MAX };
+
+	for (int i = 0; i < g->nkeys; i++) {
+		size_t from = i ? ends[i - 1] : 0;
+
+		show_part(&shown, g->keys[i], in, m + from, ends[i] - from - 1, e);
+	}
+	r.key = shown.p;
+	r.material = malloc(n);
+	r.material_len = n;
+	if (shown.err || !r.material || VEC_PUSH(g->rows, g->n, g->cap, r) ||
+	    hmap_put(&g->index, h, g->n)) {
+		free(shown.p);
+		free(r.material);
+		return -ENOMEM;
+	}
+	memcpy(r.material, m, n);
+	return g->n - 1;
+}
+
+/* The row of e in grouping g, made if new: its index, or -ENOMEM. */
+static int64_t row_of(struct profile *p, struct grouping *g, const struct ev_input *in,
+		      uint16_t input, const struct ev *e)
+{
+	struct keybuf b = { p->scratch, 0, p->scratch_cap, 0 };
+	size_t ends[PROFILE_MAX_KEYS];
+	uint64_t h, idx;
+
+	for (int i = 0; i < g->nkeys; i++) {
+		key_part(&b, g->keys[i], in, input, e);
+		kb_put(&b, "\x1f", 1);
+		ends[i] = b.len;
+	}
+	p->scratch = b.p;
+	p->scratch_cap = b.cap;
+	if (b.err)
+		return b.err;
+	h = dft_hash64(b.p, b.len);
+	/* equal hashes of different keys: the next hash value is tried */
+	for (; hmap_get(&g->index, h, &idx); h++) {
+		const struct row *r = &g->rows[idx - 1];
+
+		if (r->material_len == b.len && !memcmp(r->material, b.p, b.len))
+			return idx - 1;
+	}
+	return new_row(g, h, b.p, b.len, ends, in, e);
+}
+
+int64_t row_quantile(const struct row *r, double q)
+{
+	int64_t v = sketch_quantile(&r->durations, q);
+
+	/* within the sketch's 1%, and never outside what was seen */
+	return !r->calls ? 0 : v < r->min ? r->min : v > r->max ? r->max : v;
+}
+
+const char *row_part(const struct row *r, int k)
+{
+	const char *s = r->key;
+
+	while (k--)
+		s += strlen(s) + 1;
+	return s;
+}
+
+/* ---- self time ----
+ * A region's child regions give back their time: by DFTracer's ids
+ * (p_idx names the parent, which a trace writes after its children, and
+ * a merged file before them), or, for torch's ranges, which have no ids,
+ * by what encloses them on their thread (torch writes them by start). */
+
+/* The rows an event went to, one per grouping. */
+struct placed {
+	int64_t end;
+	uint32_t rows[];
+};
+
+static uint64_t link_key(uint16_t input, uint32_t pid, int64_t id)
+{
+	return ((uint64_t)input << 48 | (uint64_t)pid << 24) ^ (uint64_t)id * 0x9e3779b97f4a7c15ull;
+}
+
+/* Entries of the link maps, checked in full (the key is a hash). */
+struct link {
+	uint16_t input;
+	uint32_t pid;
+	int64_t id;
+	int64_t value;		/* pending: child time; seen: unused */
+	struct placed *at;	/* seen: the parent's rows */
+};
+
+static struct link *link_find(struct hmap *m, uint16_t input, uint32_t pid,
+			      int64_t id, uint64_t *slot)
+{
+	uint64_t k = link_key(input, pid, id), v;
+
+	for (; hmap_get(m, k, &v); k++) {
+		struct link *l = (void *)(uintptr_t)v;
+
+		if (l->input == input && l->pid == pid && l->id == id) {
+			*slot = k;
+			return l;
+		}
+	}
+	*slot = k; /* a free key */
+	return NULL;
+}
+
+static void give_back(struct profile *p, const uint32_t *rows, int64_t dur)
+{
+	for (int i = 0; i < p->nby; i++)
+		p->by[i].rows[rows[i]].self -= dur;
+}
+
+static struct placed *placed_new(struct profile *p, const uint32_t *rows, int64_t end)
+{
+	struct placed *pl = malloc(sizeof(*pl) + p->nby * sizeof(uint32_t));
+
+	if (pl) {
+		pl->end = end;
+		memcpy(pl->rows, rows, p->nby * sizeof(uint32_t));
+	}
+	return pl;
+}
+
+/* by ids */
+static int link_by_ids(struct profile *p, const struct ev_input *in, uint16_t input,
+		       const struct ev *e, const uint32_t *rows)
+{
+	int64_t dur = e->end - e->start;
+	struct link *l;
+	uint64_t slot;
+
+	/* its own children that came first */
+	l = link_find(&p->pending, input, e->pid, e->id, &slot);
+	if (l) {
+		give_back(p, rows, l->value);
+		hmap_del(&p->pending, slot, NULL);
+		free(l);
+	}
+	if (e->parent >= 0) {
+		l = link_find(&p->seen, input, e->pid, e->parent, &slot);
+		if (l) {
+			give_back(p, l->at->rows, dur);
+		} else if ((l = link_find(&p->pending, input, e->pid, e->parent, &slot))) {
+			l->value += dur;
+		} else {
+			l = calloc(1, sizeof(*l));
+			if (!l || hmap_put_ptr(&p->pending, slot, l)) {
+				free(l);
+				return -ENOMEM;
+			}
+			*l = (struct link){ input, e->pid, e->parent, dur, NULL };
+		}
+	}
+	if (!in->by_start)
+		return 0;
+	/* a merged file: children come after; kept until the sweep passes */
+	l = calloc(1, sizeof(*l));
+	if (!l || !(l->at = placed_new(p, rows, e->end)))
+		goto nomem;
+	*l = (struct link){ input, e->pid, e->id, 0, l->at };
+	link_find(&p->seen, input, e->pid, e->id, &slot);
+	if (hmap_put_ptr(&p->seen, slot, l) || heap_push(&p->seen_by_end, e->end, l))
+		goto nomem;
+	return 0;
+nomem:
+	if (l)
+		free(l->at);
+	free(l);
+	return -ENOMEM;
+}
+
+/* Regions of a merged file that ended before e started get no more
+ * children. */
+static void forget_seen(struct profile *p, int64_t now)
+{
+	const struct heap_item *top;
+	struct heap_item it;
+
+	while ((top = heap_top(&p->seen_by_end)) && top->key < now) {
+		struct link *l;
+		uint64_t slot;
+
+		heap_pop(&p->seen_by_end, &it);
+		l = it.val;
+		if (link_find(&p->seen, l->input, l->pid, l->id, &slot) == l)
+			hmap_del(&p->seen, slot, NULL);
+		free(l->at);
+		free(l);
+	}
+}
+
+/* by time, on a thread of a torch trace */
+struct stack {
+	struct placed **open;
+	uint32_t n, cap;
+};
+
+static int link_by_time(struct profile *p, uint16_t input, const struct ev *e,
+			const uint32_t *rows)
+{
+	uint64_t k = (uint64_t)input << 48 ^ (uint64_t)e->pid << 24 ^ e->tid;
+	struct stack *st = hmap_get_ptr(&p->stacks, k);
+	struct placed *pl;
+
+	if (!st) {
+		st = calloc(1, sizeof(*st));
+		if (!st || hmap_put_ptr(&p->stacks, k, st)) {
+			free(st);
+			return -ENOMEM;
+		}
+	}
+	while (st->n && st->open[st->n - 1]->end <= e->start)
+		free(st->open[--st->n]);
+	if (st->n && e->end <= st->open[st->n - 1]->end)
+		give_back(p, st->open[st->n - 1]->rows, e->end - e->start);
+	pl = placed_new(p, rows, e->end);
+	if (!pl || VEC_PUSH(st->open, st->n, st->cap, pl)) {
+		free(pl);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* ---- the rows and the headline ---- */
+
+static void count_in_row(struct row *r, const struct ev *e)
+{
+	int64_t dur = e->end - e->start;
+
+	r->calls++;
+	r->total += dur;
+	r->self += dur;
+	if (dur < r->min)
+		r->min = dur;
+	if (dur > r->max)
+		r->max = dur;
+	if (e->bytes_kind != SC_BYTES_NONE) {
+		r->bytes += e->bytes;
+		r->data_time += dur;
+	}
+	sketch_add(&r->durations, dur);
+}
+
+static int count_in_headline(struct profile *p, const struct ev_input *in,
+			     uint16_t input, const struct ev *e)
+{
+	struct headline *h = &p->head;
+	uint64_t proc = (uint64_t)input << 32 | e->pid;
+	int64_t dur = e->end - e->start;
+	int rank = ev_rank(in, e->pid);
+
+	h->events++;
+	if (e->start < h->t_min)
+		h->t_min = e->start;
+	if (e->end > h->t_max)
+		h->t_max = e->end;
+	if (hmap_add(&p->procs, proc, 0) == 1)
+		h->processes++;
+	if (rank >= 0 && hmap_add(&p->ranks, rank, 0) == 1)
+		h->ranks++;
+	if (e->kind == EV_COMPUTE)
+		return overlap_add(&p->overlap, proc, e->start, e->end, true);
+	if (e->kind != EV_IO)
+		return 0;
+	h->io_time += dur;
+	if (e->file.len && hmap_add(&p->files, dft_hash64(e->file.p, e->file.len), 0) == 1)
+		h->files++;
+	switch (e->bytes_kind) {
+	case SC_BYTES_READ:
+		h->bytes_read += e->bytes;
+		break;
+	case SC_BYTES_WRITE:
+		h->bytes_written += e->bytes;
+		break;
+	case SC_BYTES_COPY:
+		h->bytes_copied += e->bytes;
+		break;
+	default:
+		break;
+	}
+	if (e->bytes_kind != SC_BYTES_NONE)
+		h->data_time += dur;
+	return overlap_add(&p->overlap, proc, e->start, e->end, false);
+}
+
+int profile_add(struct profile *p, const struct ev_input *in, uint16_t input,
+		const struct ev *e)
+{
+	uint32_t rows[PROFILE_MAX_GROUPINGS];
+	int rc = 0;
+
+	for (int i = 0; i < p->nby; i++) {
+		int64_t r = row_of(p, &p->by[i], in, input, e);
+
+		if (r < 0)
+			return r;
+		rows[i] = r;
+		count_in_row(&p->by[i].rows[r], e);
+	}
+	if (in->by_start)
+		forget_seen(p, e->start);
+	if (e->kind == EV_REGION || e->kind == EV_COMPUTE)
+		rc = e->has_ids ? link_by_ids(p, in, input, e, rows) :
+				  link_by_time(p, input, e, rows);
+	return rc ? rc : count_in_headline(p, in, input, e);
+}
+
+int profile_finish(struct profile *p)
+{
+	int rc = overlap_finish(&p->overlap);
+
+	p->head.unoverlapped_io = p->overlap.unoverlapped;
+	p->head.late = p->overlap.late;
+	if (!p->head.events)
+		p->head.t_min = p->head.t_max = 0;
+	return rc;
+}
+
+static void free_links(struct hmap *m)
+{
+	uint64_t k, v;
+	size_t it = 0;
+
+	while (hmap_next(m, &it, &k, &v))
+		free((void *)(uintptr_t)v);
+	hmap_free(m);
+}
+
+void profile_free(struct profile *p)
+{
+	struct heap_item hi;
+	uint64_t k, v;
+	size_t it = 0;
+
+	for (int i = 0; p->by && i < p->nby; i++) {
+		for (uint32_t r = 0; r < p->by[i].n; r++) {
+			free(p->by[i].rows[r].key);
+			free(p->by[i].rows[r].material);
+			sketch_free(&p->by[i].rows[r].durations);
+		}
+		free(p->by[i].rows);
+		hmap_free(&p->by[i].index);
+	}
+	free(p->by);
+	while (heap_pop(&p->seen_by_end, &hi)) {
+		struct link *l = hi.val;
+
+		free(l->at);
+		free(l);
+	}
+	heap_free(&p->seen_by_end);
+	hmap_free(&p->seen);	/* its links were all in the heap */
+	free_links(&p->pending);
+	while (hmap_next(&p->stacks, &it, &k, &v)) {
+		struct stack *st = (void *)(uintptr_t)v;
+
+		while (st->n)
+			free(st->open[--st->n]);
+		free(st->open);
+		free(st);
+	}
+	hmap_free(&p->stacks);
+	hmap_free(&p->files);
+	hmap_free(&p->procs);
+	hmap_free(&p->ranks);
+	overlap_free(&p->overlap);
+	free(p->scratch);
+}
