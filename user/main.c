@@ -14,6 +14,7 @@ static const struct subcommand {
 } subcommands[] = {
 	{ "merge", merge_main },
 	{ "summary", summary_main },
+	{ "report", report_main },
 };
 
 int main(int argc, char **argv)

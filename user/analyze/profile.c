@@ -284,8 +284,10 @@ static struct link *link_find(struct hmap *m, uint16_t input, uint32_t pid,
 
 static void give_back(struct profile *p, const uint32_t *rows, int64_t dur)
 {
-	for (int i = 0; i < p->nby; i++)
+	for (int i = 0; i < p->nby; i++) {
 		p->by[i].rows[rows[i]].self -= dur;
+		p->by[i].rows[rows[i]].region_self -= dur;
+	}
 }
 
 static struct placed *placed_new(struct profile *p, const uint32_t *rows, int64_t end)
@@ -408,6 +410,8 @@ static void count_in_row(struct row *r, const struct ev *e)
 	r->calls++;
 	r->total += dur;
 	r->self += dur;
+	if (e->kind == EV_REGION || e->kind == EV_COMPUTE)
+		r->region_self += dur;
 	if (dur < r->min)
 		r->min = dur;
 	if (dur > r->max)

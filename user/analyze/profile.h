@@ -40,6 +40,7 @@ struct row {
 	size_t material_len;
 	uint64_t calls;
 	int64_t total, self, min, max;	/* ns */
+	int64_t region_self;	/* self time of its regions alone: phases' own time */
 	int64_t bytes;		/* moved by its I/O calls */
 	int64_t data_time;	/* ns of the calls that moved bytes */
 	struct sketch durations;

@@ -72,7 +72,7 @@ void report_status(struct report *r, const struct trace_stats *st,
 static void report_phases(const struct phase_totals *pt)
 {
 	const struct phase_total *t = pt->t;
-	char bytes[32], name[96];
+	char bytes[32], name[96], time[32];
 
 	if (!pt->n)
 		return;
@@ -80,9 +80,9 @@ static void report_phases(const struct phase_totals *pt)
 	for (uint32_t i = 0; i < pt->n; i++) {
 		snprintf(name, sizeof(name), "%s/%s", t[i].cat->str, t[i].name->str);
 		units_bytes(bytes, sizeof(bytes), t[i].bytes);
-		fprintf(stderr, "  %-30.30s %8llu %10.3f s %14s\n", name,
-			(unsigned long long)t[i].count, t[i].ns / 1e9,
-			t[i].bytes ? bytes : "-");
+		units_ns(time, sizeof(time), t[i].ns);
+		fprintf(stderr, "  %-30.30s %8llu %12s %14s\n", name,
+			(unsigned long long)t[i].count, time, t[i].bytes ? bytes : "-");
 	}
 }
 

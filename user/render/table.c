@@ -296,6 +296,7 @@ static void row_json(struct jbuf *b, const struct profile *p, const struct group
 	json_num(b, "calls", r->calls);
 	json_num(b, "total_ns", r->total);
 	json_num(b, "self_ns", r->self);
+	json_num(b, "region_self_ns", r->region_self);
 	json_num(b, "avg_ns", r->calls ? r->total / (int64_t)r->calls : 0);
 	json_num(b, "min_ns", r->calls ? r->min : 0);
 	json_num(b, "max_ns", r->max);
