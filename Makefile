@@ -58,7 +58,7 @@ $(OUT)/python/.built: $(PY_SRCS) $(wildcard include/dftrace/*.h)
 $(OUT) $(OUT)/tests $(OUT)/workloads $(OUT)/bench $(OUT)/examples:
 	@mkdir -p $@
 
-$(OUT)/dftrace.bpf.o: bpf/dftrace.bpf.c bpf/dftrace.h bpf/syscall_regs.h vmlinux/$(ARCH)/vmlinux.h | $(OUT)
+$(OUT)/dftrace.bpf.o: bpf/dftrace.bpf.c bpf/dftrace.h bpf/steps.h bpf/syscall_regs.h vmlinux/$(ARCH)/vmlinux.h | $(OUT)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(OUT)/dftrace.skel.h: $(OUT)/dftrace.bpf.o

@@ -48,6 +48,12 @@ const volatile bool lost_by_proc_on;
 /* Under sudo: a program that raises privileges (setuid...) is not traced,
  * since the invoking user could not watch it either. */
 const volatile bool hide_privileged;
+/* --steps: the schedule, and whether the step last set is in an active
+ * window (set by the step annotation, read by the syscall hooks; one for
+ * the whole trace: the window follows the last step any process set). */
+const volatile bool steps_on;
+const volatile struct dft_steps steps;
+__u32 step_active = 1;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -166,12 +172,21 @@ static __always_inline struct dft_task *traced_call(long nr)
 	return tracked(bpf_get_current_task_btf());
 }
 
+/* Outside --steps' active windows only the calls the fd tables need go
+ * on, to be applied and not written. */
+static __always_inline bool quiet_step(void)
+{
+	return steps_on && !step_active;
+}
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
 {
 	struct dft_task *st = traced_call(nr);
 
 	if (!st || !wanted(nr, regs))
+		return 0;
+	if (quiet_step() && sc_cfg[nr & NR_MASK].interest != DFT_INTEREST_MODEL)
 		return 0;
 	st->args[0] = SC_ARG0(regs);
 	st->args[1] = SC_ARG1(regs);
@@ -304,7 +319,7 @@ static __always_inline void emit_paths(struct dft_task *st, long ret,
 		len1 = read_path(s->data + off, arg_at(st, a1), &flags,
 				 DFT_F_TRUNC1, DFT_F_FAULT1);
 	}
-	s->p.sc.h.flags = flags;
+	s->p.sc.h.flags = flags | (quiet_step() ? DFT_F_QUIET : 0);
 	s->p.len[0] = len0;
 	s->p.len[1] = len1;
 	size = sizeof(s->p) + len0 + len1;
@@ -333,6 +348,8 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 		e = reserve(sizeof(*e), nr);
 		if (e) {
 			fill_syscall(e, st, ret, now, DFT_EV_SYSCALL);
+			if (quiet_step())
+				e->h.flags |= DFT_F_QUIET;
 			if (c->fd_pair_arg)
 				fill_fd_pair(e, st, c->fd_pair_arg - 1);
 			else if (c->new_fd_ino)
@@ -510,9 +527,21 @@ int BPF_USDT(meta, const char *cat, const char *name, long long is_end)
 	return emit_annot(DFT_ANNOT_META, cat, name, is_end);
 }
 
+/* The step annotation moves --steps' window. */
+static __always_inline void set_step(const char *key, long long value)
+{
+	char k[8] = {};
+
+	if (bpf_probe_read_user_str(k, sizeof(k), key) == 5 && k[0] == 's' &&
+	    k[1] == 't' && k[2] == 'e' && k[3] == 'p')
+		step_active = dft_step_active(&steps, value);
+}
+
 SEC("usdt")
 int BPF_USDT(ctx_int, const char *key, long long value)
 {
+	if (steps_on && tracked(bpf_get_current_task_btf()))
+		set_step(key, value);
 	return emit_annot(DFT_ANNOT_CTX_INT, key, NULL, value);
 }
 

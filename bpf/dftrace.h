@@ -3,6 +3,8 @@
 #ifndef DFTRACE_H
 #define DFTRACE_H
 
+#include "steps.h"
+
 /* Long enough for any path the kernel accepts (PATH_MAX); a longer user
  * string is cut here and flagged DFT_F_TRUNC0/1. */
 #define DFT_PATH_MAX 4096
@@ -16,8 +18,14 @@
 
 /* What the kernel side does with one syscall number; set by the loader
  * (user/model/syscalls.c) before load, one entry per number. */
+enum dft_interest {
+	DFT_INTEREST_EVENT = 1,	/* recorded */
+	DFT_INTEREST_MODEL = 2,	/* recorded, also outside --steps' active
+				 * windows: user space's fd tables need it */
+};
+
 struct dft_sc_cfg {
-	unsigned char interest;	/* recorded at all */
+	unsigned char interest;	/* 0, or an enum dft_interest */
 	/* (1 + index of path arg 0) | (1 + index of path arg 1) << 4; 0: none */
 	unsigned char path_args;
 	unsigned char fd_pair_arg; /* 1 + index of an int[2] it fills (pipe) */
@@ -74,6 +82,9 @@ enum dft_flags {
 	/* exec: the program raised privileges (setuid, setgid, file
 	 * capabilities) and the tracer hides those: no longer traced */
 	DFT_F_PRIVILEGED = 1 << 6,
+	/* syscall: made outside --steps' active windows; it keeps user
+	 * space's model right and is not written */
+	DFT_F_QUIET = 1 << 7,
 };
 
 struct dft_header {

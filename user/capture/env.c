@@ -28,6 +28,7 @@ static const char doc[] =
 "    sudo dftrace-bpf -D traces/ -- ./app      # one file per process\n"
 "    sudo dftrace-bpf -P -o - -- ls | head     # paths inline, to stdout\n"
 "    sudo dftrace-bpf --torch -- python3 train.py  # PyTorch phases, no edits\n"
+"    sudo dftrace-bpf --steps 1:1:3 -- ./train # steps 2-4 of 0, 1, 2...\n"
 "\n"
 "Tracing stops when the traced processes have exited, on Ctrl-C, SIGTERM\n"
 "or SIGHUP, or after -d; the file is complete in every case. With -- CMD\n"
@@ -46,6 +47,7 @@ static const struct argp_option opts[] = {
 	{ "quiet", 'q', NULL, 0, "No status line and no summary", 0 },
 	{ "verbose", 'v', NULL, 0, "Print libbpf's debug output", 0 },
 	{ "torch", 't', NULL, 0, "With -- CMD: label PyTorch's phases (forward, backward, step, fetch, item, save, load, transfers, collectives) in the Python program without changing it", 0 },
+	{ "steps", 's', "W:U:A[:R[:S]]", 0, "Record only the active steps of torch.profiler's schedule: skip S steps, then wait W, warm up U, record A, R times (0: forever). Steps are the step annotation's (DFT_USDT_SET_STEP, ai.update(step=), dftrace.profiler's step(), --torch's optimizer steps); the kernel drops the other steps' I/O", 0 },
 	{},
 };
 
@@ -100,6 +102,34 @@ static void check_output_options(const struct env *env, struct argp_state *state
 			   env->output);
 }
 
+/* W:U:A[:R[:S]], as torch.profiler.schedule(wait, warmup, active,
+ * repeat, skip_first) takes them. */
+static void parse_steps(struct env *env, const char *arg, struct argp_state *state)
+{
+	unsigned long long v[5] = { 0, 0, 0, 0, 0 };
+	const char *p = arg;
+	char *end;
+	int n = 0;
+
+	for (;;) {
+		errno = 0;
+		if (n == 5 || *p < '0' || *p > '9')
+			break;
+		v[n++] = strtoull(p, &end, 10);
+		if (errno || v[n - 1] > 1000000000ull)
+			break;
+		p = end;
+		if (*p != ':')
+			break;
+		p++;
+	}
+	if (*p || n < 3 || v[2] == 0)
+		argp_error(state, "invalid --steps '%s': need WAIT:WARMUP:ACTIVE[:REPEAT[:SKIP_FIRST]], "
+			   "whole numbers, ACTIVE at least 1", arg);
+	env->steps = (struct dft_steps){ v[0], v[1], v[2], v[3], v[4] };
+	env->steps_on = true;
+}
+
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct env *env = state->input;
@@ -144,6 +174,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 't':
 		env->torch = true;
+		break;
+	case 's':
+		parse_steps(env, arg, state);
 		break;
 	case ARGP_KEY_ARG:
 		env->command = &state->argv[state->next - 1];

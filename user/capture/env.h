@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "dftrace.h"
 
 #define ENV_MAX_PIDS 64
 
@@ -23,6 +24,8 @@ struct env {
 	bool quiet;
 	bool verbose;
 	bool torch;		/* label PyTorch phases in a launched python */
+	bool steps_on;		/* --steps */
+	struct dft_steps steps;
 	char **command;		/* argv after "--", NULL-terminated */
 };
 

@@ -57,6 +57,12 @@ static int configure(struct dftrace_bpf *skel, const struct loader_opts *o)
 	skel->rodata->wakeup_bytes = o->ringbuf_size / 4;
 	skel->rodata->lost_by_proc_on = o->lost_by_proc;
 	skel->rodata->hide_privileged = o->hide_privileged;
+	if (o->steps) {
+		skel->rodata->steps_on = true;
+		skel->rodata->steps = *o->steps;
+		/* before any step annotation it is step 0, as in torch */
+		skel->data->step_active = dft_step_active(o->steps, 0);
+	}
 	return bpf_map__set_max_entries(skel->maps.events, o->ringbuf_size);
 }
 

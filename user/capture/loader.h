@@ -13,6 +13,7 @@ struct loader_opts {
 	uint64_t ringbuf_size;
 	bool lost_by_proc;	/* -D: count losses per process too */
 	bool hide_privileged;	/* under sudo: drop privileged execs */
+	const struct dft_steps *steps;	/* --steps, or NULL */
 };
 
 /* Root or the BPF capabilities, and kernel BTF: 0 or -errno. */

@@ -155,7 +155,8 @@ static int load_and_attach(struct tracer *tr)
 {
 	struct loader_opts o = { .ringbuf_size = tr->env.ringbuf_size,
 				 .lost_by_proc = tr->env.output_dir != NULL,
-				 .hide_privileged = tr->who.other };
+				 .hide_privileged = tr->who.other,
+				 .steps = tr->env.steps_on ? &tr->env.steps : NULL };
 	int err = loader_open(&tr->skel, &o);
 
 	if (err)
@@ -399,6 +400,7 @@ static int start_trace(struct tracer *tr)
 		.root_launched = tr->env.command != NULL,
 		.root_exe = tr->program[0] ? tr->program : NULL,
 		.on_program = offer_program, .on_program_ctx = &tr->usdt,
+		.steps = tr->env.steps_on ? &tr->env.steps : NULL,
 	};
 	int err;
 

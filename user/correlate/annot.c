@@ -21,6 +21,12 @@ static const struct istr *intern_str(const char *s, size_t max)
 	return istr_intern(s, strnlen(s, max), false);
 }
 
+/* --steps: a region is written if it overlapped an open window. */
+static bool in_window(const struct step_window *w, const struct phase_frame *f)
+{
+	return !w->on || f->began_open || w->active || w->openings != f->openings;
+}
+
 void close_regions(struct trace *t, struct proc *p, struct thread *th,
 		   uint32_t to, uint64_t end_ns, const char *why)
 {
@@ -30,7 +36,7 @@ void close_regions(struct trace *t, struct proc *p, struct thread *th,
 		struct phase_frame *f = phase_top(&th->phases);
 		uint64_t dur = end_ns > f->ts ? end_ns - f->ts : 0;
 
-		if (s) {
+		if (s && in_window(&t->window, f)) {
 			writer_region(&t->writer, s, p, th->tid, &th->phases,
 				      th->phases.depth - 1, end_ns, why);
 			end_event(t, s);
@@ -40,18 +46,21 @@ void close_regions(struct trace *t, struct proc *p, struct thread *th,
 	}
 }
 
-static struct phase_frame *push_region(struct proc *p, struct thread *th,
-				       const char *cat, const char *name,
-				       uint64_t ts, int64_t count)
+static struct phase_frame *push_region(struct trace *t, struct proc *p,
+				       struct thread *th, const char *cat,
+				       const char *name, uint64_t ts, int64_t count)
 {
 	struct phase_frame *f = phase_push(&th->phases);
 
 	if (f)
 		*f = (struct phase_frame){ intern_str(cat, DFT_CAT_LEN),
 					   intern_str(name, DFT_NAME_LEN), ts,
-					   p->next_id++, count, 0, { 0 } };
+					   p->next_id++, count, 0, { 0 },
+					   .began_open = t->window.active,
+					   .openings = t->window.openings };
 	return f;
 }
+
 
 /* A discarded region goes unless events were written inside it: then it
  * stays, so that their p_idx names a region of the trace. */
@@ -72,7 +81,7 @@ static void on_region_end(struct trace *t, struct proc *p, struct thread *th,
 
 	if (idx < 0) {
 		/* Keep the stray end visible, as an empty event. */
-		if (push_region(p, th, e->cat, e->name, e->h.ts, e->value))
+		if (push_region(t, p, th, e->cat, e->name, e->h.ts, e->value))
 			close_regions(t, p, th, th->phases.depth - 1, e->h.ts,
 				      "end_without_begin");
 		return;
@@ -158,6 +167,8 @@ static void set_context(struct trace *t, struct proc *p,
 	case DFT_ANNOT_CTX_INT:
 		if (key)
 			ctx_set(&p->ctx, key, NULL, e->value);
+		if (key == t->writer.key_step)
+			window_step(&t->window, e->value);
 		break;
 	case DFT_ANNOT_CTX_STR:
 		if (key)
@@ -187,7 +198,7 @@ void on_annot(struct trace *t, const struct dft_annot *in)
 		writer_names(s, p, th);
 	switch (e->h.nr) {
 	case DFT_ANNOT_BEGIN:
-		push_region(p, th, e->cat, e->name, e->h.ts, e->value);
+		push_region(t, p, th, e->cat, e->name, e->h.ts, e->value);
 		break;
 	case DFT_ANNOT_ARG_INT:
 	case DFT_ANNOT_ARG_STR:
@@ -197,7 +208,7 @@ void on_annot(struct trace *t, const struct dft_annot *in)
 		on_region_end(t, p, th, e);
 		break;
 	case DFT_ANNOT_META:
-		if (s)
+		if (s && t->window.active)
 			writer_cm(&t->writer, s, p, th, e->name, e->value, e->h.ts);
 		break;
 	case DFT_ANNOT_CTX_INT:

@@ -271,6 +271,10 @@ void on_syscall(struct trace *t, const struct dft_syscall *e,
 		return;
 	}
 	name_files(p, d, e, str, len, flags, &f);
+	if (e->h.flags & DFT_F_QUIET) { /* outside --steps' windows */
+		apply_effect(t, p, d, e, &f);
+		return;
+	}
 	if (d->effect == FX_MUNMAP && !f.f[0])
 		return; /* anonymous memory: not file I/O */
 	th = trace_thread(t, p, e->h.tid);

@@ -47,6 +47,8 @@ int trace_new(struct trace **out, const struct trace_config *cfg)
 		free(t);
 		return err;
 	}
+	window_init(&t->window, cfg->steps);
+	t->writer.window = &t->window;
 	root = describe_root(cfg);
 	files_init(&t->files, cfg->single, cfg->outdir, cfg->lost, &t->writer,
 		   &t->stats, &root);

@@ -5,6 +5,7 @@
 #define CORRELATE_STATE_H
 
 #include "correlate/trace.h"
+#include "model/window.h"
 #include "write/files.h"
 #include "write/writer.h"
 
@@ -14,6 +15,7 @@ struct trace {
 	struct model model;
 	struct writer writer;
 	struct files files;
+	struct step_window window;	/* --steps */
 };
 
 /* correlate.c: syscalls and the life of processes */

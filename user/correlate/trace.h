@@ -23,6 +23,7 @@ struct trace_config {
 	struct outdir *outdir;	/* -D: a file per process */
 	struct loss_reader lost; /* -D: each process's own losses */
 	uint32_t root_pid;	/* the first traced process: owns start/end */
+	const struct dft_steps *steps;	/* --steps' schedule, or NULL */
 	bool root_launched;	/* -- CMD: not exec'd yet, /proc shows us */
 	const char *root_exe;	/* -- CMD: the program it will exec, if known */
 	/* A file a traced process mapped executable or exec'd: it may carry

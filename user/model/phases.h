@@ -26,6 +26,10 @@ struct phase_frame {
 	int64_t count;		/* iteration count, 0 if none */
 	uint64_t children;	/* events written inside it so far */
 	struct phase_ctx args;	/* this region's own args (arg_int/arg_str) */
+	/* --steps: whether the window was open at its begin, and how often
+	 * it had opened by then */
+	bool began_open;
+	uint64_t openings;
 };
 
 struct phase_stack {

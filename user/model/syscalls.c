@@ -274,7 +274,8 @@ void sc_fill_config(struct dft_sc_cfg cfg[DFT_NR_MAX])
 		int slot = 0;
 
 		cfg[nr] = (struct dft_sc_cfg){
-			.interest = d->syscall != NULL,
+			.interest = !d->syscall ? 0 : d->effect != FX_NONE ?
+				    DFT_INTEREST_MODEL : DFT_INTEREST_EVENT,
 			.fd_pair_arg = d->fd_pair_arg,
 			.new_fd_ino = d->silent && d->effect == FX_NEWFD,
 		};

@@ -23,7 +23,7 @@
 	X(count) X(unbalanced)
 
 /* Keys only start and end have: a context key may share their name. */
-#define LIFECYCLE_KEYS(X) X(rank) X(world_size)
+#define LIFECYCLE_KEYS(X) X(rank) X(world_size) X(steps) X(steps_active)
 
 enum writer_key {
 #define KEY_ENUM(k) WK_##k,

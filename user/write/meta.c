@@ -145,6 +145,19 @@ void writer_cm(struct writer *w, struct sink *s, const struct proc *p,
 
 /* ---- start, end, losses ---- */
 
+/* --steps: the schedule, and at the end the active steps it covered. */
+static void write_window(struct jbuf *b, const struct step_window *win, bool end)
+{
+	char text[512];
+
+	window_spec_text(win, text, sizeof(text));
+	JB_KEY_STR(b, steps, text, strlen(text));
+	if (!end)
+		return;
+	window_seen_text(win, text, sizeof(text));
+	JB_KEY_STR(b, steps_active, text, strlen(text));
+}
+
 static void write_lifecycle(struct writer *w, struct sink *s, const char *name,
 			    const struct lifecycle *l, int64_t lost)
 {
@@ -187,6 +200,8 @@ static void write_lifecycle(struct writer *w, struct sink *s, const char *name,
 		JB_KEY_INT(b, rank, w->rank);
 	if (w->world_size > 0)
 		JB_KEY_INT(b, world_size, w->world_size);
+	if (w->window && w->window->on)
+		write_window(b, w->window, !strcmp(name, "end"));
 	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	JB_KEY_STR(b, date, date, strlen(date));
 	if (!strcmp(name, "end"))

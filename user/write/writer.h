@@ -16,6 +16,7 @@
 #include "model/procs.h"
 #include "model/stats.h"
 #include "model/syscalls.h"
+#include "model/window.h"
 #include "write/sink.h"
 
 struct writer {
@@ -26,6 +27,7 @@ struct writer {
 	bool inline_paths;		/* -P: args.fname beside args.fhash */
 	const struct istr *cmdline;	/* what was traced, for start/end */
 	int rank, world_size;		/* the job's, from our environment; -1 */
+	const struct step_window *window;	/* --steps, for start and end */
 	const struct istr *key_epoch, *key_step;
 	struct trace_stats *stats;	/* counts the events written */
 	struct jbuf scratch;		/* a region's "name":..,"cat":.. */

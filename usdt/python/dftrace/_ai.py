@@ -319,6 +319,18 @@ class AI(Profiler):
             setattr(self, cat, node)
             self._children[cat] = node
 
+    def update(self, epoch=None, step=None, image_idx=None, image_size=None,
+               args=None):
+        """As every node's update(); the root's epoch and step are also
+        the process's context (every later event carries them, I/O too),
+        and its step is the step annotation that --steps follows."""
+        Profiler.update(self, epoch, step, image_idx, image_size, args)
+        if _on():
+            for k, v in (("epoch", epoch), ("step", step)):
+                if type(v) is int and _I64_MIN <= v <= _I64_MAX:
+                    _p.ctx_int(k, v)
+        return self
+
     @staticmethod
     def context(**kw):
         """Process-wide context (ctx_int/ctx_str): an arg of every later

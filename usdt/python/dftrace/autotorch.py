@@ -5,7 +5,8 @@ each patched entry point runs inside a region with DFTracer's names:
 
     nn.Module forward (outermost call)    compute.forward
     autograd backward                      compute.backward
-    Optimizer.step                         compute.step
+    Optimizer.step                         compute.step (then the step context
+                                           is the number of steps taken)
     DataLoader iteration (next batch)      dataloader.fetch
     Dataset.__getitem__                    data.item
     torch.save / torch.load                checkpoint.capture / .restart
@@ -82,13 +83,34 @@ def _patch(owner, attr, cat, name, **kw):
     setattr(owner, attr, _region(cat, name, fn, **kw))
 
 
+_steps = [0]  # optimizer steps taken in this process
+
+
+def _counted(step):
+    """An optimizer's step() that, once done, moves the step context on:
+    the next iteration is step n+1, as torch.profiler counts (and what
+    --steps follows)."""
+    @functools.wraps(step)
+    def counted(*args, **kwargs):
+        try:
+            return step(*args, **kwargs)
+        finally:
+            _steps[0] += 1
+            if probes.enabled():
+                probes.ctx_int("step", _steps[0])
+    counted.__dftrace_wrapped__ = True
+    return counted
+
+
 def _patch_optimizers(torch):
     Optimizer = torch.optim.Optimizer
     init = Optimizer.__init__
 
     @functools.wraps(init)
     def __init__(self, *args, **kwargs):
-        _patch(type(self), "step", "compute", "step")
+        cls = type(self)
+        if not getattr(cls.step, "__dftrace_wrapped__", False):
+            cls.step = _counted(_region("compute", "step", cls.step))
         return init(self, *args, **kwargs)
     Optimizer.__init__ = __init__
 
