@@ -27,10 +27,10 @@ SKIP_CATS = {"dftracer", "dftrace.profiler"}
 
 
 def span_ns(e):
-    """start and end in ns, with dftrace-bpf's args.ns (SSSEEE)."""
-    ns = e.get("args", {}).get("ns")
-    s, t = divmod(ns, 1000) if isinstance(ns, int) else (0, 0)
-    return e["ts"] * 1000 + s, (e["ts"] + e["dur"]) * 1000 + t
+    """start and end in ns, with dftrace-bpf's args.ns10 (SSEE, 10 ns)."""
+    ns = e.get("args", {}).get("ns10")
+    s, t = divmod(ns, 100) if isinstance(ns, int) else (0, 0)
+    return e["ts"] * 1000 + s * 10, (e["ts"] + e["dur"]) * 1000 + t * 10
 
 
 def is_region(e):

@@ -165,7 +165,7 @@ static void read_args(struct ev_input *in, const struct rec *e, struct ev *out,
 				js_int(v, ret);
 			break;
 		case 'n':
-			if (SPAN_IS(k, "ns"))
+			if (SPAN_IS(k, "ns10"))
 				js_int(v, ns);
 			break;
 		case 'f':

@@ -48,7 +48,7 @@ static void event_span(const struct rec *e, int64_t *start, int64_t *end)
 {
 	int64_t ns = -1;
 
-	arg_int(e, "ns", &ns);
+	arg_int(e, "ns10", &ns);
 	rec_span_ns(e, ns, start, end);
 }
 

@@ -36,16 +36,16 @@ struct rec {
 	struct span arg_key[REC_ARGS], arg_val[REC_ARGS];
 };
 
-/* An event's start and end in ns: ts and ts + dur, and the ns after the
- * µs of each end where the file has them: dftrace-bpf's args.ns, SSSEEE
- * (-1 when absent). */
-static inline void rec_span_ns(const struct rec *e, int64_t ns, int64_t *start,
+/* An event's start and end in ns: ts and ts + dur, and what follows the
+ * µs of each end where the file says: dftrace-bpf's args.ns10, SSEE in
+ * steps of 10 ns (-1 when absent). */
+static inline void rec_span_ns(const struct rec *e, int64_t ns10, int64_t *start,
 			       int64_t *end)
 {
-	bool has = ns >= 0 && ns < 1000000;
+	bool has = ns10 >= 0 && ns10 < 10000;
 
-	*start = e->ts_ns + (has ? ns / 1000 : 0);
-	*end = e->ts_ns + e->dur_ns + (has ? ns % 1000 : 0);
+	*start = e->ts_ns + (has ? ns10 / 100 * 10 : 0);
+	*end = e->ts_ns + e->dur_ns + (has ? ns10 % 100 * 10 : 0);
 }
 
 /* A {"traceEvents": ...} file's other keys that matter. */

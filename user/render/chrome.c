@@ -104,7 +104,7 @@ static void put_name_cat(struct jbuf *b, struct span name, struct span cat)
  * taken out (ts and dur carry them); the host hash dropped (the process
  * names say the host). One pass, into c->args. */
 struct x_args {
-	int64_t ns;		/* args.ns, or -1 */
+	int64_t ns;		/* args.ns10, or -1 */
 	bool fname[2];		/* args.fname / fname2 written */
 };
 
@@ -131,7 +131,7 @@ static void x_member(struct chrome_conv *c, struct x_args *x, struct span k,
 		    SPAN_IS(k, "fname") ? 2 : SPAN_IS(k, "fname2") ? 3 : -1;
 	const struct fh_path *path;
 
-	if (SPAN_IS(k, "ns")) {
+	if (SPAN_IS(k, "ns10")) {
 		js_int(v, &x->ns);
 	} else if (SPAN_IS(k, "hhash")) {
 		return;
@@ -148,7 +148,7 @@ static void x_member(struct chrome_conv *c, struct x_args *x, struct span k,
 	}
 }
 
-/* A dftrace X event: its ns from args.ns, its files named, its
+/* A dftrace X event: its ns from args.ns10, its files named, its
  * DFTracer id kept in args (an "id" means something else to viewers). */
 static void dftrace_x(struct chrome_conv *c, const struct rec *e,
 		      struct jbuf *b, int64_t *ts)

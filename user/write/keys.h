@@ -19,7 +19,7 @@
 	X(version) X(num_events) X(lost)
 /* Keys every X event has, and those a region event adds. */
 #define REGION_KEYS(X)                                                        \
-	X(hhash) X(level) X(p_idx) X(ns) X(phase) X(phase_cat)    \
+	X(hhash) X(level) X(p_idx) X(ns10) X(phase) X(phase_cat)    \
 	X(count) X(unbalanced)
 
 /* Keys only start and end have: a context key may share their name. */

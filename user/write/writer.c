@@ -240,10 +240,11 @@ void writer_begin_event(struct writer *w, struct sink *s, const struct proc *p,
 	JB_KEY_INT(b, level, n->level);
 	JB_KEY_INT(b, p_idx, n->parent_id);
 	/* The µs of ts and dur, as DFTracer's readers want them, hide the
-	 * order of calls within a µs: "ns" keeps the nanoseconds of both
-	 * ends, SSSEEE (those digits are noise to gzip: one number costs
-	 * 2 bytes an event less than two keys, a dur in ns more). */
-	JB_KEY_INT(b, ns, wall_ns % 1000 * 1000 + (wall_ns + dur_ns) % 1000);
+	 * order of calls within a µs: "ns10" keeps both ends to 10 ns, SSEE.
+	 * Those digits are noise to gzip: to the ns they cost 2 bytes an
+	 * event more (doc/trace-format.md), for a precision below a hook's
+	 * own jitter. */
+	JB_KEY_INT(b, ns10, wall_ns % 1000 / 10 * 100 + (wall_ns + dur_ns) % 1000 / 10);
 	write_context(w, b, p, n);
 	w->stats->events++;
 }
