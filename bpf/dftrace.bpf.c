@@ -54,6 +54,11 @@ const volatile bool hide_privileged;
 const volatile bool steps_on;
 const volatile struct dft_steps steps;
 __u32 step_active = 1;
+/* -a, --cgroup, --uid, --comm; scope.self_tgid also for every mode */
+const volatile bool scope_on;
+const volatile struct dft_scope scope;
+
+#define PF_KTHREAD 0x00200000
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -135,6 +140,66 @@ static __always_inline void *reserve(__u64 size, __u32 lost_slot)
 static __always_inline struct dft_task *tracked(struct task_struct *t)
 {
 	return bpf_task_storage_get(&tasks, t, 0, 0);
+}
+
+/* ---- scopes: where a task enters (exec, rename, a move between
+ * cgroups); the tracer's start-up marks those already in ---- */
+
+static __always_inline bool comm_in_scope(const char *comm)
+{
+	for (int i = 0; i < DFT_SCOPE_COMMS; i++) {
+		bool same = i < scope.ncomms;
+
+		for (int j = 0; same && j < DFT_COMM_LEN; j++) {
+			if (comm[j] != scope.comms[i][j])
+				same = false;
+			else if (!comm[j])
+				break;
+		}
+		if (same)
+			return true;
+	}
+	return false;
+}
+
+/* The --cgroup directory is cg or one of its ancestors. */
+static __always_inline bool cgroup_in_scope(struct cgroup *cg)
+{
+	struct cgroup *anc;
+	int level = scope.cgroup_level;
+
+	if (!level || !cg || cg->level < level || level > DFT_CGROUP_LEVEL_MAX)
+		return false;
+	if (bpf_core_read(&anc, sizeof(anc), &cg->ancestors[level]))
+		return false;
+	return anc && BPF_CORE_READ(anc, kn, id) == scope.cgroup_id;
+}
+
+static __always_inline bool in_scope(struct task_struct *t, const char *comm)
+{
+	if (!scope_on || t->flags & PF_KTHREAD || t->tgid == scope.self_tgid)
+		return false;
+	if (scope.all)
+		return true;
+	for (int i = 0; i < DFT_SCOPE_UIDS; i++)
+		if (i < scope.nuids && t->real_cred->uid.val == scope.uids[i])
+			return true;
+	return (scope.ncomms && comm_in_scope(comm)) ||
+	       cgroup_in_scope(t->cgroups->dfl_cgrp);
+}
+
+/* Starts tracking t if it has entered a scope; its state, or NULL. */
+static __always_inline struct dft_task *enter_scope(struct task_struct *t,
+						     const char *comm)
+{
+	struct dft_task *st;
+
+	if (!in_scope(t, comm))
+		return NULL;
+	st = bpf_task_storage_get(&tasks, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (st)
+		st->nr = -1;
+	return st;
 }
 
 static __always_inline void fill_header(struct dft_header *h, int kind,
@@ -391,6 +456,16 @@ int BPF_PROG(sched_process_fork, struct task_struct *parent,
 	return 0;
 }
 
+static __always_inline bool is_tracer(const char *comm)
+{
+	static const char me[] = "dftrace-bpf";
+
+	for (int i = 0; i < (int)sizeof(me); i++)
+		if (comm[i] != me[i])
+			return false;
+	return true;
+}
+
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid,
 	     struct linux_binprm *bprm)
@@ -398,10 +473,14 @@ int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid,
 	struct mm_struct *mm;
 	struct dft_exec *e;
 	__u64 start, len;
-	bool privileged;
+	bool privileged, left;
 
-	if (!tracked(p))
+	if (!tracked(p) && !enter_scope(p, p->comm))
 		return 0;
+	/* another tracer's process is its own, not ours */
+	left = is_tracer(p->comm);
+	if (left)
+		bpf_task_storage_delete(&tasks, p);
 	/* secureexec: what glibc sees as AT_SECURE, set for every exec that
 	 * raises privileges. Untracked at once, even if no record fits. */
 	privileged = hide_privileged && BPF_CORE_READ_BITFIELD(bprm, secureexec);
@@ -413,6 +492,8 @@ int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid,
 	fill_header(&e->h, DFT_EV_EXEC, p);
 	if (privileged)
 		e->h.flags |= DFT_F_PRIVILEGED;
+	if (left)
+		e->h.flags |= DFT_F_LEFT;
 	e->old_tid = old_pid;
 	bpf_probe_read_kernel_str(e->comm, sizeof(e->comm), p->comm);
 	mm = p->mm;
@@ -426,6 +507,13 @@ int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid,
 	len = bpf_probe_read_kernel_str(e->filename, sizeof(e->filename),
 					BPF_CORE_READ(bprm, filename));
 	e->filename_len = (long)len > 0 ? len : 0;
+	start = BPF_CORE_READ(mm, env_start);
+	len = BPF_CORE_READ(mm, env_end) - start;
+	if (len > DFT_ENV_MAX)
+		len = DFT_ENV_MAX;
+	if (bpf_probe_read_user(e->env, len, (void *)start))
+		len = 0;
+	e->env_len = len;
 	/* Promptly: the new program's annotations are attached from here. */
 	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
 	return 0;
@@ -451,19 +539,48 @@ int BPF_PROG(sched_process_exit, struct task_struct *p, bool group_dead)
 	return 0;
 }
 
-SEC("tp_btf/task_rename")
-int BPF_PROG(task_rename, struct task_struct *task, const char *comm)
+static __always_inline void emit_comm(struct task_struct *task, const char *comm)
 {
-	struct dft_comm *e;
+	struct dft_comm *e = reserve(sizeof(*e), DFT_NR_MAX + DFT_EV_COMM);
 
-	if (!tracked(task))
-		return 0;
-	e = reserve(sizeof(*e), DFT_NR_MAX + DFT_EV_COMM);
 	if (!e)
-		return 0;
+		return;
 	fill_header(&e->h, DFT_EV_COMM, task);
 	bpf_probe_read_kernel_str(e->comm, sizeof(e->comm), comm);
 	bpf_ringbuf_submit(e, wakeup_flag());
+}
+
+SEC("tp_btf/task_rename")
+int BPF_PROG(task_rename, struct task_struct *task, const char *comm)
+{
+	char name[DFT_COMM_LEN];
+
+	if (!tracked(task)) {
+		/* --comm: the new name may put it in scope */
+		if (!scope.ncomms || bpf_probe_read_kernel_str(name, sizeof(name), comm) < 0 ||
+		    !enter_scope(task, name))
+			return 0;
+	}
+	emit_comm(task, comm);
+	return 0;
+}
+
+/* --cgroup: a task moved into the directory (a job step, a container, a
+ * systemd scope) is traced from there. */
+SEC("tp_btf/cgroup_attach_task")
+int BPF_PROG(cgroup_attach_task, struct cgroup *dst_cgrp, const char *path,
+	     struct task_struct *task, bool threadgroup)
+{
+	struct dft_task *st;
+
+	if (!scope.cgroup_level || tracked(task) || !cgroup_in_scope(dst_cgrp) ||
+	    task->flags & PF_KTHREAD || task->tgid == scope.self_tgid)
+		return 0;
+	st = bpf_task_storage_get(&tasks, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (st) {
+		st->nr = -1;
+		emit_comm(task, task->comm); /* user space learns of it */
+	}
 	return 0;
 }
 

@@ -9,6 +9,10 @@
  * string is cut here and flagged DFT_F_TRUNC0/1. */
 #define DFT_PATH_MAX 4096
 #define DFT_ARGV_MAX 1024
+/* The start of a new program's environment: where launchers' rank
+ * variables are looked for, as /proc may be gone by the time user space
+ * reads the record. */
+#define DFT_ENV_MAX 8192
 #define DFT_COMM_LEN 16
 #define DFT_NR_MAX 512 /* syscall numbers the interest bitmap covers */
 #define DFT_SC_NARGS 6 /* arguments a syscall takes at most */
@@ -30,6 +34,24 @@ struct dft_sc_cfg {
 	unsigned char path_args;
 	unsigned char fd_pair_arg; /* 1 + index of an int[2] it fills (pipe) */
 	unsigned char new_fd_ino; /* ret is a new fd worth its inode (socket) */
+};
+
+/* Scopes beyond a pid tree (-a, --cgroup, --uid, --comm): a task that
+ * enters one is tracked from then on. */
+#define DFT_SCOPE_UIDS 8
+#define DFT_SCOPE_COMMS 8
+#define DFT_CGROUP_LEVEL_MAX 32
+
+struct dft_scope {
+	unsigned char all;		/* every process but the tracer */
+	unsigned char nuids, ncomms;
+	unsigned char pad;
+	int cgroup_level;		/* 0: no --cgroup; else its depth */
+	unsigned long long cgroup_id;	/* the --cgroup directory's id */
+	unsigned int uids[DFT_SCOPE_UIDS];	/* real uids */
+	char comms[DFT_SCOPE_COMMS][DFT_COMM_LEN];
+	unsigned int self_tgid;		/* the tracer: never in scope */
+	unsigned int pad2;
 };
 
 /* Key of the per-process loss counters (-D: each file reports its own). */
@@ -85,6 +107,9 @@ enum dft_flags {
 	/* syscall: made outside --steps' active windows; it keeps user
 	 * space's model right and is not written */
 	DFT_F_QUIET = 1 << 7,
+	/* exec: the program is another tracer (dftrace-bpf): its process
+	 * leaves this trace, whatever put it in */
+	DFT_F_LEFT = 1 << 5,
 };
 
 struct dft_header {
@@ -128,6 +153,8 @@ struct dft_exec {
 	/* The program as execve() named it (bprm->filename): relative, or
 	 * /proc/self/exe, or /dev/fd/N for fexecve; user space resolves it. */
 	char filename[DFT_PATH_MAX];
+	unsigned int env_len;	/* bytes of NUL-separated NAME=VALUE in env[] */
+	char env[DFT_ENV_MAX];
 };
 
 struct dft_exit {

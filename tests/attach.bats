@@ -66,7 +66,7 @@ lossy_attach() {
 	LOSSY="$TRACE"
 	if [ "$1" = -D ]; then
 		out="$T/dir"
-		LOSSY="$T/dir/attach-$WL_PID.pfw.gz"
+		LOSSY="$T/dir/$HOSTTAG-attach-$WL_PID.pfw.gz"
 	fi
 	"$DFT" -b 4096 "$1" "$out" -p "$WL_PID" 2>"$T/dft.err" &
 	DFT_PID=$!

@@ -113,18 +113,18 @@ stress_D() {
 	TRACE="$T/out" check_truth --under "$D"
 }
 
-@test "-D: a pid that comes back gets a file of its own: <comm>-<pid>.pfw.gz and <comm>-<pid>.2.pfw.gz" {
+@test "-D: a pid that comes back gets a file of its own: <host>-<comm>-<pid>.pfw.gz and .2.pfw.gz" {
 	stress_D reuse
 	pid=$REC
-	[ -f "$T/out/stress-$pid.pfw.gz" ]
-	[ -f "$T/out/stress-$pid.2.pfw.gz" ]
-	expect_eq "first file" "$(tpy paths "$T/out/stress-$pid.pfw.gz" --under "$D")" "\"$D/a.dat\""
-	expect_eq "second file" "$(tpy paths "$T/out/stress-$pid.2.pfw.gz" --under "$D")" "\"$D/b.dat\""
+	[ -f "$T/out/$HOSTTAG-stress-$pid.pfw.gz" ]
+	[ -f "$T/out/$HOSTTAG-stress-$pid.2.pfw.gz" ]
+	expect_eq "first file" "$(tpy paths "$T/out/$HOSTTAG-stress-$pid.pfw.gz" --under "$D")" "\"$D/a.dat\""
+	expect_eq "second file" "$(tpy paths "$T/out/$HOSTTAG-stress-$pid.2.pfw.gz" --under "$D")" "\"$D/b.dat\""
 }
 
 @test "-D: a process is named after the program it exec'd, not the one it was forked from" {
 	stress_D execafter
-	[ -f "$T/out/cat-$REC.pfw.gz" ]
+	[ -f "$T/out/$HOSTTAG-cat-$REC.pfw.gz" ]
 	expect_eq "files" "$(ls "$T/out" | wc -l)" 2
 }
 

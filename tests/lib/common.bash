@@ -12,6 +12,8 @@ ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
 DFT="$ROOT/dftrace-bpf"
 WL="$ROOT/build/workloads"
 TRACEPY="$ROOT/tests/lib/trace.py"
+# -D names files <host>[-r<rank>]-<comm>-<pid>: the host as it is written
+HOSTTAG="$(hostname | tr './' '__')"
 # the interpreter itself, not a wrapper script (pyenv shims cost ~0.1 s a call)
 PY="$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null || echo python3)"
 # generous upper bounds, never assertions: a hung tracer fails the test

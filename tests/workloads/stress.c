@@ -19,6 +19,8 @@
  *   stress readfile PATH    reads PATH (io records); for setuid copies
  *   stress execafter DIR    a child writes DIR/pre.dat (io records), then
  *                           execs cat; records "execafter CHILD"
+ *   stress spawn N          N short-lived children, one after another,
+ *                           each opening /dev/null and writing a byte
  */
 #include <linux/sched.h>
 #include <pthread.h>
@@ -244,6 +246,20 @@ int main(int argc, char **argv)
 		return many(argv[2], atoi(argv[3]));
 	if (!strcmp(mode, "reuse") && argc == 3)
 		return reuse(argv[2]);
+	if (!strcmp(mode, "spawn") && argc == 3) {
+		for (long i = atol(argv[2]); i > 0; i--) {
+			pid_t c = fork();
+
+			if (c == 0) {
+				int fd = open("/dev/null", O_WRONLY);
+
+				_exit(fd < 0 || write(fd, "x", 1) != 1);
+			}
+			if (c < 0 || waitpid(c, NULL, 0) != c)
+				wl_die("fork");
+		}
+		return 0;
+	}
 	if (!strcmp(mode, "execafter") && argc == 3)
 		return execafter(argv[2]);
 	if (!strcmp(mode, "readfile") && argc == 3)

@@ -18,11 +18,16 @@
  *                        second thread (after wl_wait_go() with "wait")
  *                        writes DIR/leader.dat five times, 50 ms apart;
  *                        io records
+ *   util write NAME DIR [wait]
+ *                        rename itself NAME (prctl; "-": keep its name),
+ *                        then (after wl_wait_go() with "wait") write 1234
+ *                        bytes to DIR/write-PID.dat; io records
  *   util noise FILE      heavy I/O on FILE, forever: $WL_CTL/noise_ready
  *                        (holding the pid) after the first 100 writes; on
  *                        SIGTERM records "noise PID ITERATIONS" and exits 0
  */
 #include <pthread.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include "workload.h"
 
@@ -143,6 +148,23 @@ int main(int argc, char **argv)
 		if (pthread_create(&t, NULL, leader_worker, &job))
 			wl_die("pthread_create");
 		pthread_exit(NULL);
+	}
+	if (strcmp(mode, "write") == 0 && (argc == 4 || argc == 5)) {
+		char name[64];
+		char *p;
+		long fd;
+
+		if (strcmp(argv[2], "-") && prctl(PR_SET_NAME, argv[2], 0, 0, 0))
+			wl_die("prctl");
+		if (argc == 5 && wl_wait_go(60))
+			return 1;
+		snprintf(name, sizeof(name), "write-%d.dat", wl_pid());
+		p = wl_path(argv[3], name);
+		fd = wl_ok(R(open(p, O_CREAT | O_WRONLY | O_TRUNC, 0644)), "open");
+		wl_io(p, "open", "openat", fd);
+		wl_io(p, "write", "write", R(write(fd, buf, 1234)));
+		wl_io(p, "close", "close", R(close(fd)));
+		return 0;
 	}
 	if (strcmp(mode, "noise") == 0 && argc == 3) {
 		struct sigaction sa = { .sa_handler = on_term };

@@ -237,6 +237,8 @@ int attach_tree(const struct attach_opts *o, const pid_t *pids, int npids,
 
 	for (int i = 0; i < npids; i++) {
 		ret = attach_task(o->tasks_fd, pids[i]);
+		if (o->skip_gone && (ret < 0 || process_exited(pids[i])))
+			continue; /* a scope's process that has gone meanwhile */
 		if (ret >= 0 && process_exited(pids[i])) {
 			snprintf(err, errlen,
 				 "cannot attach to pid %d: it has exited (a zombie "

@@ -19,6 +19,7 @@ int attach_check_target(pid_t pid, pid_t *tgid, char *err, size_t errlen);
 struct attach_opts {
 	int tasks_fd;
 	pid_t self;		/* the tracer: never marked, nor below it */
+	bool skip_gone;		/* pids that are gone are passed over, not errors */
 	void (*adopt)(pid_t pid, void *ctx); /* once per process we marked */
 	/* Called between steps: drains the ring buffer, and answers false
 	 * to stop attaching (a signal, the deadline). */

@@ -19,6 +19,7 @@ static const char doc[] =
 "\n"
 "USAGE: dftrace-bpf [OPTION...] -p PID [-p PID...]\n"
 "       dftrace-bpf [OPTION...] -- CMD [ARG...]\n"
+"       dftrace-bpf [OPTION...] -a | --cgroup DIR | --uid USER | --comm NAME\n"
 "\n"
 "EXAMPLES:\n"
 "    sudo dftrace-bpf -p 1234                  # attach to 1234 and its tree\n"
@@ -29,11 +30,17 @@ static const char doc[] =
 "    sudo dftrace-bpf -P -o - -- ls | head     # paths inline, to stdout\n"
 "    sudo dftrace-bpf --torch -- python3 train.py  # PyTorch phases, no edits\n"
 "    sudo dftrace-bpf --steps 1:1:3 -- ./train # steps 2-4 of 0, 1, 2...\n"
+"    sudo dftrace-bpf -a -d 60 -D node/        # every process for a minute\n"
+"    sudo dftrace-bpf --cgroup /sys/fs/cgroup/system.slice/slurmstepd.scope -D t/\n"
+"    sudo dftrace-bpf --comm python3 --uid alice  # by name, or a user's\n"
 "\n"
-"Tracing stops when the traced processes have exited, on Ctrl-C, SIGTERM\n"
-"or SIGHUP, or after -d; the file is complete in every case. With -- CMD\n"
+"Tracing stops when the traced processes have exited (with a scope and no\n"
+"command: never), on Ctrl-C, SIGTERM or SIGHUP, or after -d; the file is\n"
+"complete in every case. With -- CMD\n"
 "the exit status is CMD's. Under sudo, CMD runs as the invoking user and\n"
 "the trace file belongs to that user.\n";
+
+enum { OPT_CGROUP = 0x100, OPT_UID, OPT_COMM };
 
 static const struct argp_option opts[] = {
 	{ "pid", 'p', "PID", 0, "Attach to PID, its threads and descendants (repeatable)", 0 },
@@ -47,6 +54,10 @@ static const struct argp_option opts[] = {
 	{ "quiet", 'q', NULL, 0, "No status line and no summary", 0 },
 	{ "verbose", 'v', NULL, 0, "Print libbpf's debug output", 0 },
 	{ "torch", 't', NULL, 0, "With -- CMD: label PyTorch's phases (forward, backward, step, fetch, item, save, load, transfers, collectives) in the Python program without changing it", 0 },
+	{ "all", 'a', NULL, 0, "Every process on the host but the tracer, those started later too", 0 },
+	{ "cgroup", OPT_CGROUP, "DIR", 0, "The processes of a cgroup v2 directory and below it (a Slurm job, a pod, a systemd unit), those moved in later too", 0 },
+	{ "uid", OPT_UID, "USER", 0, "A user's processes (real uid; name or number; repeatable), those that become the user's at an exec too", 0 },
+	{ "comm", OPT_COMM, "NAME", 0, "Processes whose command name is NAME (repeatable), from an exec or a rename (prctl) that gives it", 0 },
 	{ "steps", 's', "W:U:A[:R[:S]]", 0, "Record only the active steps of torch.profiler's schedule: skip S steps, then wait W, warm up U, record A, R times (0: forever). Steps are the step annotation's (DFT_USDT_SET_STEP, ai.update(step=), dftrace.profiler's step(), --torch's optimizer steps); the kernel drops the other steps' I/O", 0 },
 	{},
 };
@@ -88,6 +99,19 @@ static bool ends_with(const char *s, const char *tail)
 	size_t n = strlen(s), m = strlen(tail);
 
 	return n >= m && !strcmp(s + n - m, tail);
+}
+
+/* -a is every process: another scope beside it says nothing. */
+static void check_scopes(const struct env *env, struct argp_state *state)
+{
+	const struct dft_scope *k = &env->scope.k;
+
+	if (!k->all)
+		return;
+	if (k->cgroup_level || k->nuids || k->ncomms || env->npids)
+		argp_error(state, "-a traces every process already: drop %s",
+			   k->cgroup_level ? "--cgroup" : k->nuids ? "--uid" :
+			   k->ncomms ? "--comm" : "-p");
 }
 
 /* Options that would silently do nothing are refused. */
@@ -133,7 +157,7 @@ static void parse_steps(struct env *env, const char *arg, struct argp_state *sta
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct env *env = state->input;
-	char *end;
+	char *end, err[512];
 
 	switch (key) {
 	case 'p':
@@ -178,13 +202,30 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 's':
 		parse_steps(env, arg, state);
 		break;
+	case 'a':
+		scope_add_all(&env->scope);
+		break;
+	case OPT_CGROUP:
+		if (scope_add_cgroup(&env->scope, arg, err, sizeof(err)))
+			argp_error(state, "%s", err);
+		break;
+	case OPT_UID:
+		if (scope_add_uid(&env->scope, arg, err, sizeof(err)))
+			argp_error(state, "%s", err);
+		break;
+	case OPT_COMM:
+		if (scope_add_comm(&env->scope, arg, err, sizeof(err)))
+			argp_error(state, "%s", err);
+		break;
 	case ARGP_KEY_ARG:
 		env->command = &state->argv[state->next - 1];
 		state->next = state->argc;
 		break;
 	case ARGP_KEY_END:
-		if (!env->npids && !env->command)
-			argp_error(state, "nothing to trace: give -p PID or -- CMD");
+		if (!env->npids && !env->command && !env->scope.on)
+			argp_error(state, "nothing to trace: give -p PID, -- CMD or a scope "
+				   "(-a, --cgroup, --uid, --comm)");
+		check_scopes(env, state);
 		if (env->npids && env->command)
 			argp_error(state, "-p and a command do not mix: give one");
 		if (env->output && env->output_dir)

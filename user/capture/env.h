@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "capture/scope.h"
 #include "dftrace.h"
 
 #define ENV_MAX_PIDS 64
@@ -24,6 +25,7 @@ struct env {
 	bool quiet;
 	bool verbose;
 	bool torch;		/* label PyTorch phases in a launched python */
+	struct scope_opts scope;	/* -a, --cgroup, --uid, --comm */
 	bool steps_on;		/* --steps */
 	struct dft_steps steps;
 	char **command;		/* argv after "--", NULL-terminated */

@@ -57,6 +57,12 @@ static int configure(struct dftrace_bpf *skel, const struct loader_opts *o)
 	skel->rodata->wakeup_bytes = o->ringbuf_size / 4;
 	skel->rodata->lost_by_proc_on = o->lost_by_proc;
 	skel->rodata->hide_privileged = o->hide_privileged;
+	skel->rodata->scope.self_tgid = getpid();
+	if (o->scope) {
+		skel->rodata->scope_on = true;
+		skel->rodata->scope = *o->scope;
+		skel->rodata->scope.self_tgid = getpid();
+	}
 	if (o->steps) {
 		skel->rodata->steps_on = true;
 		skel->rodata->steps = *o->steps;

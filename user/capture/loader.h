@@ -14,6 +14,7 @@ struct loader_opts {
 	bool lost_by_proc;	/* -D: count losses per process too */
 	bool hide_privileged;	/* under sudo: drop privileged execs */
 	const struct dft_steps *steps;	/* --steps, or NULL */
+	const struct dft_scope *scope;	/* -a, --cgroup, --uid, --comm, or NULL */
 };
 
 /* Root or the BPF capabilities, and kernel BTF: 0 or -errno. */

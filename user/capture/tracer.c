@@ -156,7 +156,8 @@ static int load_and_attach(struct tracer *tr)
 	struct loader_opts o = { .ringbuf_size = tr->env.ringbuf_size,
 				 .lost_by_proc = tr->env.output_dir != NULL,
 				 .hide_privileged = tr->who.other,
-				 .steps = tr->env.steps_on ? &tr->env.steps : NULL };
+				 .steps = tr->env.steps_on ? &tr->env.steps : NULL,
+				 .scope = tr->env.scope.on ? &tr->env.scope.k : NULL };
 	int err = loader_open(&tr->skel, &o);
 
 	if (err)
@@ -214,6 +215,9 @@ static bool tree_alive(struct tracer *tr)
 	if (tr->env.command && !tr->child_reaped &&
 	    waitpid(tr->launch.pid, &tr->child_status, WNOHANG) == tr->launch.pid)
 		tr->child_reaped = true;
+	/* a scope without a command is an agent: until a signal or -d */
+	if (tr->env.scope.on && !tr->env.command)
+		return true;
 	if (trace_stats(tr->trace)->live == 0)
 		return false;
 	procs_each(m, count_dead, &dead);
@@ -277,8 +281,7 @@ static void adopt(pid_t pid, void *ctx)
 {
 	struct tracer *tr = ctx;
 
-	trace_adopt(tr->trace, pid);
-	usdt_offer_maps(&tr->usdt, pid);
+	trace_adopt(tr->trace, pid); /* its mappings: found_process */
 }
 
 /* Between attach steps: keep the ring drained, and stop when asked. */
@@ -308,11 +311,34 @@ static int attach_targets(struct tracer *tr)
 	return ret;
 }
 
+/* The processes already in a scope, with what runs below them. */
+static int attach_scope(struct tracer *tr)
+{
+	struct attach_opts o = { .tasks_fd = bpf_map__fd(tr->skel->maps.tasks),
+				 .self = getpid(), .skip_gone = true, .adopt = adopt,
+				 .keep_going = attach_tick, .ctx = tr };
+	char err[512];
+	int n, ret;
+	pid_t *pids = scope_processes(&tr->env.scope, getpid(), &n);
+
+	ret = attach_tree(&o, pids, n, err, sizeof(err));
+	free(pids);
+	if (ret && ret != -EINTR)
+		report_error("%s", err);
+	usdt_attach_pending(&tr->usdt);
+	return ret == -EINTR ? 0 : ret;
+}
+
 static int start_target(struct tracer *tr)
 {
 	char err[512];
 	int ret;
 
+	if (tr->env.scope.on) {
+		ret = attach_scope(tr);
+		if (ret || (!tr->env.command && !tr->env.npids))
+			return ret;
+	}
 	if (!tr->env.command)
 		return attach_targets(tr);
 	ret = attach_task(bpf_map__fd(tr->skel->maps.tasks), tr->launch.pid);
@@ -385,6 +411,11 @@ static int open_outputs(struct tracer *tr)
 	return ret;
 }
 
+static void found_process(void *ctx, uint32_t pid)
+{
+	usdt_offer_maps(ctx, pid);
+}
+
 static void offer_program(void *ctx, const char *path)
 {
 	usdt_offer(ctx, path);
@@ -399,7 +430,8 @@ static int start_trace(struct tracer *tr)
 		.root_pid = tr->env.command ? tr->launch.pid : tr->env.pids[0],
 		.root_launched = tr->env.command != NULL,
 		.root_exe = tr->program[0] ? tr->program : NULL,
-		.on_program = offer_program, .on_program_ctx = &tr->usdt,
+		.on_program = offer_program, .on_found = found_process,
+		.on_program_ctx = &tr->usdt,
 		.steps = tr->env.steps_on ? &tr->env.steps : NULL,
 	};
 	int err;

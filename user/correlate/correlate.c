@@ -37,6 +37,8 @@ struct proc *trace_proc(struct trace *t, uint32_t pid)
 		if (p) {
 			t->stats.live++;
 			files_adopted(&t->files, p);
+			if (t->cfg.on_found)
+				t->cfg.on_found(t->cfg.on_program_ctx, pid);
 		}
 	}
 	return p;
@@ -422,6 +424,10 @@ static struct thread *become_new_program(struct trace *t, struct proc *p,
 	if (e->old_tid != e->h.tid)
 		thread_free(&t->model, e->old_tid);
 	prog = exec_program(p, e, &indirect);
+	/* from the record: the process may be gone by now */
+	p->job = job_rank_parse(e->env, e->env_len < DFT_ENV_MAX ? e->env_len : DFT_ENV_MAX);
+	if (p->job.rank < 0 && e->env_len >= DFT_ENV_MAX)
+		p->job = procfs_job_rank(p->pid); /* past the part copied */
 	fd_exec(p);
 	memcpy(p->comm, e->comm, DFT_COMM_LEN);
 	p->comm[DFT_COMM_LEN - 1] = 0;
@@ -435,9 +441,23 @@ static struct thread *become_new_program(struct trace *t, struct proc *p,
 	return th;
 }
 
+/* A thread has ended: nothing of it is kept. */
+static void forget_thread(struct trace *t, struct proc *p, uint32_t tid)
+{
+	struct sink *s = p ? files_sink_if_open(&t->files, p) : NULL;
+
+	if (s)
+		writer_forget_names(s, 0, tid);
+	thread_free(&t->model, tid);
+}
+
 static void forget_process(struct trace *t, struct proc *p, uint32_t tid,
 			   uint64_t ts_ns)
 {
+	struct sink *s = files_sink_if_open(&t->files, p);
+
+	if (s)
+		writer_forget_names(s, p->pid, tid);
 	thread_free(&t->model, tid);
 	files_close_process(&t->files, p, writer_wall_us(&t->writer, ts_ns));
 	proc_free(&t->model, p);
@@ -448,6 +468,8 @@ static void forget_process(struct trace *t, struct proc *p, uint32_t tid,
 void on_exec(struct trace *t, const struct dft_exec *e)
 {
 	bool privileged = e->h.flags & DFT_F_PRIVILEGED;
+	/* it became another tracer: its own, not ours */
+	bool left = e->h.flags & DFT_F_LEFT;
 	struct proc *p = trace_proc(t, e->h.tgid);
 	struct sink *s;
 
@@ -456,7 +478,7 @@ void on_exec(struct trace *t, const struct dft_exec *e)
 	become_new_program(t, p, e);
 	files_renamed(&t->files, p);
 	/* A new program may carry annotations. */
-	if (p->exe && !privileged && t->cfg.on_program)
+	if (p->exe && !privileged && !left && t->cfg.on_program)
 		t->cfg.on_program(t->cfg.on_program_ctx, p->exe->str);
 	s = files_sink(&t->files, p);
 	if (s) {
@@ -470,10 +492,10 @@ void on_exec(struct trace *t, const struct dft_exec *e)
 		end_event(t, s);
 	}
 	/* The kernel side has stopped tracing it: this is its last record. */
-	if (privileged) {
+	if (privileged)
 		t->stats.privileged++;
+	if (privileged || left)
 		forget_process(t, p, e->h.tid, e->h.ts);
-	}
 }
 
 void on_exit_record(struct trace *t, const struct dft_exit *e)
@@ -485,7 +507,7 @@ void on_exit_record(struct trace *t, const struct dft_exit *e)
 	if (p && th && th->phases.depth)
 		close_regions(t, p, th, 0, e->h.ts, "open_at_exit");
 	if (!p || !(e->h.flags & DFT_F_GROUP_DEAD)) {
-		thread_free(&t->model, e->h.tid);
+		forget_thread(t, p, e->h.tid);
 		return;
 	}
 	if ((s = proc_event(t, p, e->h.tid, "exit", e->h.ts))) {

@@ -15,7 +15,8 @@
  * first process as it is (-p), or as it will be once it execs (-- CMD). */
 static struct lifecycle describe_root(const struct trace_config *cfg)
 {
-	struct lifecycle l = { .pid = cfg->root_pid };
+	/* the tracer's own rank: a -p root may be any process */
+	struct lifecycle l = { .pid = cfg->root_pid, .rank = -1, .world_size = -1 };
 	char state;
 	pid_t ppid;
 

@@ -29,6 +29,9 @@ struct trace_config {
 	/* A file a traced process mapped executable or exec'd: it may carry
 	 * annotations (the capture side attaches to it, later). */
 	void (*on_program)(void *ctx, const char *path);
+	/* A process found running, not seen born (attach, a scope's entry):
+	 * its mappings may carry annotations too. */
+	void (*on_found)(void *ctx, uint32_t pid);
 	void *on_program_ctx;
 };
 

@@ -92,3 +92,17 @@ bool procfs_comm(pid_t pid, const char *what, char *comm)
 		comm[0] = 0;
 	return n > 0;
 }
+
+/* Enough for the variables launchers set near the start; a longer
+ * environment is read that far. */
+#define ENVIRON_MAX (64 << 10)
+
+struct job_rank procfs_job_rank(pid_t pid)
+{
+	char *buf = malloc(ENVIRON_MAX);
+	ssize_t n = buf ? procfs_read(pid, "environ", buf, ENVIRON_MAX) : -1;
+	struct job_rank r = n > 0 ? job_rank_parse(buf, n) : JOB_RANK_NONE;
+
+	free(buf);
+	return r;
+}

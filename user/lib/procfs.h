@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "lib/jobenv.h"
 
 /* read(2) of the small file /proc/PID/<what>: bytes read, or -1. */
 ssize_t procfs_read(pid_t pid, const char *what, char *buf, size_t size);
@@ -21,6 +22,8 @@ pid_t procfs_tgid(pid_t tid);
 /* readlink of /proc/PID/<what> ("exe", "cwd", "fd/3") into buf, not
  * NUL-terminated: its length, or -1 if gone. */
 ssize_t procfs_readlink(pid_t pid, const char *what, char *buf, size_t size);
+/* The job rank its launcher's variables give (environ); -1s if none. */
+struct job_rank procfs_job_rank(pid_t pid);
 /* A comm file ("comm", "task/TID/comm") into comm, DFT_COMM_LEN bytes
  * without the newline; false (and "") if it cannot be read. */
 bool procfs_comm(pid_t pid, const char *what, char *comm);

@@ -24,6 +24,7 @@ static struct proc *proc_new(struct model *m, uint32_t pid)
 		return NULL;
 	p->pid = pid;
 	p->next_id = 1;
+	p->job = JOB_RANK_NONE;
 	if (hmap_put_ptr(&m->procs, pid, p)) {
 		free(p);
 		return NULL;
@@ -103,6 +104,7 @@ struct proc *proc_from_procfs(struct model *m, uint32_t pid)
 		p->ppid = ppid;
 	p->cwd = proc_link(pid, "cwd");
 	p->exe = proc_link(pid, "exe");
+	p->job = procfs_job_rank(pid);
 	read_fd_table(p);
 	proc_refresh_names(p);
 	return p;
@@ -121,6 +123,7 @@ struct proc *proc_fork(struct model *m, struct proc *parent, uint32_t child_pid)
 	c->cwd = parent->cwd;
 	c->exe = parent->exe;
 	c->cmdline = parent->cmdline;
+	c->job = parent->job;
 	memcpy(c->comm, parent->comm, sizeof(c->comm));
 	for (uint32_t fd = 0; fd < parent->nfds; fd++)
 		if (parent->fds[fd].path)

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "dftrace.h"
+#include "lib/jobenv.h"
 #include "lib/hmap.h"
 #include "model/istr.h"
 #include "model/phases.h"
@@ -39,6 +40,7 @@ struct proc {
 	char comm[DFT_COMM_LEN];
 	struct istr *cmdline;	/* argv, space-separated, as an SH string */
 	struct phase_ctx ctx;	/* epoch, step and user keys from annotations */
+	struct job_rank job;	/* its launcher's rank variables, at exec */
 };
 
 struct thread {

@@ -54,6 +54,7 @@ static uint64_t lost_so_far(struct files *f, uint32_t pid)
 static struct lifecycle lifecycle_of(struct proc *p, uint64_t ts_us)
 {
 	return (struct lifecycle){ .pid = p->pid, .ppid = p->ppid,
+				   .rank = p->job.rank, .world_size = p->job.world,
 				   .id = p->next_id++, .ts_us = ts_us,
 				   .exe = p->exe, .cwd = p->cwd };
 }
@@ -63,7 +64,8 @@ static struct sink *open_file(struct files *f, struct proc *p)
 	struct lifecycle l;
 	char err[TRACE_ERR_LEN];
 	struct sink *s;
-	int rc = outdir_create(f->outdir, p->pid, p->comm, &s, err, sizeof(err));
+	struct file_tag tag = { p->comm, p->job.rank };
+	int rc = outdir_create(f->outdir, p->pid, &tag, &s, err, sizeof(err));
 
 	if (!rc && (rc = hmap_put_ptr(&f->by_pid, p->pid, s))) {
 		snprintf(err, sizeof(err), "cannot track the file of pid %u: %s",
@@ -114,7 +116,9 @@ void files_renamed(struct files *f, const struct proc *p)
 	struct sink *s = f->outdir ? hmap_get_ptr(&f->by_pid, p->pid) : NULL;
 	char err[TRACE_ERR_LEN];
 
-	if (s && outdir_rename(f->outdir, s, p->comm, err, sizeof(err)))
+	struct file_tag tag = { p->comm, p->job.rank };
+
+	if (s && outdir_rename(f->outdir, s, &tag, err, sizeof(err)))
 		fprintf(stderr, "dftrace-bpf: %s\n", err);
 }
 

@@ -76,15 +76,47 @@ static void write_name_meta(struct sink *s, const char *what, uint32_t pid,
 #define NAMED_PROCESS (1ull << 32)
 #define NAMED_THREAD (2ull << 32)
 
-static void name_once(struct sink *s, const char *what, uint64_t key,
+/* True if the name was written (new, or changed). */
+static bool name_once(struct sink *s, const char *what, uint64_t key,
 		      uint32_t pid, uint32_t tid, const char *comm)
 {
 	uint64_t h = dft_hash64(comm, strnlen(comm, DFT_COMM_LEN)), had;
 
 	if (hmap_get(&s->named, key, &had) && had == h)
+		return false;
+	if (hmap_put(&s->named, key, h))
+		return false;
+	write_name_meta(s, what, pid, tid, comm);
+	return true;
+}
+
+/* DFTracer's process info line: {"name":"PR",...,"args":{"name":"rank",
+ * "value":"3"}}. */
+static void write_pr(struct sink *s, uint32_t pid, const char *key, int value)
+{
+	struct jbuf *b = &s->buf;
+
+	JB_LIT(b, "{\"name\":\"PR\",\"cat\":\"dftracer\",\"pid\":");
+	jb_u64(b, pid);
+	JB_LIT(b, ",\"tid\":");
+	jb_u64(b, pid);
+	JB_LIT(b, ",\"ph\":\"M\",\"args\":{\"name\":\"");
+	jb_mem(b, key, strlen(key));
+	JB_LIT(b, "\",\"value\":\"");
+	jb_u64(b, value);
+	JB_LIT(b, "\"}}\n");
+}
+
+/* A process's place in its job, with its name (and again after an exec). */
+static void write_job(struct sink *s, const struct proc *p)
+{
+	if (p->job.rank < 0)
 		return;
-	if (!hmap_put(&s->named, key, h))
-		write_name_meta(s, what, pid, tid, comm);
+	write_pr(s, p->pid, "rank", p->job.rank);
+	if (p->job.world > 0)
+		write_pr(s, p->pid, "world_size", p->job.world);
+	if (p->job.local_rank >= 0)
+		write_pr(s, p->pid, "local_rank", p->job.local_rank);
 }
 
 void writer_names(struct sink *s, const struct proc *p, const struct thread *t)
@@ -97,8 +129,9 @@ void writer_names(struct sink *s, const struct proc *p, const struct thread *t)
 	    !memcmp(last->comm, p->comm, DFT_COMM_LEN) &&
 	    (!t || !memcmp(last->thread_comm, t->comm, DFT_COMM_LEN)))
 		return;
-	name_once(s, "process_name", NAMED_PROCESS | p->pid, p->pid, p->pid,
-		  p->comm);
+	if (name_once(s, "process_name", NAMED_PROCESS | p->pid, p->pid, p->pid,
+		      p->comm))
+		write_job(s, p);
 	if (t)
 		name_once(s, "thread_name", NAMED_THREAD | t->tid, p->pid, t->tid,
 			  t->comm);
@@ -107,6 +140,15 @@ void writer_names(struct sink *s, const struct proc *p, const struct thread *t)
 	memcpy(last->comm, p->comm, DFT_COMM_LEN);
 	if (t)
 		memcpy(last->thread_comm, t->comm, DFT_COMM_LEN);
+}
+
+void writer_forget_names(struct sink *s, uint32_t pid, uint32_t tid)
+{
+	if (pid)
+		hmap_del(&s->named, NAMED_PROCESS | pid, NULL);
+	hmap_del(&s->named, NAMED_THREAD | tid, NULL);
+	if (s->last_named.tid == tid)
+		s->last_named = (struct sink_named){ 0 };
 }
 
 /* ---- CM marks ---- */
@@ -196,10 +238,10 @@ static void write_lifecycle(struct writer *w, struct sink *s, const char *name,
 		JB_KEY_STR(b, cwd, l->cwd->str, l->cwd->len);
 	if (l->ppid)
 		JB_KEY_INT(b, ppid, l->ppid);
-	if (w->rank >= 0)
-		JB_KEY_INT(b, rank, w->rank);
-	if (w->world_size > 0)
-		JB_KEY_INT(b, world_size, w->world_size);
+	if (l->rank >= 0 || w->rank >= 0)
+		JB_KEY_INT(b, rank, l->rank >= 0 ? l->rank : w->rank);
+	if (l->world_size > 0 || w->world_size > 0)
+		JB_KEY_INT(b, world_size, l->world_size > 0 ? l->world_size : w->world_size);
 	if (w->window && w->window->on)
 		write_window(b, w->window, !strcmp(name, "end"));
 	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));

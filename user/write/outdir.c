@@ -66,6 +66,20 @@ cannot:
 	return rc;
 }
 
+/* Safe bytes of a name for a file name: no '/', no '.', nothing that is
+ * not printable ASCII. */
+static void safe_copy(char *dst, size_t size, const char *src)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < size && src[i]; i++) {
+		char c = src[i];
+
+		dst[i] = c == '/' || c == '.' || c < 0x20 || c > 0x7e ? '_' : c;
+	}
+	dst[i] = 0;
+}
+
 int outdir_open(struct outdir **out, const char *path, const struct invoker *as,
 		int gzip_level, char *err, size_t errlen)
 {
@@ -90,30 +104,30 @@ int outdir_open(struct outdir **out, const char *path, const struct invoker *as,
 	}
 	d->dir_fd = fd;
 	d->as = as;
+	if (gethostname(d->host, sizeof(d->host) - 1))
+		strcpy(d->host, "localhost");
+	safe_copy(d->host, sizeof(d->host), d->host);
 	d->gzip_level = gzip_level;
 	d->budget = fd_budget();
 	*out = d;
 	return 0;
 }
 
-/* DIR/<comm>-<pid>[.<gen>].pfw[.gz]; comm comes from the traced process,
- * so only safe bytes of it are kept. */
+/* DIR/<host>[-r<rank>]-<comm>-<pid>[.<gen>].pfw[.gz]: files of several
+ * nodes and ranks in one shared directory never collide. comm comes from
+ * the traced process, so only safe bytes of it are kept. */
 static void file_name(const struct outdir *d, char *buf, size_t len,
-		      const char *comm, uint32_t pid, uint32_t gen)
+		      const struct file_tag *tag, uint32_t pid, uint32_t gen)
 {
-	char safe[DFT_COMM_LEN], g[16] = "";
+	char comm[DFT_COMM_LEN], rank[16] = "", g[16] = "";
 
-	for (int i = 0; i < DFT_COMM_LEN; i++) {
-		char c = comm[i];
-
-		safe[i] = (c == '/' || c == '.' || (c && (c < 0x20 || c > 0x7e))) ?
-				  '_' : c;
-	}
-	safe[DFT_COMM_LEN - 1] = 0;
+	safe_copy(comm, sizeof(comm), tag->comm);
+	if (tag->rank >= 0)
+		snprintf(rank, sizeof(rank), "-r%d", tag->rank);
 	if (gen > 1)
 		snprintf(g, sizeof(g), ".%u", gen);
-	snprintf(buf, len, "%s/%s-%u%s.pfw%s", d->path, safe[0] ? safe : "proc",
-		 pid, g, d->gzip_level >= 0 ? ".gz" : "");
+	snprintf(buf, len, "%s/%s%s-%s-%u%s.pfw%s", d->path, d->host, rank,
+		 comm[0] ? comm : "proc", pid, g, d->gzip_level >= 0 ? ".gz" : "");
 }
 
 /* Least recently used first. */
@@ -171,7 +185,7 @@ static int track(struct outdir *d, struct sink *s)
 	return 0;
 }
 
-int outdir_create(struct outdir *d, uint32_t pid, const char *comm,
+int outdir_create(struct outdir *d, uint32_t pid, const struct file_tag *tag,
 		  struct sink **out, char *err, size_t errlen)
 {
 	uint64_t gen = 1;
@@ -186,7 +200,7 @@ int outdir_create(struct outdir *d, uint32_t pid, const char *comm,
 	rc = ensure_room(d, err, errlen);
 	if (rc)
 		return rc;
-	file_name(d, path, sizeof(path), comm, pid, gen);
+	file_name(d, path, sizeof(path), tag, pid, gen);
 	o.path = path;
 	rc = sink_open(&o, &s, err, errlen);
 	if (!rc && (rc = output_commit(s->out, err, errlen)))
@@ -205,12 +219,12 @@ int outdir_create(struct outdir *d, uint32_t pid, const char *comm,
 	return 0;
 }
 
-int outdir_rename(struct outdir *d, struct sink *s, const char *comm,
+int outdir_rename(struct outdir *d, struct sink *s, const struct file_tag *tag,
 		  char *err, size_t errlen)
 {
 	char path[4096];
 
-	file_name(d, path, sizeof(path), comm, s->pid, s->gen);
+	file_name(d, path, sizeof(path), tag, s->pid, s->gen);
 	if (!strcmp(path, output_path(s->out)))
 		return 0;
 	return output_rename(s->out, path, err, errlen);

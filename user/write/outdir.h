@@ -30,17 +30,25 @@ struct outdir {
 	uint32_t nheld;		/* of those, holding a descriptor */
 	uint32_t budget;	/* descriptors we may hold */
 	uint64_t suspensions;
+	char host[64];		/* in every file name */
+};
+
+/* What names a process's file beside its pid. */
+struct file_tag {
+	const char *comm;
+	int rank;		/* -1: unknown */
 };
 
 /* Creates the directory if needed (as `as`, with its permissions) and
  * opens it.  gzip_level -1: plain .pfw files. */
 int outdir_open(struct outdir **out, const char *path, const struct invoker *as,
 		int gzip_level, char *err, size_t errlen);
-/* A new, committed file for process pid, named after comm. */
-int outdir_create(struct outdir *d, uint32_t pid, const char *comm,
+/* A new, committed file for process pid, named after the host and tag:
+ * DIR/<host>[-r<rank>]-<comm>-<pid>[.<gen>].pfw[.gz]. */
+int outdir_create(struct outdir *d, uint32_t pid, const struct file_tag *tag,
 		  struct sink **out, char *err, size_t errlen);
-/* Names s's file after comm: a process that exec'd. */
-int outdir_rename(struct outdir *d, struct sink *s, const char *comm,
+/* Names s's file after tag: a process that exec'd. */
+int outdir_rename(struct outdir *d, struct sink *s, const struct file_tag *tag,
 		  char *err, size_t errlen);
 /* Before writing to s: it holds a descriptor, and counts as just used. */
 int outdir_resume(struct outdir *d, struct sink *s, char *err, size_t errlen);

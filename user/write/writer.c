@@ -14,6 +14,7 @@
 #include "lib/hash.h"
 #include "model/ioctl_decode.h"
 #include "write/keys.h"
+#include "lib/jobenv.h"
 #include "write/writer.h"
 
 static bool in_list(const char *k, const char *const *list, size_t n)
@@ -76,35 +77,14 @@ uint64_t writer_now_us(void)
 	return now.tv_sec * 1000000ull + now.tv_nsec / 1000;
 }
 
-/* The first of the variables launchers set that holds a number >= 0. */
-static int env_number(const char *const *names)
-{
-	for (; *names; names++) {
-		const char *v = getenv(*names);
-		char *end;
-		long n;
-
-		if (!v || !*v)
-			continue;
-		errno = 0;
-		n = strtol(v, &end, 10);
-		if (!*end && !errno && n >= 0 && n <= INT32_MAX)
-			return n;
-	}
-	return -1;
-}
-
 /* A tracer started per rank (mpirun, srun, torchrun's environment) says
  * which in start's args, for the merge to name the processes after it. */
 static void job_rank(struct writer *w)
 {
-	static const char *const rank[] = { "RANK", "OMPI_COMM_WORLD_RANK",
-					    "PMI_RANK", "PMIX_RANK", "SLURM_PROCID", NULL };
-	static const char *const size[] = { "WORLD_SIZE", "OMPI_COMM_WORLD_SIZE",
-					    "PMI_SIZE", "SLURM_NTASKS", NULL };
+	struct job_rank r = job_rank_self();
 
-	w->rank = env_number(rank);
-	w->world_size = w->rank >= 0 ? env_number(size) : -1;
+	w->rank = r.rank;
+	w->world_size = r.world;
 }
 
 int writer_init(struct writer *w, const char *cmdline, bool inline_paths,

@@ -58,6 +58,10 @@ struct nesting nest_in(struct proc *p, struct thread *t);
 /* The metadata a line about p/t needs first: process_name and
  * thread_name (again after a rename), FH and SH of the strings. */
 void writer_names(struct sink *s, const struct proc *p, const struct thread *t);
+/* A thread (and, pid non-zero, its process) has ended: what was written
+ * of its names is forgotten, so that a long trace keeps no state of
+ * processes that are gone (a reused id is named again). */
+void writer_forget_names(struct sink *s, uint32_t pid, uint32_t tid);
 void writer_fh(struct writer *w, struct sink *s, uint32_t pid,
 	       const struct istr *path);
 void writer_sh(struct writer *w, struct sink *s, uint32_t pid,
@@ -98,6 +102,7 @@ void writer_cm(struct writer *w, struct sink *s, const struct proc *p,
 /* start and end: about the process the file holds, or the traced command. */
 struct lifecycle {
 	uint32_t pid, ppid;
+	int rank, world_size;	/* the process's, -1: the tracer's own */
 	uint64_t id;
 	uint64_t ts_us;
 	const struct istr *exe, *cwd;

@@ -1,0 +1,195 @@
+#!/usr/bin/env bats
+# Scopes beyond a pid tree: -a, --cgroup, --uid, --comm. Each workload's
+# own records are the truth; what is out of scope must be absent.
+
+load lib/common
+
+CGROOT=/sys/fs/cgroup/unified
+
+setup_file() {
+	[ -d "$CGROOT" ] || CGROOT=/sys/fs/cgroup
+}
+
+teardown() {
+	for cg in "${CGROUPS[@]}"; do
+		# processes the test left there go back to the root first
+		while read -r p; do echo "$p" >"$CGROOT/cgroup.procs" 2>/dev/null; done \
+			<"$cg/cgroup.procs" 2>/dev/null
+		rmdir "$cg" 2>/dev/null || true
+	done
+	for p in "${BG_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
+	for p in "${BG_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+	[ -n "${DFT_KEEP:-}" ] || rm -rf "$T"
+}
+
+CGROUPS=()
+new_cgroup() {
+	local cg
+	cg="$CGROOT/dft-test-$$-$RANDOM"
+	mkdir "$cg"
+	CGROUPS+=("$cg")
+	echo "$cg"
+}
+
+# agent OUT ARGS...: the tracer in the background (DFT_PID); returns once
+# it traces (its file is named only then)
+agent() {
+	local out=$1
+	shift
+	"$DFT" -q -o "$out" "$@" 2>"$T/dft.err" &
+	DFT_PID=$!
+	BG_PIDS+=("$DFT_PID")
+	wait_file "$out" 30 || { cat "$T/dft.err"; return 1; }
+}
+
+# stop_agent: SIGINT, and it must exit 0
+stop_agent() {
+	kill -INT "$DFT_PID"
+	await "$DFT_PID" 60
+	[ "$AWAIT_STATUS" = 0 ] || { echo "# tracer exited $AWAIT_STATUS"; cat "$T/dft.err"; return 1; }
+}
+
+# in_cgroup CG CMD...: run CMD inside cgroup CG, its records to $TRUTH
+in_cgroup() {
+	local cg=$1
+	shift
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg" "$@" >>"$TRUTH"
+}
+
+@test "scope: --cgroup traces exactly its processes, those already in it and those moved in, not a sibling outside" {
+	cg=$(new_cgroup)
+	mkdir -p "$D/in" "$D/out"
+	# already in the cgroup before the tracer starts, waiting
+	rm -f "$WL_CTL/ready"
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$1" write - "$2" wait' "$cg" "$WL/util" "$D/in" \
+		>>"$TRUTH" 2>>"$T/bg.err" &
+	early=$!
+	BG_PIDS+=("$early")
+	wait_file "$WL_CTL/ready" 20
+	agent "$T/t.pfw" --cgroup "$cg"
+	kill -USR1 "$early"
+	await "$early" 30
+	in_cgroup "$cg" "$WL/io" basic "$D/in"
+	"$WL/util" write - "$D/out" >>"$T/outside.tsv"
+	stop_agent
+	TRACE="$T/t.pfw" check_truth --under "$D/in"
+	run tpy events "$T/t.pfw" --under "$D/out"
+	[ -z "$output" ]
+	grep -q "$D/out/write-" "$T/outside.tsv"
+}
+
+@test "scope: -a sees a process started after it attached, and not itself" {
+	agent "$T/t.pfw" -a
+	"$WL/io" basic "$D" >>"$TRUTH"
+	stop_agent
+	TRACE="$T/t.pfw" check_truth --under "$D"
+	run tpy events "$T/t.pfw" --pid "$DFT_PID"
+	[ -z "$output" ]
+}
+
+@test "scope: --comm matches after an exec and after a rename (prctl), nothing else" {
+	agent "$T/t.pfw" --comm dftwanted
+	mkdir -p "$D/a" "$D/b" "$D/c"
+	cp "$WL/util" "$T/dftwanted"
+	"$T/dftwanted" write - "$D/a" >>"$TRUTH"		# exec'd under the name
+	"$WL/util" write dftwanted "$D/b" >>"$TRUTH"		# renamed itself
+	"$WL/util" write - "$D/c" >>"$T/other.tsv"		# neither
+	stop_agent
+	TRACE="$T/t.pfw" check_truth --under "$D/a"
+	TRACE="$T/t.pfw" check_truth --under "$D/b"
+	run tpy events "$T/t.pfw" --under "$D/c"
+	[ -z "$output" ]
+}
+
+@test "scope: --uid traces a user's processes and not root's" {
+	agent "$T/t.pfw" --uid nobody
+	mkdir -p "$D/n" "$D/r"
+	chmod 777 "$D/n"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$WL/util" write - "$D/n" >>"$TRUTH"
+	"$WL/util" write - "$D/r" >>"$T/root.tsv"
+	stop_agent
+	TRACE="$T/t.pfw" check_truth --under "$D/n"
+	run tpy events "$T/t.pfw" --under "$D/r"
+	[ -z "$output" ]
+}
+
+@test "scope: two tracers with disjoint scopes: each has its own processes, neither the other's, nor the other tracer" {
+	mkdir -p "$D/one" "$D/two"
+	agent "$T/one.pfw" --comm dftone
+	first=$DFT_PID
+	agent "$T/two.pfw" --comm dfttwo
+	second=$DFT_PID
+	"$WL/util" write dftone "$D/one" >>"$T/one.tsv"
+	"$WL/util" write dfttwo "$D/two" >>"$T/two.tsv"
+	DFT_PID=$second stop_agent
+	DFT_PID=$first stop_agent
+	TRUTH="$T/one.tsv" TRACE="$T/one.pfw" check_truth --under "$D/one"
+	TRUTH="$T/two.tsv" TRACE="$T/two.pfw" check_truth --under "$D/two"
+	run tpy events "$T/one.pfw" --under "$D/two"
+	[ -z "$output" ]
+	run tpy events "$T/two.pfw" --under "$D/one"
+	[ -z "$output" ]
+	for f in one two; do
+		for p in "$first" "$second"; do
+			run tpy events "$T/$f.pfw" --pid "$p"
+			[ -z "$output" ]
+		done
+	done
+}
+
+@test "scope: a process that execs another tracer leaves this trace" {
+	dft -q -o "$TRACE" -- sh -c '"$0" -q -o "$1" -- "$2" write - "$3" >/dev/null' \
+		"$DFT" "$T/inner.pfw" "$WL/util" "$D"
+	[ "$DFT_STATUS" = 0 ]
+	# the inner tracer has the write; the outer one none of it
+	[ -n "$(tpy events "$T/inner.pfw" --under "$D" --name write)" ]
+	run tpy events "$TRACE" --under "$D"
+	[ -z "$output" ]
+}
+
+@test "scope: launcher rank variables reach the process's metadata, end event and -D file name" {
+	dft -q -D "$T/out" -- env RANK=3 WORLD_SIZE=8 LOCAL_RANK=1 "$WL/util" write - "$D"
+	[ "$DFT_STATUS" = 0 ]
+	f=$(ls "$T"/out/"$HOSTTAG"-r3-util-*.pfw.gz)
+	[ -n "$f" ]
+	zcat "$f" | grep '"name":"PR"' | grep -q '"args":{"name":"rank","value":"3"}'
+	zcat "$f" | grep '"name":"PR"' | grep -q '"args":{"name":"world_size","value":"8"}'
+	zcat "$f" | grep '"name":"PR"' | grep -q '"args":{"name":"local_rank","value":"1"}'
+	# the file began before the exec that set them: the end event says them
+	zcat "$f" | grep '"name":"end"' | grep -q '"rank":3,"world_size":8'
+	# and the merge names the process after it
+	"$DFT" merge -q -o "$T/view.json" "$T/out"
+	grep -q "rank 3 \\\\u00b7 util \[" "$T/view.json"
+}
+
+@test "scope: bad scopes are one line and a usage error" {
+	mkdir -p "$T/plain"
+	for args in "--cgroup $T/plain" "--cgroup $T/missing" "--uid no-such-user-x" \
+		"--comm ''" "--comm a-name-longer-than-15" "-a --comm x" "-a --uid 0" \
+		"--cgroup $CGROOT"; do
+		eval "run \"\$DFT\" $args -- true"
+		[ "$status" = 64 ]
+		[[ "${lines[0]}" == "dftrace-bpf: "[a-z\'-]* ]]
+	done
+	run "$DFT" --cgroup "$T/plain" -- true
+	[[ "$output" == *"'$T/plain' is not a cgroup v2 directory"* ]]
+	run "$DFT" --uid no-such-user-x -- true
+	[[ "$output" == *"unknown user 'no-such-user-x'"* ]]
+}
+
+@test "cluster: the Slurm prolog and epilog trace the job's cgroup into a per-job directory" {
+	cg=$(new_cgroup)
+	export SLURM_JOB_ID=4242 DFTRACE_BPF_DIR="$T/jobs" DFTRACE_BPF_CGROUP="$cg" \
+		DFTRACE_BPF_RUN="$T/run" DFTRACE_BPF="$DFT"
+	"$ROOT/scripts/cluster/slurm-prolog"
+	pid=$(cat "$T/run/4242.pid")
+	BG_PIDS+=("$pid")
+	# the job's step: in the cgroup, with the rank Slurm gives it
+	in_cgroup "$cg" env SLURM_PROCID=7 SLURM_NTASKS=8 "$WL/util" write - "$D"
+	"$ROOT/scripts/cluster/slurm-epilog"
+	! kill -0 "$pid" 2>/dev/null
+	[ ! -e "$T/run/4242.pid" ]
+	f=$(ls "$T"/jobs/4242/"$HOSTTAG"-r7-util-*.pfw.gz)
+	TRACE="$f" valid
+	TRACE="$f" check_truth --under "$D"
+}

@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+#include "capture/scope.h"
+#include "lib/procfs.h"
+
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
+
+static bool is_cgroup2(const char *path)
+{
+	struct statfs fs;
+
+	return !statfs(path, &fs) && fs.f_type == CGROUP2_SUPER_MAGIC;
+}
+
+/* The kernfs id of a cgroup directory: its file handle holds it. */
+static int cgroup_id(const char *path, unsigned long long *id)
+{
+	struct {
+		struct file_handle fh;
+		unsigned long long id;
+	} h = { .fh.handle_bytes = sizeof(unsigned long long) };
+	int mount_id;
+
+	if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mount_id, 0))
+		return -errno;
+	*id = h.id;
+	return 0;
+}
+
+/* Its depth below the root of its hierarchy: directories up to the one
+ * whose parent is on another file system. */
+static int cgroup_level(const char *path)
+{
+	char p[PATH_MAX], *slash;
+	struct stat st, up;
+	int level = 0;
+
+	snprintf(p, sizeof(p), "%s", path);
+	if (stat(p, &st))
+		return -1;
+	while ((slash = strrchr(p, '/')) && slash != p) {
+		*slash = 0;
+		if (stat(p, &up) || up.st_dev != st.st_dev || !is_cgroup2(p))
+			break;
+		level++;
+	}
+	return level;
+}
+
+int scope_add_cgroup(struct scope_opts *s, const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	int level;
+
+	if (s->k.cgroup_level) {
+		snprintf(err, errlen, "one --cgroup at a time: a directory covers all below it");
+		return -EINVAL;
+	}
+	if (!realpath(path, s->cgroup_path) || stat(s->cgroup_path, &st) || !S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "no cgroup directory '%s'", path);
+		return -EINVAL;
+	}
+	if (!is_cgroup2(s->cgroup_path)) {
+		snprintf(err, errlen, "'%s' is not a cgroup v2 directory (cgroup v1 is not "
+			 "supported; v2 is often mounted at /sys/fs/cgroup or "
+			 "/sys/fs/cgroup/unified)", path);
+		return -EINVAL;
+	}
+	level = cgroup_level(s->cgroup_path);
+	if (level < 1 || level > DFT_CGROUP_LEVEL_MAX) {
+		snprintf(err, errlen, level < 1 ? "'%s' is the root cgroup: use -a for every "
+			 "process" : "'%s' is nested deeper than %d levels", path,
+			 DFT_CGROUP_LEVEL_MAX);
+		return -EINVAL;
+	}
+	if (cgroup_id(s->cgroup_path, &s->k.cgroup_id)) {
+		snprintf(err, errlen, "cannot identify the cgroup '%s': %s", path, strerror(errno));
+		return -EINVAL;
+	}
+	s->k.cgroup_level = level;
+	s->on = true;
+	return 0;
+}
+
+int scope_add_uid(struct scope_opts *s, const char *user, char *err, size_t errlen)
+{
+	struct passwd *pw = getpwnam(user);
+	char *end;
+	long uid;
+
+	errno = 0;
+	uid = strtol(user, &end, 10);
+	if (pw) {
+		uid = pw->pw_uid;
+	} else if (!*user || *end || errno || uid < 0 || uid > UINT32_MAX - 1) {
+		snprintf(err, errlen, "unknown user '%s'", user);
+		return -EINVAL;
+	}
+	if (s->k.nuids == DFT_SCOPE_UIDS) {
+		snprintf(err, errlen, "more than %d --uid", DFT_SCOPE_UIDS);
+		return -EINVAL;
+	}
+	s->k.uids[s->k.nuids++] = uid;
+	s->on = true;
+	return 0;
+}
+
+int scope_add_comm(struct scope_opts *s, const char *name, char *err, size_t errlen)
+{
+	size_t n = strlen(name);
+
+	if (!n || n >= DFT_COMM_LEN) {
+		snprintf(err, errlen, n ? "--comm '%s' is longer than a command name can be "
+			 "(%d bytes)" : "--comm needs a command name", name, DFT_COMM_LEN - 1);
+		return -EINVAL;
+	}
+	if (s->k.ncomms == DFT_SCOPE_COMMS) {
+		snprintf(err, errlen, "more than %d --comm", DFT_SCOPE_COMMS);
+		return -EINVAL;
+	}
+	memcpy(s->k.comms[s->k.ncomms++], name, n + 1);
+	s->on = true;
+	return 0;
+}
+
+void scope_add_all(struct scope_opts *s)
+{
+	s->k.all = 1;
+	s->on = true;
+}
+
+static bool uid_matches(const struct scope_opts *s, pid_t pid)
+{
+	char path[64], line[256];
+	unsigned int uid;
+	bool hit = false;
+	FILE *f;
+
+	if (!s->k.nuids)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Uid: %u", &uid) == 1)
+			break;
+	fclose(f);
+	for (int i = 0; i < s->k.nuids; i++)
+		hit |= uid == s->k.uids[i];
+	return hit;
+}
+
+static bool comm_matches(const struct scope_opts *s, pid_t pid)
+{
+	char comm[DFT_COMM_LEN];
+
+	if (!s->k.ncomms)
+		return false;
+	procfs_comm(pid, "comm", comm);
+	for (int i = 0; i < s->k.ncomms; i++)
+		if (!strcmp(comm, s->k.comms[i]))
+			return true;
+	return false;
+}
+
+/* /proc/PID/cgroup's v2 line, "0::/a/b", under the directory's path
+ * relative to its hierarchy's root. */
+static bool cgroup_matches(const struct scope_opts *s, pid_t pid)
+{
+	char path[64], line[4200], *rel;
+	const char *want = s->cgroup_path;
+	size_t n;
+	bool hit = false;
+	FILE *f;
+
+	if (!s->k.cgroup_level)
+		return false;
+	/* the directory relative to the hierarchy's root: its last
+	 * cgroup_level components */
+	rel = strchr(want, 0);
+	for (int i = 0; i < s->k.cgroup_level && rel > want; i++)
+		while (--rel > want && *rel != '/')
+			;
+	n = strlen(rel);
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	while (!hit && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		hit = !strncmp(line, "0::", 3) && !strncmp(line + 3, rel, n) &&
+		      (line[3 + n] == 0 || line[3 + n] == '/');
+	}
+	fclose(f);
+	return hit;
+}
+
+bool scope_has_process(const struct scope_opts *s, pid_t pid)
+{
+	bool kthread = false;
+	char state;
+	pid_t ppid;
+
+	if (procfs_stat(pid, &state, &ppid, &kthread) || kthread)
+		return false;
+	return s->k.all || uid_matches(s, pid) || comm_matches(s, pid) ||
+	       cgroup_matches(s, pid);
+}
+
+pid_t *scope_processes(const struct scope_opts *s, pid_t self, int *n)
+{
+	DIR *d = opendir("/proc");
+	pid_t *pids = NULL, *grown;
+	struct dirent *de;
+	int cap = 0;
+
+	*n = 0;
+	while (d && (de = readdir(d))) {
+		pid_t pid = atoi(de->d_name);
+
+		if (pid <= 0 || pid == self || !scope_has_process(s, pid))
+			continue;
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 256;
+			grown = realloc(pids, cap * sizeof(*pids));
+			if (!grown)
+				break;
+			pids = grown;
+		}
+		pids[(*n)++] = pid;
+	}
+	if (d)
+		closedir(d);
+	return pids;
+}
