@@ -58,7 +58,7 @@ $(OUT)/python/.built: $(PY_SRCS) $(wildcard include/dftrace/*.h)
 $(OUT) $(OUT)/tests $(OUT)/workloads $(OUT)/bench $(OUT)/examples:
 	@mkdir -p $@
 
-$(OUT)/dftrace.bpf.o: bpf/dftrace.bpf.c bpf/dftrace.h bpf/steps.h bpf/syscall_regs.h vmlinux/$(ARCH)/vmlinux.h | $(OUT)
+$(OUT)/dftrace.bpf.o: bpf/dftrace.bpf.c $(wildcard bpf/*.bpf.h) bpf/dftrace.h bpf/steps.h bpf/syscall_regs.h vmlinux/$(ARCH)/vmlinux.h | $(OUT)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(OUT)/dftrace.skel.h: $(OUT)/dftrace.bpf.o
@@ -79,7 +79,10 @@ $(OUT)/tests/%: tests/unit/%.c tests/unit/check.h $(LIB_OBJS) | $(OUT)/tests
 	$(CC) $(CFLAGS) -Itests/unit $< $(LIB_OBJS) $(LDLIBS) -o $@
 
 $(OUT)/workloads/%: tests/workloads/%.c $(wildcard tests/workloads/*.h) | $(OUT)/workloads
-	$(CC) -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -Iinclude $< -o $@ -lpthread -ldl
+	$(CC) -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -Iinclude $< -o $@ -lpthread -ldl $(LDLIBS_WL)
+
+# the one workload that drives io_uring through liburing
+$(OUT)/workloads/uring: LDLIBS_WL := -luring
 
 $(OUT)/bench/%: tests/bench/%.c | $(OUT)/bench
 	$(CC) -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -Iinclude $< -o $@

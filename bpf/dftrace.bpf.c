@@ -244,12 +244,64 @@ static __always_inline bool quiet_step(void)
 	return steps_on && !step_active;
 }
 
+/* The file behind an fd of the current task, or NULL. */
+static __always_inline struct file *fd_file(long fd)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct fdtable *fdt = BPF_CORE_READ(t, files, fdt);
+	struct file **fds = BPF_CORE_READ(fdt, fd);
+	struct file *f = NULL;
+
+	if (fd < 0 || fd >= BPF_CORE_READ(fdt, max_fds) ||
+	    bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]))
+		return NULL;
+	return f;
+}
+
+/* Inode number behind an fd: it names pipes and sockets ("pipe:[ino]")
+ * even when they are closed before we look. */
+static __always_inline __u64 fd_ino(long fd)
+{
+	struct file *f = fd_file(fd);
+
+	return f ? BPF_CORE_READ(f, f_inode, i_ino) : 0;
+}
+
+/* fd's file by (dev, ino), for I/O that will name it so (see dftrace.h). */
+static __always_inline void emit_fileid(long nr, long fd, __u64 addr, __u32 prot)
+{
+	struct file *f = fd_file(fd);
+	struct dft_fileid *e;
+
+	if (!f)
+		return;
+	e = reserve(sizeof(*e), DFT_NR_MAX + DFT_EV_FILEID);
+	if (!e)
+		return;
+	fill_header(&e->h, DFT_EV_FILEID, bpf_get_current_task_btf());
+	e->h.nr = nr;
+	e->file.dev = BPF_CORE_READ(f, f_inode, i_sb, s_dev);
+	e->file.ino = BPF_CORE_READ(f, f_inode, i_ino);
+	e->addr = addr;
+	e->fd = fd;
+	e->prot = prot;
+	bpf_ringbuf_submit(e, wakeup_flag());
+}
+
+#include "mmapio.bpf.h"
+#include "asyncio.bpf.h"
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
 {
 	struct dft_task *st = traced_call(nr);
 
-	if (!st || !wanted(nr, regs))
+	if (!st)
+		return 0;
+	/* a syscall ends the thread's run of mapped pages */
+	if (st->run.n)
+		flush_run(st, bpf_get_current_task_btf());
+	if (!wanted(nr, regs))
 		return 0;
 	if (quiet_step() && sc_cfg[nr & NR_MASK].interest != DFT_INTEREST_MODEL)
 		return 0;
@@ -297,21 +349,6 @@ static __always_inline __u64 arg_at(struct dft_task *st, int i)
 static __always_inline bool exec_mapping(long nr, struct dft_task *st)
 {
 	return nr == nr_mmap && (st->args[2] & PROT_EXEC);
-}
-
-/* Inode number behind an fd of the current task: it names pipes and
- * sockets ("pipe:[ino]") even when they are closed before we look. */
-static __always_inline __u64 fd_ino(long fd)
-{
-	struct task_struct *t = bpf_get_current_task_btf();
-	struct fdtable *fdt = BPF_CORE_READ(t, files, fdt);
-	struct file **fds = BPF_CORE_READ(fdt, fd);
-	struct file *f = NULL;
-
-	if (fd < 0 || fd >= BPF_CORE_READ(fdt, max_fds) ||
-	    bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]) || !f)
-		return 0;
-	return BPF_CORE_READ(f, f_inode, i_ino);
 }
 
 /* pipe/socketpair: the new fds live in user memory. args[5] carries
@@ -405,6 +442,10 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 
 	if (!st || st->nr != nr)
 		return 0;
+	if (aio_exit(st, nr, ret) || uring_register_exit(st, nr, ret)) {
+		st->nr = -1;
+		return 0;
+	}
 	c = &sc_cfg[nr & NR_MASK];
 	now = bpf_ktime_get_ns();
 	if (c->path_args) {
@@ -422,6 +463,8 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 			bpf_ringbuf_submit(e, exec_mapping(nr, st) ?
 					      BPF_RB_FORCE_WAKEUP : wakeup_flag());
 		}
+		if (nr == nr_mmap && (unsigned long)ret < -4095ul)
+			emit_fileid(nr, st->args[4], ret, st->args[2]);
 	}
 	st->nr = -1;
 	return 0;
@@ -522,10 +565,12 @@ int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid,
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(sched_process_exit, struct task_struct *p, bool group_dead)
 {
+	struct dft_task *st = tracked(p);
 	struct dft_exit *e;
 
-	if (!tracked(p))
+	if (!st)
 		return 0;
+	flush_run(st, p);
 	e = reserve(sizeof(*e), DFT_NR_MAX + DFT_EV_EXIT);
 	if (!e)
 		return 0;
@@ -594,10 +639,14 @@ static __always_inline int emit_annot_from(int op, const char *a,
 					   int from_bpf)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
+	struct dft_task *st = tracked(t);
 	struct dft_annot *e;
 
-	if (!tracked(t))
+	if (!st)
 		return 0;
+	/* pages mapped so far belong to the phase that is ending or enclosing */
+	if (st->run.n)
+		flush_run(st, t);
 	e = reserve(sizeof(*e), DFT_NR_MAX + DFT_EV_ANNOT);
 	if (!e)
 		return 0;

@@ -68,6 +68,9 @@ enum dft_kind {
 	DFT_EV_EXIT,	    /* a tracked task exited */
 	DFT_EV_COMM,	    /* a tracked task was renamed */
 	DFT_EV_ANNOT,	    /* a dftrace USDT annotation fired */
+	DFT_EV_MMAP,	    /* pages a thread read or dirtied through a mapping */
+	DFT_EV_ASYNC,	    /* an io_uring request or AIO iocb, done */
+	DFT_EV_FILEID,	    /* an fd's file by (dev, ino), at mmap or registration */
 	DFT_EV__COUNT
 };
 
@@ -181,11 +184,80 @@ struct dft_annot {
 };
 
 /* Per-task state in task storage: presence means "tracked". */
+/* A file as the kernel names it: a syscall-free event (a page fault, a
+ * registered io_uring file) has no fd; user space finds the path. */
+struct dft_file_id {
+	unsigned long long dev, ino;
+};
+
+/* Pages a thread touched through a file mapping since its last record
+ * of the kind: a run of up to DFT_MMAP_RANGES page ranges of one file,
+ * coalesced (the kernel's fault-around maps up to 16 pages a fault). */
+#define DFT_MMAP_RANGES 8
+
+struct dft_mmap {
+	struct dft_header h;	/* ts: the first fault of the run */
+	unsigned long long last_ts;	/* the last one */
+	struct dft_file_id file;
+	unsigned int n;		/* page ranges [lo, hi), disjoint */
+	unsigned int faults;
+	unsigned int misses;	/* pages read from storage meanwhile: not cached */
+	unsigned int write;	/* pages dirtied (mmap_write), not read */
+	unsigned int code;	/* the process's program, or pages it ran */
+	unsigned int pad;
+	unsigned long long lo[DFT_MMAP_RANGES], hi[DFT_MMAP_RANGES];
+};
+
+/* The kernel's name for the file behind an fd, sent where later I/O will
+ * name it that way only: after a file mmap's syscall record (its runs of
+ * pages) and for each fd io_uring_register(IORING_REGISTER_FILES) takes
+ * (fixed-file requests). The path is found even after the fd and the
+ * mapping are gone. h.nr: the syscall. */
+struct dft_fileid {
+	struct dft_header h;
+	struct dft_file_id file;
+	unsigned long long addr;	/* where it was mapped; 0 */
+	int fd;
+	unsigned int prot;
+};
+
+struct dft_mmap_run {
+	unsigned long long ts0, ts1;
+	struct dft_file_id file;
+	unsigned long long lo[DFT_MMAP_RANGES], hi[DFT_MMAP_RANGES];
+	unsigned int n, faults, misses, write, code;
+};
+
+/* An io_uring request or a Linux AIO iocb, from submission to completion
+ * (io_uring's tracepoints; AIO's io_submit and io_getevents). */
+#define DFT_ASYNC_PATH 256
+
+enum dft_async_engine { DFT_ASYNC_URING = 1, DFT_ASYNC_AIO };
+
+struct dft_async {
+	struct dft_header h;	/* ts: submitted; tgid/tid: who submitted */
+	unsigned long long dur;	/* to completion */
+	long long res;		/* the completion's result */
+	long long offset;	/* -1: at the file position */
+	unsigned long long len;
+	struct dft_file_id file;	/* when the kernel had it; else 0s */
+	int fd;			/* as submitted: a fixed file's index */
+	unsigned short opcode;	/* IORING_OP_* or IOCB_CMD_* */
+	unsigned char engine;	/* enum dft_async_engine */
+	unsigned char fixed;	/* a registered file */
+	unsigned short path_len;	/* openat, statx: the name, with its NUL */
+	unsigned short pad;
+	char path[DFT_ASYNC_PATH];
+};
+
 struct dft_task {
 	unsigned long long ts;
 	unsigned long long args[DFT_SC_NARGS];
 	int nr; /* syscall in flight, or -1 */
-	unsigned int pad;
+	/* the page fault in progress: a write, an instruction fetch */
+	unsigned char fault_write, fault_exec;
+	unsigned short pad;
+	struct dft_mmap_run run;
 };
 
 #endif /* DFTRACE_H */

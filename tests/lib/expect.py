@@ -20,8 +20,11 @@ from trace import Trace  # noqa: E402
 
 IO_CATS = {"POSIX", "STDIO"}
 OTHER_CATS = {"PROC", "IOCTL", "DEVICE"}
-READ = {"read", "pread", "readv", "preadv", "fread"}
-WRITE = {"write", "pwrite", "writev", "pwritev", "fwrite"}
+# and what no syscall shows whole: mappings, io_uring, AIO
+READ = {"read", "pread", "readv", "preadv", "fread", "mmap_read", "io_uring_read",
+        "io_uring_readv", "io_uring_read_fixed", "aio_read", "aio_readv"}
+WRITE = {"write", "pwrite", "writev", "pwritev", "fwrite", "mmap_write", "io_uring_write",
+         "io_uring_writev", "io_uring_write_fixed", "aio_write", "aio_writev"}
 COPY = {"sendfile", "copy_file_range", "splice"}
 SKIP_CATS = {"dftracer", "dftrace.profiler"}
 

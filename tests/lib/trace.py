@@ -30,6 +30,8 @@ Command line (every command takes one TRACE: a file or a -D directory)
                                         events on the files it names (and
                                         with --under, on anything in DIR)
     truth-bytes TRUTH --by KEYS [...]   the same TSV as `bytes`, from TRUTH
+    dfa-bytes TRACE [FILTER...]         TSV: path, bytes, as DFAnalyzer counts
+                                        them (see dfa_counts)
     wait-for TRACE [FILTER...] [--timeout S] [--alive PID] [--complete]
                                         poll a growing trace for an event
 
@@ -78,7 +80,10 @@ import zlib
 
 # Operations whose args.ret is a byte count.
 DATA_OPS = frozenset("""read write pread pwrite readv writev preadv pwritev
-    sendfile copy_file_range splice""".split())
+    sendfile copy_file_range splice mmap_read mmap_write
+    io_uring_read io_uring_write io_uring_readv io_uring_writev
+    io_uring_read_fixed io_uring_write_fixed
+    aio_read aio_write aio_readv aio_writev""".split())
 
 HEX16 = re.compile(r"^[0-9a-f]{16}$")
 SURROGATE_ESC = re.compile(r"\\u[dD][89a-fA-F]")
@@ -443,6 +448,17 @@ def select(trace, a):
         if a.under is not None and not under(trace.path(ev), a.under):
             continue
         yield ev
+
+
+def dfa_counts(ev):
+    """DFAnalyzer's rule for bytes (dfanalyzer/main.py, where it builds
+    the size column): a POSIX event whose name has "write", or "read" but
+    not "readdir", and whose args.ret is positive. Written apart from
+    DATA_OPS on purpose: it is the reader's rule, not ours."""
+    name = ev.get("name") or ""
+    ret = (ev.get("args") or {}).get("ret")
+    return (ev.get("cat") == "POSIX" and isinstance(ret, int) and ret > 0
+            and ("write" in name or ("read" in name and "readdir" not in name)))
 
 
 def fmt(v):
@@ -892,7 +908,7 @@ def main(argv=None):
     p.add_argument("--partial", action="store_true",
                    help="accept a trace cut short (no final ']')")
 
-    for cmd in ("count", "names", "bytes", "events", "wait-for"):
+    for cmd in ("count", "names", "bytes", "dfa-bytes", "events", "wait-for"):
         p = sub.add_parser(cmd)
         p.add_argument("trace")
         add_filter_args(p)
@@ -1007,6 +1023,13 @@ def main(argv=None):
         keys = a.by.split(",")
         for line in trace_byte_rows(t, select(t, a), keys):
             print(line)
+    elif a.cmd == "dfa-bytes":
+        agg = collections.Counter()
+        for e in select(t, a):
+            if dfa_counts(e):
+                agg[fmt(t.path(e))] += e["args"]["ret"]
+        for path in sorted(agg):
+            print("%s\t%d" % (path, agg[path]))
     elif a.cmd == "events":
         fields = a.fields.split(",")
         for e in select(t, a):

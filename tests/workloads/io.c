@@ -160,6 +160,8 @@ static void basic(const char *D)
 		wl_die("mmap");
 	wl_io(m, "mmap", "mmap", (long)map);
 	memcpy(map, buf, 8192);
+	/* both pages dirtied through the mapping: one run of them */
+	wl_io(m, "mmap_write", "-", 8192);
 	/* msync and munmap name the mapped file */
 	r = R(syscall(SYS_msync, map, 8192, MS_SYNC));
 	wl_io(m, "msync", "msync", r);

@@ -54,6 +54,10 @@ static int configure(struct dftrace_bpf *skel, const struct loader_opts *o)
 	skel->rodata->nr_mmap = SYS_mmap;
 	skel->rodata->nr_fcntl = SYS_fcntl;
 	skel->rodata->nr_openat2 = SYS_openat2;
+	skel->rodata->nr_io_submit = SYS_io_submit;
+	skel->rodata->nr_io_getevents = SYS_io_getevents;
+	skel->rodata->nr_io_pgetevents = SYS_io_pgetevents;
+	skel->rodata->nr_io_uring_register = SYS_io_uring_register;
 	skel->rodata->wakeup_bytes = o->ringbuf_size / 4;
 	skel->rodata->lost_by_proc_on = o->lost_by_proc;
 	skel->rodata->hide_privileged = o->hide_privileged;

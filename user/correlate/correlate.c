@@ -475,6 +475,8 @@ void on_exec(struct trace *t, const struct dft_exec *e)
 
 	if (!p)
 		return;
+	if (p->pid == t->cfg.root_pid)
+		t->root_execd = true;
 	become_new_program(t, p, e);
 	files_renamed(&t->files, p);
 	/* A new program may carry annotations. */

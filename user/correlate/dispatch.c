@@ -64,6 +64,7 @@ void trace_free(struct trace *t)
 	files_free(&t->files);
 	writer_free(&t->writer);
 	model_free(&t->model);
+	fileids_free(&t->fileids);
 	phase_totals_free(&t->stats.phases);
 	free(t);
 }
@@ -117,6 +118,18 @@ int trace_handle_record(void *ctx, void *data, size_t size)
 	case DFT_EV_ANNOT:
 		if (size >= sizeof(struct dft_annot))
 			on_annot(t, data);
+		break;
+	case DFT_EV_MMAP:
+		if (size >= sizeof(struct dft_mmap))
+			on_mmap(t, data);
+		break;
+	case DFT_EV_FILEID:
+		if (size >= sizeof(struct dft_fileid))
+			on_fileid(t, data);
+		break;
+	case DFT_EV_ASYNC:
+		if (size >= sizeof(struct dft_async))
+			on_async(t, data);
 		break;
 	}
 	return 0;

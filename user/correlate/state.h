@@ -5,6 +5,7 @@
 #define CORRELATE_STATE_H
 
 #include "correlate/trace.h"
+#include "model/fileids.h"
 #include "model/window.h"
 #include "write/files.h"
 #include "write/writer.h"
@@ -16,6 +17,8 @@ struct trace {
 	struct writer writer;
 	struct files files;
 	struct step_window window;	/* --steps */
+	struct fileids fileids;		/* files by (dev, ino) */
+	bool root_execd;	/* -- CMD: until then, the root runs our code */
 };
 
 /* correlate.c: syscalls and the life of processes */
@@ -30,6 +33,11 @@ void on_exit_record(struct trace *t, const struct dft_exit *e);
 void on_comm(struct trace *t, const struct dft_comm *e);
 /* Writes an event's last bytes; a failure stops the trace. */
 void end_event(struct trace *t, struct sink *s);
+
+/* hidden.c: I/O no syscall shows whole (mappings, io_uring, AIO) */
+void on_mmap(struct trace *t, const struct dft_mmap *e);
+void on_fileid(struct trace *t, const struct dft_fileid *e);
+void on_async(struct trace *t, const struct dft_async *e);
 
 /* annot.c: annotated regions and context */
 void on_annot(struct trace *t, const struct dft_annot *e);

@@ -130,16 +130,24 @@ struct proc *proc_fork(struct model *m, struct proc *parent, uint32_t child_pid)
 			fd_assign(c, fd, parent->fds[fd].path,
 			       parent->fds[fd].cloexec);
 	for (uint32_t i = 0; i < parent->nmaps; i++)
-		map_add(c, parent->maps[i].addr, parent->maps[i].len,
-			parent->maps[i].path);
+		(void)VEC_PUSH(c->maps, c->nmaps, c->capmaps, parent->maps[i]);
 	ctx_copy(&c->ctx, &parent->ctx); /* the child has the same memory */
 	return c;
+}
+
+static void forget_pagesets(struct proc *p)
+{
+	for (uint32_t i = 0; i < p->npagesets; i++)
+		pageset_free(&p->pagesets[i]);
+	p->npagesets = 0;
 }
 
 static void free_proc(struct proc *p)
 {
 	free(p->fds);
 	free(p->maps);
+	forget_pagesets(p);
+	free(p->pagesets);
 	ctx_free(&p->ctx);
 	free(p);
 }
@@ -298,6 +306,7 @@ void fd_exec(struct proc *p)
 		if (p->fds[fd].cloexec)
 			p->fds[fd].path = NULL;
 	p->nmaps = 0;
+	forget_pagesets(p);
 }
 
 void map_add(struct proc *p, uint64_t addr, uint64_t len, struct istr *path)
@@ -305,7 +314,7 @@ void map_add(struct proc *p, uint64_t addr, uint64_t len, struct istr *path)
 	/* Out of memory: the mapping stays unnamed, which only matters for
 	 * naming a later msync. */
 	(void)VEC_PUSH(p->maps, p->nmaps, p->capmaps,
-		       ((struct mapping){ addr, len, path }));
+		       ((struct mapping){ addr, len, path, 0, 0 }));
 }
 
 struct mapping *map_find(struct proc *p, uint64_t addr)
@@ -317,16 +326,63 @@ struct mapping *map_find(struct proc *p, uint64_t addr)
 	return NULL;
 }
 
+static bool file_mapped(const struct proc *p, uint64_t dev, uint64_t ino)
+{
+	for (uint32_t i = 0; i < p->nmaps; i++)
+		if (p->maps[i].dev == dev && p->maps[i].ino == ino)
+			return true;
+	return false;
+}
+
+/* A file no longer mapped: its pages count again when mapped again. */
+static void drop_pageset(struct proc *p, uint64_t dev, uint64_t ino)
+{
+	for (uint32_t i = 0; i < p->npagesets; i++) {
+		struct pageset *s = &p->pagesets[i];
+
+		if (s->dev == dev && s->ino == ino && !file_mapped(p, dev, ino)) {
+			pageset_free(s);
+			*s = p->pagesets[--p->npagesets];
+			return;
+		}
+	}
+}
+
 /* Forgets mappings that [addr, addr+len) covers entirely; a partial unmap
- * keeps the entry, which only matters for naming a later msync. */
+ * keeps the entry, which only matters for naming a later msync and for
+ * counting its file's pages again. */
 void map_remove(struct proc *p, uint64_t addr, uint64_t len)
 {
 	for (uint32_t i = 0; i < p->nmaps;) {
-		struct mapping *m = &p->maps[i];
+		struct mapping m = p->maps[i];
 
-		if (m->addr >= addr && m->addr + m->len <= addr + len)
-			*m = p->maps[--p->nmaps];
-		else
+		if (m.addr >= addr && m.addr + m.len <= addr + len) {
+			p->maps[i] = p->maps[--p->nmaps];
+			if (m.ino)
+				drop_pageset(p, m.dev, m.ino);
+		} else {
 			i++;
+		}
 	}
+}
+
+void map_set_file(struct proc *p, uint64_t addr, uint64_t dev, uint64_t ino)
+{
+	struct mapping *m = map_find(p, addr);
+
+	if (m) {
+		m->dev = dev;
+		m->ino = ino;
+	}
+}
+
+struct pageset *proc_pageset(struct proc *p, uint64_t dev, uint64_t ino)
+{
+	for (uint32_t i = 0; i < p->npagesets; i++)
+		if (p->pagesets[i].dev == dev && p->pagesets[i].ino == ino)
+			return &p->pagesets[i];
+	if (VEC_PUSH(p->pagesets, p->npagesets, p->cappagesets,
+		     ((struct pageset){ .dev = dev, .ino = ino })))
+		return NULL;
+	return &p->pagesets[p->npagesets - 1];
 }

@@ -13,6 +13,7 @@
 #include "lib/jobenv.h"
 #include "lib/hmap.h"
 #include "model/istr.h"
+#include "model/pageset.h"
 #include "model/phases.h"
 
 #define FD_LIMIT (1u << 20) /* fds beyond this are not named */
@@ -25,6 +26,7 @@ struct fdent {
 struct mapping {
 	uint64_t addr, len;
 	struct istr *path;
+	uint64_t dev, ino;	/* the file, once the kernel said: else 0, 0 */
 };
 
 struct proc {
@@ -35,6 +37,8 @@ struct proc {
 	struct istr *exe;	/* the program file */
 	struct mapping *maps;
 	uint32_t nmaps, capmaps;
+	struct pageset *pagesets;	/* per mapped file, the pages counted */
+	uint32_t npagesets, cappagesets;
 	uint64_t next_id;	/* DFTracer's 1-based event index */
 	uint32_t nthreads;
 	char comm[DFT_COMM_LEN];
@@ -94,5 +98,10 @@ void map_add(struct proc *p, uint64_t addr, uint64_t len, struct istr *path);
 /* The file mapping containing addr, or NULL (anonymous memory). */
 struct mapping *map_find(struct proc *p, uint64_t addr);
 void map_remove(struct proc *p, uint64_t addr, uint64_t len);
+/* The mapping at addr is of file (dev, ino). */
+void map_set_file(struct proc *p, uint64_t addr, uint64_t dev, uint64_t ino);
+/* The pages of (dev, ino) counted while it stays mapped; NULL if out of
+ * memory. Forgotten when its last known mapping goes, and at exec. */
+struct pageset *proc_pageset(struct proc *p, uint64_t dev, uint64_t ino);
 
 #endif

@@ -29,7 +29,16 @@
 				     { __VA_ARGS__ }, .silent = true, \
 				     .fd_pair_arg = pair }
 
+/* Handled whole by the kernel side (AIO's submissions and completions
+ * become one record per iocb; io_uring's registered files, their names):
+ * no record of their own. */
+#define KERNEL_SIDE(sc) { #sc, #sc, CAT_POSIX, FX_NONE, { SKIP }, .silent = true }
+
 static struct sc_desc table[DFT_NR_MAX] = {
+	[SYS_io_submit] = KERNEL_SIDE(io_submit),
+	[SYS_io_getevents] = KERNEL_SIDE(io_getevents),
+	[SYS_io_pgetevents] = KERNEL_SIDE(io_pgetevents),
+	[SYS_io_uring_register] = KERNEL_SIDE(io_uring_register),
 	[SYS_open] = POSIX(open, "open", FX_OPEN, PATH, FLAGS, MODE),
 	[SYS_openat] = POSIX(openat, "open", FX_OPEN, DIRFD, PATH, FLAGS, MODE),
 	/* flags and mode: from its struct open_how, read by the kernel side */
@@ -191,6 +200,14 @@ enum sc_bytes sc_bytes_of(const char *name, size_t len)
 		{ "fwrite", SC_BYTES_WRITE },
 		{ "sendfile", SC_BYTES_COPY }, { "copy_file_range", SC_BYTES_COPY },
 		{ "splice", SC_BYTES_COPY },
+		/* what no syscall shows: mappings, io_uring, AIO */
+		{ "mmap_read", SC_BYTES_READ }, { "mmap_write", SC_BYTES_WRITE },
+		{ "io_uring_read", SC_BYTES_READ }, { "io_uring_readv", SC_BYTES_READ },
+		{ "io_uring_read_fixed", SC_BYTES_READ },
+		{ "io_uring_write", SC_BYTES_WRITE }, { "io_uring_writev", SC_BYTES_WRITE },
+		{ "io_uring_write_fixed", SC_BYTES_WRITE },
+		{ "aio_read", SC_BYTES_READ }, { "aio_readv", SC_BYTES_READ },
+		{ "aio_write", SC_BYTES_WRITE }, { "aio_writev", SC_BYTES_WRITE },
 	};
 
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
@@ -255,6 +272,11 @@ bool sc_is_arg_key(const char *key)
 int sc_name_index(const struct sc_desc *d)
 {
 	return name_index[d - table];
+}
+
+int sc_index_of_name(const char *name)
+{
+	return intern_name(name);
 }
 
 int sc_nnames(void)

@@ -79,6 +79,8 @@ int sc_init(void);
 bool sc_is_arg_key(const char *key);
 /* Index of the libc-style name for per-operation totals (0..sc_nnames()-1). */
 int sc_name_index(const struct sc_desc *d);
+/* The same for an operation no syscall is (a static string): "mmap_read". */
+int sc_index_of_name(const char *name);
 int sc_nnames(void);
 const char *sc_name_at(int i);
 

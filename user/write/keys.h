@@ -22,12 +22,19 @@
 	X(hhash) X(level) X(p_idx) X(ns10) X(phase) X(phase_cat)    \
 	X(count) X(unbalanced)
 
+/* Keys of the I/O the kernel sees outside syscalls (mmap runs, io_uring,
+ * AIO): a user's context key of the same name is renamed user_<key>. */
+#define IO_KEYS(X)                                                            \
+	X(fd) X(offset) X(pages) X(faults) X(misses) X(op) X(opcode) X(fixed)   \
+	X(span)
+
 /* Keys only start and end have: a context key may share their name. */
 #define LIFECYCLE_KEYS(X) X(rank) X(world_size) X(steps) X(steps_active)
 
 enum writer_key {
 #define KEY_ENUM(k) WK_##k,
 	EVENT_KEYS(KEY_ENUM) REGION_KEYS(KEY_ENUM) LIFECYCLE_KEYS(KEY_ENUM)
+	IO_KEYS(KEY_ENUM)
 #undef KEY_ENUM
 };
 

@@ -31,7 +31,7 @@ bool writer_owns_key(const char *key, bool context)
 {
 #define KEY_NAME(k) #k,
 	static const char *const region_keys[] = { REGION_KEYS(KEY_NAME) };
-	static const char *const event_keys[] = { EVENT_KEYS(KEY_NAME) };
+	static const char *const event_keys[] = { EVENT_KEYS(KEY_NAME) IO_KEYS(KEY_NAME) };
 #undef KEY_NAME
 
 	return IN_LIST(key, region_keys) ||
@@ -442,4 +442,30 @@ void writer_region(struct writer *w, struct sink *s, const struct proc *p,
 	write_entries(&s->buf, &f->args);
 	if (unbalanced)
 		JB_KEY_STR(&s->buf, unbalanced, unbalanced, strlen(unbalanced));
+}
+
+/* ---- I/O the kernel saw outside a syscall ---- */
+
+void writer_hidden_io(struct writer *w, struct sink *s, const struct proc *p,
+		      const struct thread *t, const struct nesting *n,
+		      const struct hidden_io *io)
+{
+	struct jbuf *b = &s->buf;
+	char name_cat[96];
+	int len = snprintf(name_cat, sizeof(name_cat), "\"name\":\"%s\",\"cat\":\"POSIX\",",
+			   io->name);
+
+	writer_names(s, p, t);
+	if (io->file)
+		writer_fh(w, s, p->pid, io->file);
+	writer_begin_event(w, s, p, t->tid, n, name_cat, len, io->ts_ns, io->dur_ns);
+	JB_KEY_INT(b, ret, io->ret);
+	if (io->op)
+		JB_KEY_STR(b, op, io->op, strlen(io->op));
+	for (int i = 0; i < io->nargs; i++) {
+		jb_mem(b, io->args[i].key, io->args[i].key_len);
+		jb_i64(b, io->args[i].v);
+	}
+	if (io->file)
+		key_file(w, b, FILE1_KEYS, io->file);
 }

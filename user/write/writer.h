@@ -17,6 +17,7 @@
 #include "model/stats.h"
 #include "model/syscalls.h"
 #include "model/window.h"
+#include "write/keys.h"
 #include "write/sink.h"
 
 struct writer {
@@ -98,6 +99,31 @@ void writer_region(struct writer *w, struct sink *s, const struct proc *p,
 void writer_cm(struct writer *w, struct sink *s, const struct proc *p,
 	       const struct thread *t, const char *name, bool is_end,
 	       uint64_t ts_ns);
+
+/* An I/O the kernel saw outside a syscall: a run of pages through a
+ * mapping, an io_uring request, an AIO iocb. Written as a POSIX event
+ * named for DFAnalyzer ("mmap_read", "io_uring_write", "aio_read"). */
+struct io_arg {
+	const char *key;	/* ,"pages": (IO_ARG) */
+	size_t key_len;
+	int64_t v;
+};
+
+#define IO_ARG(k, val) { KEY(k), sizeof(KEY(k)) - 1 + 0 * WK_##k, (val) }
+
+struct hidden_io {
+	const char *name;
+	uint64_t ts_ns, dur_ns;	/* CLOCK_MONOTONIC */
+	int64_t ret;		/* bytes moved, or the result (-errno) */
+	const char *op;		/* args.op, or NULL */
+	const struct istr *file;
+	const struct io_arg *args;
+	int nargs;
+};
+
+void writer_hidden_io(struct writer *w, struct sink *s, const struct proc *p,
+		      const struct thread *t, const struct nesting *n,
+		      const struct hidden_io *io);
 
 /* start and end: about the process the file holds, or the traced command. */
 struct lifecycle {

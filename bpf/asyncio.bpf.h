@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * I/O submitted now and done later, which syscalls do not show whole:
+ * io_uring requests (io_uring_submit_req, io_uring_complete: paired by
+ * the request) and Linux AIO iocbs (decoded at io_submit's return, paired
+ * with io_getevents' events by the iocb's address). One record per
+ * request: what, on which file, when submitted, how long, what result.
+ * A ring's SQPOLL thread and io-wq workers are threads of its owner
+ * process: their requests are charged to the thread that made the ring.
+ * Included by dftrace.bpf.c, after the helpers it uses.
+ */
+#ifndef ASYNCIO_BPF_H
+#define ASYNCIO_BPF_H
+
+#define AIO_BATCH 64	/* iocbs or events looked at per call */
+
+const volatile int nr_io_submit = -1, nr_io_getevents = -1, nr_io_pgetevents = -1;
+const volatile int nr_io_uring_register = -1;
+
+#define REGISTER_FILES_MAX 64	/* fds of one registration named */
+
+/* requests in flight: the request (io_uring) or (process, iocb) (AIO) */
+struct async_key {
+	__u64 ptr;
+	__u32 tgid;
+	__u32 engine;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);	/* cancelled ones age out */
+	__uint(max_entries, 65536);
+	__type(key, struct async_key);
+	__type(value, struct dft_async);
+} inflight SEC(".maps");
+
+/* the thread that made a ring, to charge its SQPOLL thread's requests */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, __u32);
+} ring_owner SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct dft_async);
+} async_scratch SEC(".maps");
+
+static __always_inline struct dft_async *new_async(struct task_struct *t, __u32 tid,
+						   int engine)
+{
+	__u32 zero = 0;
+	struct dft_async *a = bpf_map_lookup_elem(&async_scratch, &zero);
+
+	if (!a)
+		return NULL;
+	__builtin_memset(a, 0, sizeof(*a));
+	a->h.kind = DFT_EV_ASYNC;
+	a->h.tgid = t->tgid;
+	a->h.tid = tid;
+	a->h.ts = bpf_ktime_get_ns();
+	a->engine = engine;
+	a->offset = -1;
+	return a;
+}
+
+static __always_inline void send_async(struct dft_async *a)
+{
+	if (bpf_ringbuf_output(&events, a, sizeof(*a), wakeup_flag()))
+		count_lost(DFT_NR_MAX + DFT_EV_ASYNC);
+}
+
+/* ---- io_uring ---- */
+
+SEC("tp_btf/io_uring_create")
+int BPF_PROG(io_uring_create, int fd, void *ring, __u32 sq_entries,
+	     __u32 cq_entries, __u32 flags)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	__u64 key = (__u64)ring;
+	__u32 tid = t->pid;
+
+	if (tracked(t))
+		bpf_map_update_elem(&ring_owner, &key, &tid, BPF_ANY);
+	return 0;
+}
+
+static __always_inline void read_filename(struct dft_async *a, struct filename *f)
+{
+	long n = bpf_probe_read_kernel_str(a->path, sizeof(a->path), BPF_CORE_READ(f, name));
+
+	a->path_len = n > 0 ? n : 0;
+}
+
+/* What the request says, as prepared: offsets, lengths, names. */
+static __always_inline void describe_req(struct dft_async *a, struct io_kiocb *req)
+{
+	int op = a->opcode;
+
+	if (op == IORING_OP_READ || op == IORING_OP_WRITE || op == IORING_OP_READV ||
+	    op == IORING_OP_WRITEV || op == IORING_OP_READ_FIXED ||
+	    op == IORING_OP_WRITE_FIXED) {
+		struct io_rw *rw = (void *)&req->cmd;
+
+		a->offset = BPF_CORE_READ(rw, kiocb.ki_pos);
+		a->len = BPF_CORE_READ(rw, len);
+	} else if (op == IORING_OP_OPENAT || op == IORING_OP_OPENAT2) {
+		struct io_open *o = (void *)&req->cmd;
+
+		a->fd = BPF_CORE_READ(o, dfd);
+		read_filename(a, BPF_CORE_READ(o, filename));
+	} else if (op == IORING_OP_STATX) {
+		struct io_statx *s = (void *)&req->cmd;
+
+		a->fd = BPF_CORE_READ(s, dfd);
+		read_filename(a, BPF_CORE_READ(s, filename));
+	} else if (op == IORING_OP_CLOSE) {
+		struct io_close *c = (void *)&req->cmd;
+
+		a->fd = BPF_CORE_READ(c, fd);
+	}
+}
+
+SEC("tp_btf/io_uring_submit_req")
+int BPF_PROG(io_uring_submit_req, struct io_kiocb *req)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct async_key key = { (__u64)req, 0, DFT_ASYNC_URING };
+	__u64 ring = (__u64)BPF_CORE_READ(req, ctx);
+	__u32 *owner, tid = t->pid;
+	struct dft_async *a;
+
+	/* the SQPOLL thread is a thread of the ring's owner, untracked */
+	if (!tracked(t) && !tracked(t->group_leader))
+		return 0;
+	owner = bpf_map_lookup_elem(&ring_owner, &ring);
+	if (!tracked(t)) {
+		/* loaded apart: one load may not take two kinds of pointer */
+		__u32 leader = BPF_CORE_READ(t, group_leader, pid);
+
+		tid = owner ? *owner : leader;
+	}
+	a = new_async(t, tid, DFT_ASYNC_URING);
+	if (!a)
+		return 0;
+	a->opcode = BPF_CORE_READ(req, opcode);
+	a->fd = BPF_CORE_READ(req, cqe.fd);
+	a->fixed = BPF_CORE_READ(req, flags) & REQ_F_FIXED_FILE ? 1 : 0;
+	/* outside --steps' windows: its fd effects only */
+	if (quiet_step())
+		a->h.flags |= DFT_F_QUIET;
+	describe_req(a, req);
+	bpf_map_update_elem(&inflight, &key, a, BPF_ANY);
+	return 0;
+}
+
+SEC("tp_btf/io_uring_complete")
+int BPF_PROG(io_uring_complete, void *ring, void *req_ptr, struct io_uring_cqe *cqe)
+{
+	struct io_kiocb *req = req_ptr;
+	/* completed in any context: the request alone names it */
+	struct async_key key = { (__u64)req, 0, DFT_ASYNC_URING };
+	struct dft_async *a;
+	struct file *f;
+
+	a = bpf_map_lookup_elem(&inflight, &key);
+	if (!a)
+		return 0;
+	a->dur = bpf_ktime_get_ns() - a->h.ts;
+	a->res = BPF_CORE_READ(cqe, res);
+	f = BPF_CORE_READ(req, file);
+	if (f && a->opcode != IORING_OP_OPENAT && a->opcode != IORING_OP_OPENAT2 &&
+	    a->opcode != IORING_OP_STATX && a->opcode != IORING_OP_CLOSE) {
+		a->file.dev = BPF_CORE_READ(f, f_inode, i_sb, s_dev);
+		a->file.ino = BPF_CORE_READ(f, f_inode, i_ino);
+	}
+	send_async(a);
+	bpf_map_delete_elem(&inflight, &key);
+	return 0;
+}
+
+/* Registered files: requests will name them by index, and the kernel
+ * by (dev, ino); say now which paths those are. */
+static __always_inline bool uring_register_exit(struct dft_task *st, long nr, long ret)
+{
+	int *fds = (void *)st->args[2];
+
+	if (nr != nr_io_uring_register)
+		return false;
+	if (ret < 0 || st->args[1] != IORING_REGISTER_FILES)
+		return true;
+	for (int i = 0; i < REGISTER_FILES_MAX; i++) {
+		int fd;
+
+		if (i >= st->args[3] || bpf_probe_read_user(&fd, sizeof(fd), &fds[i]))
+			break;
+		if (fd >= 0)
+			emit_fileid(nr, fd, 0, 0);
+	}
+	return true;
+}
+
+/* ---- Linux AIO ---- */
+
+/* io_submit returned ret: its first ret iocbs are in flight. */
+static __always_inline void aio_submitted(struct dft_task *st, long ret)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct iocb **list = (void *)st->args[2];
+
+	for (int i = 0; i < AIO_BATCH; i++) {
+		struct async_key key = { 0, t->tgid, DFT_ASYNC_AIO };
+		struct iocb cb, *ucb;
+		struct dft_async *a;
+
+		if (i >= ret)
+			break;
+		if (bpf_probe_read_user(&ucb, sizeof(ucb), &list[i]) ||
+		    bpf_probe_read_user(&cb, sizeof(cb), ucb))
+			break;
+		a = new_async(t, t->pid, DFT_ASYNC_AIO);
+		if (!a)
+			break;
+		a->h.ts = st->ts;
+		a->opcode = cb.aio_lio_opcode;
+		a->fd = cb.aio_fildes;
+		a->offset = cb.aio_offset;
+		a->len = cb.aio_nbytes;
+		key.ptr = (__u64)ucb;
+		bpf_map_update_elem(&inflight, &key, a, BPF_ANY);
+	}
+}
+
+/* io_getevents returned ret events: each ends its iocb. */
+static __always_inline void aio_completed(struct dft_task *st, long ret)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct io_event *ev = (void *)st->args[3];
+	__u64 now = bpf_ktime_get_ns();
+
+	for (int i = 0; i < AIO_BATCH; i++) {
+		struct async_key key = { 0, t->tgid, DFT_ASYNC_AIO };
+		struct dft_async *a;
+		struct io_event e;
+
+		if (i >= ret)
+			break;
+		if (bpf_probe_read_user(&e, sizeof(e), &ev[i]))
+			break;
+		key.ptr = e.obj;
+		a = bpf_map_lookup_elem(&inflight, &key);
+		if (!a)
+			continue;
+		a->dur = now - a->h.ts;
+		a->res = e.res;
+		send_async(a);
+		bpf_map_delete_elem(&inflight, &key);
+	}
+}
+
+/* At sys_exit: true if nr was AIO's, handled here (no syscall record). */
+static __always_inline bool aio_exit(struct dft_task *st, long nr, long ret)
+{
+	if (nr == nr_io_submit) {
+		if (ret > 0)
+			aio_submitted(st, ret);
+		return true;
+	}
+	if (nr == nr_io_getevents || nr == nr_io_pgetevents) {
+		if (ret > 0)
+			aio_completed(st, ret);
+		return true;
+	}
+	return false;
+}
+
+#endif

@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * I/O through file mappings, which no syscall shows: the pages a tracked
+ * thread maps from a file at page faults (mm_filemap_fault, and the
+ * fault-around mm_filemap_map_pages, which maps up to 16 pages at once),
+ * the pages it reads from storage meanwhile (mm_filemap_add_to_page_cache:
+ * not in the page cache), and the pages it dirties through a shared
+ * mapping (writeback_dirty_folio outside a syscall). Coalesced per thread
+ * into runs of page ranges of one file: one record per run, not per page.
+ * Included by dftrace.bpf.c, after the helpers it uses.
+ */
+#ifndef MMAPIO_BPF_H
+#define MMAPIO_BPF_H
+
+#define PAGE_SHIFT_4K 12
+/* A run is cut after this long: records reach the trace in bounded time. */
+#define RUN_MAX_NS 100000000ull
+
+/* user page faults' error_code: a write, an instruction fetch */
+#define X86_PF_WRITE 2
+#define X86_PF_INSTR 16
+
+/* include/linux/fs.h: an inode of the kernel's own, such as the shmem
+ * behind anonymous shared memory and SysV segments: memory, not a file */
+#define S_PRIVATE 512
+
+/* The file of a mapping; ino 0 for the kernel's own. */
+static __always_inline struct dft_file_id file_of(struct address_space *m)
+{
+	struct inode *host = BPF_CORE_READ(m, host);
+	struct dft_file_id id = { 0, 0 };
+
+	if (BPF_CORE_READ(host, i_flags) & S_PRIVATE)
+		return id;
+	id.dev = BPF_CORE_READ(host, i_sb, s_dev);
+	id.ino = BPF_CORE_READ(host, i_ino);
+	return id;
+}
+
+/* Ranges an insert joined: merged, the emptied ones left [0, 0). */
+static __always_inline void merge_ranges(struct dft_mmap_run *r)
+{
+	for (int i = 0; i < DFT_MMAP_RANGES; i++) {
+		if (i >= r->n)
+			break;
+		for (int j = i + 1; j < DFT_MMAP_RANGES; j++) {
+			if (j >= r->n)
+				break;
+			if (r->hi[j] > r->lo[j] && r->lo[j] <= r->hi[i] &&
+			    r->lo[i] <= r->hi[j]) {
+				r->lo[i] = r->lo[i] < r->lo[j] ? r->lo[i] : r->lo[j];
+				r->hi[i] = r->hi[i] > r->hi[j] ? r->hi[i] : r->hi[j];
+				r->lo[j] = r->hi[j] = 0;
+			}
+		}
+	}
+}
+
+/* The run as one record; the run is then empty. */
+static __always_inline void flush_run(struct dft_task *st, struct task_struct *t)
+{
+	struct dft_mmap_run *r = &st->run;
+	struct dft_mmap *e;
+	unsigned int n = 0;
+
+	if (!r->n)
+		return;
+	merge_ranges(r);
+	e = reserve(sizeof(*e), DFT_NR_MAX + DFT_EV_MMAP);
+	if (e) {
+		fill_header(&e->h, DFT_EV_MMAP, t);
+		e->h.ts = r->ts0;
+		e->last_ts = r->ts1;
+		e->file = r->file;
+		for (int i = 0; i < DFT_MMAP_RANGES; i++) {
+			e->lo[i] = e->hi[i] = 0;
+			if (i < r->n && r->hi[i] > r->lo[i]) {
+				e->lo[n & (DFT_MMAP_RANGES - 1)] = r->lo[i];
+				e->hi[n & (DFT_MMAP_RANGES - 1)] = r->hi[i];
+				n++;
+			}
+		}
+		e->n = n;
+		e->faults = r->faults;
+		e->misses = r->misses;
+		e->write = r->write;
+		e->code = r->code;
+		e->pad = 0;
+		bpf_ringbuf_submit(e, wakeup_flag());
+	}
+	r->n = 0;
+}
+
+/* The process's own program: loading code, not reading data. */
+static __always_inline unsigned int is_program(struct task_struct *t,
+					       struct dft_file_id file)
+{
+	struct inode *exe = BPF_CORE_READ(t, mm, exe_file, f_inode);
+
+	return exe && BPF_CORE_READ(exe, i_ino) == file.ino &&
+	       BPF_CORE_READ(exe, i_sb, s_dev) == file.dev;
+}
+
+/* Pages [lo, hi) of file, read or dirtied: into the thread's run. */
+static __always_inline void add_pages(struct dft_task *st, struct task_struct *t,
+				      struct dft_file_id file, unsigned long long lo,
+				      unsigned long long hi, unsigned int write,
+				      unsigned int faults)
+{
+	struct dft_mmap_run *r = &st->run;
+	__u64 now = bpf_ktime_get_ns();
+	int i;
+
+	if (r->n && (r->file.dev != file.dev || r->file.ino != file.ino ||
+		     r->write != write || now - r->ts0 > RUN_MAX_NS))
+		flush_run(st, t);
+	for (i = 0; i < DFT_MMAP_RANGES; i++) {
+		if (i >= r->n)
+			break;
+		if (lo <= r->hi[i] && r->lo[i] <= hi) { /* overlaps or touches */
+			r->lo[i] = lo < r->lo[i] ? lo : r->lo[i];
+			r->hi[i] = hi > r->hi[i] ? hi : r->hi[i];
+			break;
+		}
+	}
+	if (i >= r->n) {
+		if (r->n >= DFT_MMAP_RANGES)
+			flush_run(st, t);
+		if (r->n == 0) {
+			r->file = file;
+			r->write = write;
+			r->ts0 = now;
+			r->faults = r->misses = 0;
+			r->code = is_program(t, file);
+		}
+		i = r->n & (DFT_MMAP_RANGES - 1);
+		r->lo[i] = lo;
+		r->hi[i] = hi;
+		r->n++;
+	}
+	r->ts1 = now;
+	r->faults += faults;
+	r->code |= st->fault_exec;
+}
+
+/* Only a thread outside any syscall faults for itself: in one (read,
+ * write), the page cache is the syscall's. Outside --steps' windows,
+ * nothing. */
+static __always_inline struct dft_task *faulting(struct task_struct *t)
+{
+	struct dft_task *st = tracked(t);
+
+	return st && st->nr == -1 && !quiet_step() ? st : NULL;
+}
+
+SEC("tp_btf/page_fault_user")
+int BPF_PROG(page_fault_user, unsigned long address, struct pt_regs *regs,
+	     unsigned long error_code)
+{
+	struct dft_task *st = faulting(bpf_get_current_task_btf());
+
+	if (st) {
+		st->fault_write = !!(error_code & X86_PF_WRITE);
+		st->fault_exec = !!(error_code & X86_PF_INSTR);
+	}
+	return 0;
+}
+
+SEC("tp_btf/mm_filemap_fault")
+int BPF_PROG(mm_filemap_fault, struct address_space *mapping, unsigned long index)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct dft_task *st = faulting(t);
+	struct dft_file_id file;
+
+	/* a write fault reads the page in to dirty it: the dirtying is
+	 * the I/O, counted below */
+	if (!st || st->fault_write)
+		return 0;
+	file = file_of(mapping);
+	if (file.ino)
+		add_pages(st, t, file, index, index + 1, 0, 1);
+	return 0;
+}
+
+SEC("tp_btf/mm_filemap_map_pages")
+int BPF_PROG(mm_filemap_map_pages, struct address_space *mapping,
+	     unsigned long start, unsigned long last)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct dft_task *st = faulting(t);
+	struct dft_file_id file;
+
+	if (!st || last < start)
+		return 0;
+	file = file_of(mapping);
+	if (file.ino)
+		add_pages(st, t, file, start, last + 1, 0, 1);
+	return 0;
+}
+
+static __always_inline unsigned long long folio_pages(struct folio *f)
+{
+	unsigned long flags = 0;
+
+	bpf_core_read(&flags, sizeof(flags), &f->flags);
+	if (!(flags & (1ul << bpf_core_enum_value(enum pageflags, PG_head))))
+		return 1;
+	return BPF_CORE_READ(f, _nr_pages);
+}
+
+/* A page read from storage into the cache for the run's file. */
+SEC("tp_btf/mm_filemap_add_to_page_cache")
+int BPF_PROG(mm_filemap_add_to_page_cache, struct folio *folio)
+{
+	struct dft_task *st = faulting(bpf_get_current_task_btf());
+	struct dft_file_id f;
+
+	if (!st || !st->run.n)
+		return 0;
+	f = file_of(BPF_CORE_READ(folio, mapping));
+	if (f.dev == st->run.file.dev && f.ino == st->run.file.ino)
+		st->run.misses += folio_pages(folio);
+	return 0;
+}
+
+SEC("tp_btf/writeback_dirty_folio")
+int BPF_PROG(writeback_dirty_folio, struct folio *folio, struct address_space *mapping)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct dft_task *st = faulting(t);
+	struct dft_file_id file;
+	unsigned long long index;
+
+	if (!st || !mapping)
+		return 0;
+	file = file_of(mapping);
+	if (!file.ino)
+		return 0;
+	index = BPF_CORE_READ(folio, index);
+	add_pages(st, t, file, index, index + folio_pages(folio), 1, 0);
+	return 0;
+}
+
+#endif

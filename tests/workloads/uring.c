@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * uring DIR: a file opened, written, synced, read, stat'd and closed
+ * through an io_uring (liburing), one request at a time: every request's
+ * result is ground truth. A registered file is read by its index, and
+ * plain syscalls on the ring's fds show that the tracer's fd table
+ * followed the ring's opens and closes.
+ */
+#include <liburing.h>
+#include "workload.h"
+
+static struct io_uring ring;
+
+/* Submits the prepared request and returns its result. */
+static int complete(void)
+{
+	struct io_uring_cqe *cqe;
+	int res;
+
+	if (io_uring_submit(&ring) != 1 || io_uring_wait_cqe(&ring, &cqe))
+		wl_die("io_uring");
+	res = cqe->res;
+	io_uring_cqe_seen(&ring, cqe);
+	return res;
+}
+
+static struct io_uring_sqe *sqe(void)
+{
+	struct io_uring_sqe *s = io_uring_get_sqe(&ring);
+
+	if (!s)
+		wl_die("io_uring_get_sqe");
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	static char buf[3 * 4096];
+	struct io_uring_sqe *s;
+	char *path, *other;
+	struct statx stx;
+	int fd, res;
+
+	if (argc != 2)
+		return 2;
+	path = wl_path(argv[1], "u");
+	other = wl_path(argv[1], "v");
+	if (io_uring_queue_init(8, &ring, 0))
+		wl_die("io_uring_queue_init");
+	memset(buf, 'u', sizeof(buf));
+
+	io_uring_prep_openat(sqe(), AT_FDCWD, path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	fd = complete();
+	wl_io(path, "io_uring_openat", "-", fd);
+	for (int i = 0; i < 3; i++) {
+		io_uring_prep_write(sqe(), fd, buf, i < 2 ? 4096 : 100, i * 4096);
+		wl_io(path, "io_uring_write", "-", complete());
+	}
+	io_uring_prep_fsync(sqe(), fd, 0);
+	wl_io(path, "io_uring_fsync", "-", complete());
+	io_uring_prep_read(sqe(), fd, buf, sizeof(buf), 0);
+	wl_io(path, "io_uring_read", "-", complete());
+	io_uring_prep_statx(sqe(), AT_FDCWD, path, 0, STATX_SIZE, &stx);
+	wl_io(path, "io_uring_statx", "-", complete());
+	/* by its index in the ring's table: the kernel names the file */
+	if (io_uring_register_files(&ring, &fd, 1))
+		wl_die("io_uring_register_files");
+	s = sqe();
+	io_uring_prep_read(s, 0, buf, 5000, 100);
+	s->flags |= IOSQE_FIXED_FILE;
+	res = complete();
+	wl_io(path, "io_uring_read", "-", res);
+	if (io_uring_unregister_files(&ring))
+		wl_die("io_uring_unregister_files");
+	/* a syscall on the ring's fd: named from the ring's open */
+	wl_io(path, "pread", "pread64", wl_ok(pread(fd, buf, 10, 0), "pread"));
+	io_uring_prep_close(sqe(), fd);
+	wl_io(path, "io_uring_close", "-", complete());
+	/* the number is free again: a syscall open takes it */
+	res = wl_ok(open(other, O_RDWR | O_CREAT, 0644), "open");
+	wl_io(other, "open", "openat", res);
+	io_uring_prep_write(sqe(), res, buf, 10, 0);
+	wl_io(other, "io_uring_write", "-", complete());
+	wl_io(other, "close", "close", wl_ok(close(res), "close"));
+	io_uring_queue_exit(&ring);
+	return 0;
+}

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * I/O that no syscall shows whole: runs of pages through file mappings,
+ * io_uring requests, AIO iocbs. Each becomes one POSIX event named so
+ * that DFAnalyzer counts its bytes (mmap_read, io_uring_write, aio_read),
+ * in the phase of the thread that did it; io_uring's opens and closes
+ * change the fd table as their syscalls do.
+ */
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <linux/io_uring.h>
+#include "correlate/state.h"
+#include "model/paths.h"
+
+#define PAGE_4K 4096
+
+/* io_uring's and AIO's operations, as events name them. */
+static const char *uring_name(unsigned int op)
+{
+	switch (op) {
+	case IORING_OP_READ: return "io_uring_read";
+	case IORING_OP_WRITE: return "io_uring_write";
+	case IORING_OP_READV: return "io_uring_readv";
+	case IORING_OP_WRITEV: return "io_uring_writev";
+	case IORING_OP_READ_FIXED: return "io_uring_read_fixed";
+	case IORING_OP_WRITE_FIXED: return "io_uring_write_fixed";
+	case IORING_OP_FSYNC: return "io_uring_fsync";
+	case IORING_OP_OPENAT:
+	case IORING_OP_OPENAT2: return "io_uring_openat";
+	case IORING_OP_CLOSE: return "io_uring_close";
+	case IORING_OP_STATX: return "io_uring_statx";
+	case IORING_OP_FALLOCATE: return "io_uring_fallocate";
+	case IORING_OP_SYNC_FILE_RANGE: return "io_uring_sync_file_range";
+	default: return "io_uring_op";
+	}
+}
+
+/* IOCB_CMD_*: include/uapi/linux/aio_abi.h */
+static const char *aio_name(unsigned int op)
+{
+	static const char *const names[] = {
+		"aio_read", "aio_write", "aio_fsync", "aio_fdsync", "aio_op",
+		"aio_poll", "aio_noop", "aio_readv", "aio_writev",
+	};
+
+	return op < sizeof(names) / sizeof(names[0]) ? names[op] : "aio_op";
+}
+
+static void count(struct trace *t, const char *name, const struct thread *th,
+		  int64_t bytes)
+{
+	const struct phase_frame *top = phase_top(&th->phases);
+	int i = sc_index_of_name(name);
+
+	if (i < 0)
+		return;
+	t->stats.count[i]++;
+	if (bytes <= 0 || sc_bytes_of(name, strlen(name)) == SC_BYTES_NONE)
+		return;
+	t->stats.bytes[i] += bytes;
+	if (top)
+		phase_add_bytes(&t->stats.phases, top->cat, top->name, bytes);
+}
+
+static void write_io(struct trace *t, struct proc *p, struct thread *th,
+		     const struct hidden_io *io)
+{
+	struct sink *s = files_sink(&t->files, p);
+	struct nesting n;
+
+	if (s) {
+		n = nest_in(p, th);
+		writer_hidden_io(&t->writer, s, p, th, &n, io);
+		end_event(t, s);
+	}
+	count(t, io->name, th, io->ret);
+}
+
+/* Pages of the run newly mapped in (a read), or dirtied (a write); and
+ * the span they lie in. */
+static uint64_t run_pages(struct proc *p, const struct dft_mmap *e,
+			  uint64_t *first, uint64_t *end)
+{
+	struct pageset *set = e->write ? NULL : proc_pageset(p, e->file.dev, e->file.ino);
+	unsigned int n = e->n < DFT_MMAP_RANGES ? e->n : DFT_MMAP_RANGES;
+	uint64_t pages = 0;
+
+	*first = n ? UINT64_MAX : 0;
+	*end = 0;
+	for (unsigned int i = 0; i < n; i++) {
+		if (e->hi[i] <= e->lo[i])
+			continue;
+		pages += set ? pageset_add(set, e->lo[i], e->hi[i]) : e->hi[i] - e->lo[i];
+		*first = e->lo[i] < *first ? e->lo[i] : *first;
+		*end = e->hi[i] > *end ? e->hi[i] : *end;
+	}
+	return pages;
+}
+
+void on_mmap(struct trace *t, const struct dft_mmap *e)
+{
+	struct proc *p = trace_proc(t, e->h.tgid);
+	struct thread *th = p ? trace_thread(t, p, e->h.tid) : NULL;
+	uint64_t first, end, pages;
+	struct istr *path;
+
+	/* the launched command, before its exec, is the tracer's code */
+	if (!th || (t->cfg.root_launched && !t->root_execd))
+		return;
+	/* named first: that learns from /proc whether it is code */
+	path = fileid_path(&t->fileids, p->pid, e->file.dev, e->file.ino);
+	if (e->code)
+		fileid_learn(&t->fileids, e->file.dev, e->file.ino, NULL, true);
+	/* loading a program or a library is not reading data */
+	if (fileid_is_code(&t->fileids, e->file.dev, e->file.ino))
+		return;
+	pages = run_pages(p, e, &first, &end);
+	struct io_arg args[] = {
+		IO_ARG(offset, first * PAGE_4K),
+		IO_ARG(span, (end - first) * PAGE_4K),
+		IO_ARG(pages, pages),
+		IO_ARG(faults, e->faults),
+		IO_ARG(misses, e->misses),
+	};
+	struct hidden_io io = {
+		.name = e->write ? "mmap_write" : "mmap_read",
+		.ts_ns = e->h.ts, .dur_ns = e->last_ts - e->h.ts,
+		.ret = pages * PAGE_4K, .args = args,
+		/* dirtied pages: misses mean nothing there */
+		.nargs = e->write ? 3 : 5,
+	};
+
+	io.file = path;
+	write_io(t, p, th, &io);
+}
+
+void on_fileid(struct trace *t, const struct dft_fileid *e)
+{
+	struct proc *p = trace_proc(t, e->h.tgid);
+	struct istr *path = p ? fd_path(p, e->fd) : NULL;
+
+	if (!p)
+		return;
+	if (e->addr)
+		map_set_file(p, e->addr, e->file.dev, e->file.ino);
+	fileid_learn(&t->fileids, e->file.dev, e->file.ino, path, e->prot & PROT_EXEC);
+}
+
+/* The file a request is about: its fd, else what the kernel named. */
+static const struct istr *async_file(struct trace *t, struct proc *p,
+				     const struct dft_async *e)
+{
+	struct istr *f = !e->fixed && e->fd >= 0 ? fd_path(p, e->fd) : NULL;
+
+	if (!e->file.ino)
+		return f;
+	/* a registered file's later requests name it this way */
+	if (f)
+		fileid_learn(&t->fileids, e->file.dev, e->file.ino, f, false);
+	return f ? f : fileid_path(&t->fileids, p->pid, e->file.dev, e->file.ino);
+}
+
+/* io_uring's opens and closes, as their syscalls would. */
+static const struct istr *uring_effect(struct proc *p, const struct dft_async *e)
+{
+	struct istr *base = p->cwd, *path;
+	size_t len = strnlen(e->path, sizeof(e->path));
+
+	if (e->opcode == IORING_OP_CLOSE && !e->fixed && e->res == 0) {
+		path = fd_path(p, e->fd);
+		fd_close(p, e->fd);
+		return path;
+	}
+	if ((e->opcode != IORING_OP_OPENAT && e->opcode != IORING_OP_OPENAT2 &&
+	     e->opcode != IORING_OP_STATX) || !e->path_len)
+		return NULL;
+	if (len && e->path[0] != '/' && e->fd != AT_FDCWD)
+		base = fd_path(p, e->fd);
+	path = path_resolve(base, e->path, len, len == sizeof(e->path));
+	if (e->opcode != IORING_OP_STATX && e->res >= 0)
+		fd_assign(p, e->res, path, false);
+	return path;
+}
+
+void on_async(struct trace *t, const struct dft_async *e)
+{
+	struct proc *p = trace_proc(t, e->h.tgid);
+	struct thread *th = p ? trace_thread(t, p, e->h.tid) : NULL;
+	bool uring = e->engine == DFT_ASYNC_URING;
+	struct io_arg args[] = {
+		IO_ARG(fd, e->fd),
+		IO_ARG(opcode, e->opcode),
+		IO_ARG(fixed, e->fixed),
+		IO_ARG(offset, e->offset),
+		IO_ARG(count, e->len),
+	};
+	struct hidden_io io = {
+		.name = uring ? uring_name(e->opcode) : aio_name(e->opcode),
+		.op = uring ? "io_uring" : "aio",
+		.ts_ns = e->h.ts, .dur_ns = e->dur, .ret = e->res,
+		.args = args, .nargs = sizeof(args) / sizeof(args[0]),
+	};
+	const struct istr *named = NULL;
+
+	if (!th)
+		return;
+	if (uring)
+		named = uring_effect(p, e);
+	if (e->h.flags & DFT_F_QUIET) /* outside --steps' windows */
+		return;
+	io.file = named ? named : async_file(t, p, e);
+	write_io(t, p, th, &io);
+}

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include "lib/hash.h"
+#include "lib/procfs.h"
+#include "model/fileids.h"
+
+struct fileid {
+	uint64_t dev, ino;
+	struct istr *path;	/* NULL: looked for, not found */
+	uint32_t tried;		/* the process that did not show it */
+	bool code;		/* mapped executable */
+};
+
+#define KDEV(major, minor) ((uint64_t)(major) << 20 | (minor))
+
+static uint64_t key_of(uint64_t dev, uint64_t ino)
+{
+	uint64_t k[2] = { dev, ino };
+
+	return dft_hash64(k, sizeof(k));
+}
+
+static struct fileid *find(struct fileids *f, uint64_t dev, uint64_t ino)
+{
+	uint64_t v;
+
+	for (uint64_t k = key_of(dev, ino); hmap_get(&f->by_id, k, &v); k++) {
+		struct fileid *e = (void *)(uintptr_t)v;
+
+		if (e->dev == dev && e->ino == ino)
+			return e;
+	}
+	return NULL;
+}
+
+static struct fileid *remember(struct fileids *f, uint64_t dev, uint64_t ino,
+			       struct istr *path, bool code)
+{
+	struct fileid *e = find(f, dev, ino);
+	uint64_t k = key_of(dev, ino), v;
+
+	if (e) {
+		if (path)
+			e->path = path;
+		e->code |= code;
+		return e;
+	}
+	e = malloc(sizeof(*e));
+	if (!e)
+		return NULL;
+	*e = (struct fileid){ dev, ino, path, 0, code };
+	while (hmap_get(&f->by_id, k, &v))
+		k++;
+	if (hmap_put_ptr(&f->by_id, k, e)) {
+		free(e);
+		return NULL;
+	}
+	return e;
+}
+
+/* /proc/PID/maps: "addr perms offset MM:mm inode   path" */
+static void learn_maps(struct fileids *f, uint32_t pid)
+{
+	char name[64], line[4096 + 128];
+	FILE *m;
+
+	snprintf(name, sizeof(name), "/proc/%u/maps", pid);
+	m = fopen(name, "re");
+	if (!m)
+		return;
+	while (fgets(line, sizeof(line), m)) {
+		unsigned int major, minor;
+		unsigned long long ino;
+		char perms[8] = "";
+		int at = 0;
+		char *path;
+
+		if (sscanf(line, "%*s %7s %*s %x:%x %llu %n", perms, &major, &minor,
+			   &ino, &at) != 4 || !ino || !at)
+			continue;
+		path = line + at;
+		path[strcspn(path, "\n")] = 0;
+		if (path[0] == '/')
+			remember(f, KDEV(major, minor), ino,
+				 istr_intern(path, strlen(path), false), perms[2] == 'x');
+	}
+	fclose(m);
+}
+
+/* The files its fds point at (deleted ones too: the link still opens). */
+static void learn_fds(struct fileids *f, uint32_t pid)
+{
+	char dir[64], target[4096];
+	struct dirent *de;
+	struct stat st;
+	int dfd;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%u/fd", pid);
+	d = opendir(dir);
+	if (!d)
+		return;
+	dfd = dirfd(d);
+	while ((de = readdir(d))) {
+		ssize_t n;
+
+		if (de->d_name[0] == '.' || fstatat(dfd, de->d_name, &st, 0) ||
+		    !S_ISREG(st.st_mode))
+			continue;
+		n = readlinkat(dfd, de->d_name, target, sizeof(target) - 1);
+		if (n <= 0 || target[0] != '/')
+			continue;
+		remember(f, KDEV(major(st.st_dev), minor(st.st_dev)), st.st_ino,
+			 istr_intern(target, n, false), false);
+	}
+	closedir(d);
+}
+
+struct istr *fileid_path(struct fileids *f, uint32_t pid, uint64_t dev, uint64_t ino)
+{
+	struct fileid *e = find(f, dev, ino);
+	char name[64];
+
+	/* once per process, not for every page it faults */
+	if (!e || (!e->path && e->tried != pid)) {
+		learn_maps(f, pid);
+		learn_fds(f, pid);
+		e = find(f, dev, ino);
+		if (!e)
+			e = remember(f, dev, ino, NULL, false);
+		if (e && !e->path)
+			e->tried = pid;
+	}
+	if (e && e->path)
+		return e->path;
+	snprintf(name, sizeof(name), "dev:ino %llu:%llu:%llu",
+		 (unsigned long long)(dev >> 20), (unsigned long long)(dev & 0xfffff),
+		 (unsigned long long)ino);
+	return istr_intern(name, strlen(name), false);
+}
+
+void fileid_learn(struct fileids *f, uint64_t dev, uint64_t ino,
+		  struct istr *path, bool code)
+{
+	remember(f, dev, ino, path, code);
+}
+
+bool fileid_is_code(struct fileids *f, uint64_t dev, uint64_t ino)
+{
+	struct fileid *e = find(f, dev, ino);
+
+	return e && e->code;
+}
+
+void fileids_free(struct fileids *f)
+{
+	uint64_t k, v;
+	size_t it = 0;
+
+	while (hmap_next(&f->by_id, &it, &k, &v))
+		free((void *)(uintptr_t)v);
+	hmap_free(&f->by_id);
+}
