@@ -26,12 +26,27 @@ struct async_key {
 	__u32 engine;
 };
 
+/* a request's record up to its name: most have none, and a map update
+ * copies the whole value */
+#define ASYNC_HEAD __builtin_offsetof(struct dft_async, path)
+
+struct async_head { char bytes[ASYNC_HEAD]; };
+struct async_path { char name[DFT_ASYNC_PATH]; };
+
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);	/* cancelled ones age out */
 	__uint(max_entries, 65536);
 	__type(key, struct async_key);
-	__type(value, struct dft_async);
+	__type(value, struct async_head);
 } inflight SEC(".maps");
+
+/* the names of the requests that have one (openat, statx) */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct async_key);
+	__type(value, struct async_path);
+} inflight_path SEC(".maps");
 
 /* the thread that made a ring, to charge its SQPOLL thread's requests */
 struct {
@@ -56,7 +71,8 @@ static __always_inline struct dft_async *new_async(struct task_struct *t, __u32 
 
 	if (!a)
 		return NULL;
-	__builtin_memset(a, 0, sizeof(*a));
+	/* the name is sent only as far as it goes: not cleared */
+	__builtin_memset(a, 0, ASYNC_HEAD);
 	a->h.kind = DFT_EV_ASYNC;
 	a->h.tgid = t->tgid;
 	a->h.tid = tid;
@@ -68,8 +84,34 @@ static __always_inline struct dft_async *new_async(struct task_struct *t, __u32 
 
 static __always_inline void send_async(struct dft_async *a)
 {
-	if (bpf_ringbuf_output(&events, a, sizeof(*a), wakeup_flag()))
+	__u64 size = ASYNC_HEAD + a->path_len;
+
+	if (size > sizeof(*a))
+		size = sizeof(*a);
+	if (bpf_ringbuf_output(&events, a, size, wakeup_flag()))
 		count_lost(DFT_NR_MAX + DFT_EV_ASYNC);
+}
+
+/* The request of key, done: its record in the scratch, out of the maps. */
+static __always_inline struct dft_async *async_done(struct async_key *key)
+{
+	__u32 zero = 0;
+	struct dft_async *a = bpf_map_lookup_elem(&async_scratch, &zero);
+	void *head = bpf_map_lookup_elem(&inflight, key), *path;
+
+	if (!a || !head)
+		return NULL;
+	__builtin_memcpy(a, head, ASYNC_HEAD);
+	bpf_map_delete_elem(&inflight, key);
+	if (a->path_len) {
+		path = bpf_map_lookup_elem(&inflight_path, key);
+		if (path)
+			__builtin_memcpy(a->path, path, DFT_ASYNC_PATH);
+		else
+			a->path_len = 0;
+		bpf_map_delete_elem(&inflight_path, key);
+	}
+	return a;
 }
 
 /* ---- io_uring ---- */
@@ -153,6 +195,8 @@ int BPF_PROG(io_uring_submit_req, struct io_kiocb *req)
 		a->h.flags |= DFT_F_QUIET;
 	describe_req(a, req);
 	bpf_map_update_elem(&inflight, &key, a, BPF_ANY);
+	if (a->path_len)
+		bpf_map_update_elem(&inflight_path, &key, a->path, BPF_ANY);
 	return 0;
 }
 
@@ -165,7 +209,7 @@ int BPF_PROG(io_uring_complete, void *ring, void *req_ptr, struct io_uring_cqe *
 	struct dft_async *a;
 	struct file *f;
 
-	a = bpf_map_lookup_elem(&inflight, &key);
+	a = async_done(&key);
 	if (!a)
 		return 0;
 	a->dur = bpf_ktime_get_ns() - a->h.ts;
@@ -177,7 +221,6 @@ int BPF_PROG(io_uring_complete, void *ring, void *req_ptr, struct io_uring_cqe *
 		a->file.ino = BPF_CORE_READ(f, f_inode, i_ino);
 	}
 	send_async(a);
-	bpf_map_delete_elem(&inflight, &key);
 	return 0;
 }
 
@@ -250,13 +293,12 @@ static __always_inline void aio_completed(struct dft_task *st, long ret)
 		if (bpf_probe_read_user(&e, sizeof(e), &ev[i]))
 			break;
 		key.ptr = e.obj;
-		a = bpf_map_lookup_elem(&inflight, &key);
+		a = async_done(&key);
 		if (!a)
 			continue;
 		a->dur = now - a->h.ts;
 		a->res = e.res;
 		send_async(a);
-		bpf_map_delete_elem(&inflight, &key);
 	}
 }
 

@@ -6,6 +6,7 @@
  * stdio, no allocation per event once paths and tasks are known.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "correlate/state.h"
@@ -128,8 +129,8 @@ int trace_handle_record(void *ctx, void *data, size_t size)
 			on_fileid(t, data);
 		break;
 	case DFT_EV_ASYNC:
-		if (size >= sizeof(struct dft_async))
-			on_async(t, data);
+		if (size >= offsetof(struct dft_async, path))
+			on_async_record(t, data, size);
 		break;
 	}
 	return 0;

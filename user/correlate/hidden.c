@@ -7,6 +7,7 @@
  * change the fd table as their syscalls do.
  */
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -184,7 +185,7 @@ static const struct istr *uring_effect(struct proc *p, const struct dft_async *e
 	return path;
 }
 
-void on_async(struct trace *t, const struct dft_async *e)
+static void on_async(struct trace *t, const struct dft_async *e)
 {
 	struct proc *p = trace_proc(t, e->h.tgid);
 	struct thread *th = p ? trace_thread(t, p, e->h.tid) : NULL;
@@ -212,4 +213,17 @@ void on_async(struct trace *t, const struct dft_async *e)
 		return;
 	io.file = named ? named : async_file(t, p, e);
 	write_io(t, p, th, &io);
+}
+
+/* The kernel sends only as much of the name as there is. */
+void on_async_record(struct trace *t, const void *data, size_t size)
+{
+	struct dft_async e;
+	size_t n = size < sizeof(e) ? size : sizeof(e);
+
+	memcpy(&e, data, n);
+	memset((char *)&e + n, 0, sizeof(e) - n);
+	if (e.path_len > n - offsetof(struct dft_async, path))
+		e.path_len = n - offsetof(struct dft_async, path);
+	on_async(t, &e);
 }

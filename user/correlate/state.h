@@ -37,7 +37,8 @@ void end_event(struct trace *t, struct sink *s);
 /* hidden.c: I/O no syscall shows whole (mappings, io_uring, AIO) */
 void on_mmap(struct trace *t, const struct dft_mmap *e);
 void on_fileid(struct trace *t, const struct dft_fileid *e);
-void on_async(struct trace *t, const struct dft_async *e);
+/* an io_uring or AIO record of size bytes (its name may be cut short) */
+void on_async_record(struct trace *t, const void *data, size_t size);
 
 /* annot.c: annotated regions and context */
 void on_annot(struct trace *t, const struct dft_annot *e);
