@@ -92,6 +92,17 @@ struct {
 	__type(value, struct path_scratch);
 } scratch SEC(".maps");
 
+struct name_path {
+	char path[DFT_PATH_MAX];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, struct dft_name_key);
+	__type(value, struct name_path);
+} lost_names SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, DFT_LOST_PROCS);
@@ -267,17 +278,18 @@ static __always_inline __u64 fd_ino(long fd)
 	return f ? BPF_CORE_READ(f, f_inode, i_ino) : 0;
 }
 
-/* fd's file by (dev, ino), for I/O that will name it so (see dftrace.h). */
-static __always_inline void emit_fileid(long nr, long fd, __u64 addr, __u32 prot)
+/* fd's file by (dev, ino), for I/O that will name it so (see dftrace.h);
+ * false if it had no room. */
+static __always_inline bool emit_fileid(long nr, long fd, __u64 addr, __u32 prot)
 {
 	struct file *f = fd_file(fd);
 	struct dft_fileid *e;
 
 	if (!f)
-		return;
+		return true;
 	e = reserve(sizeof(*e), DFT_NR_MAX + DFT_EV_FILEID);
 	if (!e)
-		return;
+		return false;
 	fill_header(&e->h, DFT_EV_FILEID, bpf_get_current_task_btf());
 	e->h.nr = nr;
 	e->file.dev = BPF_CORE_READ(f, f_inode, i_sb, s_dev);
@@ -286,8 +298,10 @@ static __always_inline void emit_fileid(long nr, long fd, __u64 addr, __u32 prot
 	e->fd = fd;
 	e->prot = prot;
 	bpf_ringbuf_submit(e, wakeup_flag());
+	return true;
 }
 
+#include "fold.bpf.h"
 #include "mmapio.bpf.h"
 #include "asyncio.bpf.h"
 
@@ -312,6 +326,7 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
 	st->args[4] = SC_ARG4(regs);
 	st->args[5] = SC_ARG5(regs);
 	st->nr = nr;
+	keep_close_file(st, nr);
 	st->ts = bpf_ktime_get_ns();
 	return 0;
 }
@@ -400,8 +415,17 @@ static __always_inline void read_open_how(struct dft_syscall *e)
 	e->args[3] = how[1];
 }
 
-static __always_inline void emit_paths(struct dft_task *st, long ret,
-				       __u64 now, unsigned char which)
+/* A syscall record that found no room: folded into its total instead
+ * (--profile folded it already). */
+static __always_inline void record_lost(struct dft_task *st, long ret, __u64 now)
+{
+	if (profile_on || !fold_call(st, ret, now))
+		count_lost(st->nr & NR_MASK);
+}
+
+/* False if the record found no room (the call is folded). */
+static __always_inline bool emit_paths(struct dft_task *st, long ret,
+				       __u64 now, unsigned char which, bool quiet)
 {
 	__u32 zero = 0, len0, len1 = 0, off;
 	struct path_scratch *s = bpf_map_lookup_elem(&scratch, &zero);
@@ -410,7 +434,7 @@ static __always_inline void emit_paths(struct dft_task *st, long ret,
 	__u64 size;
 
 	if (!s)
-		return;
+		return true;
 	fill_syscall(&s->p.sc, st, ret, now, DFT_EV_PATHS);
 	if (st->nr == nr_openat2)
 		read_open_how(&s->p.sc);
@@ -421,14 +445,32 @@ static __always_inline void emit_paths(struct dft_task *st, long ret,
 		len1 = read_path(s->data + off, arg_at(st, a1), &flags,
 				 DFT_F_TRUNC1, DFT_F_FAULT1);
 	}
-	s->p.sc.h.flags = flags | (quiet_step() ? DFT_F_QUIET : 0);
+	s->p.sc.h.flags = flags | (quiet ? DFT_F_QUIET : 0);
 	s->p.len[0] = len0;
 	s->p.len[1] = len1;
 	size = sizeof(s->p) + len0 + len1;
 	if (size > sizeof(*s))
 		size = sizeof(*s);
-	if (bpf_ringbuf_output(&events, s, size, wakeup_flag()))
-		count_lost(st->nr & NR_MASK);
+	if (!bpf_ringbuf_output(&events, s, size, wakeup_flag()))
+		return true;
+	record_lost(st, ret, now);
+	return false;
+}
+
+/* No room to name a file just opened: its path (still in the scratch)
+ * waits in lost_names, by (dev, ino), for user space. */
+static __always_inline void keep_name(long fd, unsigned char which)
+{
+	struct dft_name_key k = { .tgid = bpf_get_current_pid_tgid() >> 32 };
+	struct file *f = fd_file(fd);
+	__u32 zero = 0;
+	struct path_scratch *s = bpf_map_lookup_elem(&scratch, &zero);
+
+	if (!f || !s || (which & 0xf) == 0)
+		return;
+	k.dev = BPF_CORE_READ(f, f_inode, i_sb, s_dev);
+	k.ino = BPF_CORE_READ(f, f_inode, i_ino);
+	bpf_map_update_elem(&lost_names, &k, s->data, BPF_ANY);
 }
 
 SEC("tp_btf/sys_exit")
@@ -438,6 +480,7 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	struct dft_task *st = traced_call(nr);
 	const volatile struct dft_sc_cfg *c;
 	struct dft_syscall *e;
+	bool quiet, sent = true;
 	__u64 now;
 
 	if (!st || st->nr != nr)
@@ -448,13 +491,26 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	}
 	c = &sc_cfg[nr & NR_MASK];
 	now = bpf_ktime_get_ns();
+	quiet = quiet_step();
+	if (profile_on) {
+		if (!fold_call(st, ret, now))
+			count_lost(nr & NR_MASK);
+		/* what changes the fd tables still goes, for the model only */
+		if (c->interest != DFT_INTEREST_MODEL) {
+			st->nr = -1;
+			return 0;
+		}
+		quiet = true;
+	}
 	if (c->path_args) {
-		emit_paths(st, ret, now, c->path_args);
+		sent = emit_paths(st, ret, now, c->path_args, quiet);
 	} else {
-		e = reserve(sizeof(*e), nr);
+		e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+		if (!e)
+			record_lost(st, ret, now);
 		if (e) {
 			fill_syscall(e, st, ret, now, DFT_EV_SYSCALL);
-			if (quiet_step())
+			if (quiet)
 				e->h.flags |= DFT_F_QUIET;
 			if (c->fd_pair_arg)
 				fill_fd_pair(e, st, c->fd_pair_arg - 1);
@@ -466,6 +522,9 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 		if (nr == nr_mmap && (unsigned long)ret < -4095ul)
 			emit_fileid(nr, st->args[4], ret, st->args[2]);
 	}
+	/* a new file's kernel name, for totals that will charge it */
+	if (c->fd_arg == DFT_FD_RET && ret >= 0 && (!emit_fileid(nr, ret, 0, 0) || !sent))
+		keep_name(ret, c->path_args);
 	st->nr = -1;
 	return 0;
 }
@@ -571,6 +630,10 @@ int BPF_PROG(sched_process_exit, struct task_struct *p, bool group_dead)
 	if (!st)
 		return 0;
 	flush_run(st, p);
+	if (!flush_folds(st, p)) {
+		count_lost(DFT_NR_MAX + DFT_EV_EXIT);
+		return 0;
+	}
 	e = reserve(sizeof(*e), DFT_NR_MAX + DFT_EV_EXIT);
 	if (!e)
 		return 0;
@@ -631,6 +694,13 @@ int BPF_PROG(cgroup_attach_task, struct cgroup *dst_cgrp, const char *path,
 
 /* ---- annotations: the dftrace USDT probes of include/dftrace/usdt.h ---- */
 
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct dft_annot);
+} annot_scratch SEC(".maps");
+
 #define FROM_BPF_A 1 /* string a is this program's own, not the user's */
 #define FROM_BPF_B 2
 
@@ -640,14 +710,17 @@ static __always_inline int emit_annot_from(int op, const char *a,
 {
 	struct task_struct *t = bpf_get_current_task_btf();
 	struct dft_task *st = tracked(t);
-	struct dft_annot *e;
+	struct dft_annot *e, *rec;
+	__u32 zero = 0;
 
 	if (!st)
 		return 0;
 	/* pages mapped so far belong to the phase that is ending or enclosing */
 	if (st->run.n)
 		flush_run(st, t);
-	e = reserve(sizeof(*e), DFT_NR_MAX + DFT_EV_ANNOT);
+	/* with no room the strings are still read: the region stack needs them */
+	rec = reserve(sizeof(*rec), DFT_NR_MAX + DFT_EV_ANNOT);
+	e = rec ? rec : bpf_map_lookup_elem(&annot_scratch, &zero);
 	if (!e)
 		return 0;
 	fill_header(&e->h, DFT_EV_ANNOT, t);
@@ -665,7 +738,10 @@ static __always_inline int emit_annot_from(int op, const char *a,
 		bpf_probe_read_kernel_str(e->name, sizeof(e->name), b);
 	else if (b && bpf_probe_read_user_str(e->name, sizeof(e->name), b) < 0)
 		e->h.flags |= DFT_F_FAULT1;
-	bpf_ringbuf_submit(e, wakeup_flag());
+	if (op == DFT_ANNOT_BEGIN || op == DFT_ANNOT_END)
+		track_phase(st, op, e->cat, e->name);
+	if (rec)
+		bpf_ringbuf_submit(rec, wakeup_flag());
 	return 0;
 }
 

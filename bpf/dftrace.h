@@ -4,6 +4,7 @@
 #define DFTRACE_H
 
 #include "steps.h"
+#include "fold.h"
 
 /* Long enough for any path the kernel accepts (PATH_MAX); a longer user
  * string is cut here and flagged DFT_F_TRUNC0/1. */
@@ -34,7 +35,12 @@ struct dft_sc_cfg {
 	unsigned char path_args;
 	unsigned char fd_pair_arg; /* 1 + index of an int[2] it fills (pipe) */
 	unsigned char new_fd_ino; /* ret is a new fd worth its inode (socket) */
+	/* the file a fold charges: 1 + index of the fd arg; DFT_FD_RET: the
+	 * fd it returns (open); 0: none */
+	unsigned char fd_arg;
 };
+
+#define DFT_FD_RET 0xf
 
 /* Scopes beyond a pid tree (-a, --cgroup, --uid, --comm): a task that
  * enters one is tracked from then on. */
@@ -71,6 +77,7 @@ enum dft_kind {
 	DFT_EV_MMAP,	    /* pages a thread read or dirtied through a mapping */
 	DFT_EV_ASYNC,	    /* an io_uring request or AIO iocb, done */
 	DFT_EV_FILEID,	    /* an fd's file by (dev, ino), at mmap or registration */
+	DFT_EV_FOLD,	    /* a thread's folded calls, sent as it exits */
 	DFT_EV__COUNT
 };
 
@@ -250,13 +257,31 @@ struct dft_async {
 	char path[DFT_ASYNC_PATH];
 };
 
+/* A file opened when the ring buffer had no room to say so: its name
+ * waits in a map for user space (the path as the call gave it). */
+struct dft_name_key {
+	unsigned long long dev, ino;
+	unsigned int tgid, pad;
+};
+
+/* Totals of calls a thread made (bpf/fold.h), sent as it exits: user
+ * space drains the rest from the maps. */
+struct dft_fold_rec {
+	struct dft_header h;
+	struct dft_fold_key key;
+	struct dft_fold fold;
+};
+
 struct dft_task {
 	unsigned long long ts;
 	unsigned long long args[DFT_SC_NARGS];
 	int nr; /* syscall in flight, or -1 */
 	/* the page fault in progress: a write, an instruction fetch */
 	unsigned char fault_write, fault_exec;
-	unsigned short pad;
+	unsigned char phase_depth;	/* of phase[]: regions begun, not ended */
+	unsigned char folded;	/* has made totals: flush them at exit */
+	unsigned int phase[DFT_PHASE_DEPTH];	/* dft_phase_id of each */
+	unsigned long long close_dev, close_ino;	/* the file close is closing */
 	struct dft_mmap_run run;
 };
 

@@ -30,6 +30,7 @@ static const char doc[] =
 "    sudo dftrace-bpf -P -o - -- ls | head     # paths inline, to stdout\n"
 "    sudo dftrace-bpf --torch -- python3 train.py  # PyTorch phases, no edits\n"
 "    sudo dftrace-bpf --steps 1:1:3 -- ./train # steps 2-4 of 0, 1, 2...\n"
+"    sudo dftrace-bpf --profile=10 -a -D prof/ # always on: totals every 10 s\n"
 "    sudo dftrace-bpf -a -d 60 -D node/        # every process for a minute\n"
 "    sudo dftrace-bpf --cgroup /sys/fs/cgroup/system.slice/slurmstepd.scope -D t/\n"
 "    sudo dftrace-bpf --comm python3 --uid alice  # by name, or a user's\n"
@@ -40,7 +41,7 @@ static const char doc[] =
 "the exit status is CMD's. Under sudo, CMD runs as the invoking user and\n"
 "the trace file belongs to that user.\n";
 
-enum { OPT_CGROUP = 0x100, OPT_UID, OPT_COMM };
+enum { OPT_CGROUP = 0x100, OPT_UID, OPT_COMM, OPT_PROFILE };
 
 static const struct argp_option opts[] = {
 	{ "pid", 'p', "PID", 0, "Attach to PID, its threads and descendants (repeatable)", 0 },
@@ -58,6 +59,7 @@ static const struct argp_option opts[] = {
 	{ "cgroup", OPT_CGROUP, "DIR", 0, "The processes of a cgroup v2 directory and below it (a Slurm job, a pod, a systemd unit), those moved in later too", 0 },
 	{ "uid", OPT_UID, "USER", 0, "A user's processes (real uid; name or number; repeatable), those that become the user's at an exec too", 0 },
 	{ "comm", OPT_COMM, "NAME", 0, "Processes whose command name is NAME (repeatable), from an exec or a rename (prctl) that gives it", 0 },
+	{ "profile", OPT_PROFILE, "SECONDS", OPTION_ARG_OPTIONAL, "Totals, not events: the kernel adds up each (process, thread, call, file, phase)'s calls, bytes, time and latency histogram, written as one event each every SECONDS (default 1) and at the end", 0 },
 	{ "steps", 's', "W:U:A[:R[:S]]", 0, "Record only the active steps of torch.profiler's schedule: skip S steps, then wait W, warm up U, record A, R times (0: forever). Steps are the step annotation's (DFT_USDT_SET_STEP, ai.update(step=), dftrace.profiler's step(), --torch's optimizer steps); the kernel drops the other steps' I/O", 0 },
 	{},
 };
@@ -201,6 +203,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 's':
 		parse_steps(env, arg, state);
+		break;
+	case OPT_PROFILE:
+		env->profile_s = 1.0;
+		if (arg && (env->profile_s = strtod(arg, &end), *end || end == arg ||
+			    !(env->profile_s >= 0.01 && env->profile_s <= 86400)))
+			argp_error(state, "invalid --profile interval '%s': need seconds from 0.01 to 86400", arg);
 		break;
 	case 'a':
 		scope_add_all(&env->scope);

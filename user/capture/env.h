@@ -26,6 +26,7 @@ struct env {
 	bool verbose;
 	bool torch;		/* label PyTorch phases in a launched python */
 	struct scope_opts scope;	/* -a, --cgroup, --uid, --comm */
+	double profile_s;	/* --profile: totals every so many seconds; 0: off */
 	bool steps_on;		/* --steps */
 	struct dft_steps steps;
 	char **command;		/* argv after "--", NULL-terminated */

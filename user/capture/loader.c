@@ -53,6 +53,7 @@ static int configure(struct dftrace_bpf *skel, const struct loader_opts *o)
 	sc_fill_config((struct dft_sc_cfg *)skel->rodata->sc_cfg);
 	skel->rodata->nr_mmap = SYS_mmap;
 	skel->rodata->nr_fcntl = SYS_fcntl;
+	skel->rodata->nr_close = SYS_close;
 	skel->rodata->nr_openat2 = SYS_openat2;
 	skel->rodata->nr_io_submit = SYS_io_submit;
 	skel->rodata->nr_io_getevents = SYS_io_getevents;
@@ -61,6 +62,7 @@ static int configure(struct dftrace_bpf *skel, const struct loader_opts *o)
 	skel->rodata->wakeup_bytes = o->ringbuf_size / 4;
 	skel->rodata->lost_by_proc_on = o->lost_by_proc;
 	skel->rodata->hide_privileged = o->hide_privileged;
+	skel->rodata->profile_on = o->profile;
 	skel->rodata->scope.self_tgid = getpid();
 	if (o->scope) {
 		skel->rodata->scope_on = true;

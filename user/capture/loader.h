@@ -15,6 +15,7 @@ struct loader_opts {
 	bool hide_privileged;	/* under sudo: drop privileged execs */
 	const struct dft_steps *steps;	/* --steps, or NULL */
 	const struct dft_scope *scope;	/* -a, --cgroup, --uid, --comm, or NULL */
+	bool profile;		/* --profile: every call folded into totals */
 };
 
 /* Root or the BPF capabilities, and kernel BTF: 0 or -errno. */

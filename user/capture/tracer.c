@@ -22,6 +22,7 @@
 #include "capture/env.h"
 #include "capture/launch.h"
 #include "capture/loader.h"
+#include "capture/folds.h"
 #include "capture/lost.h"
 #include "capture/report.h"
 #include "capture/torchenv.h"
@@ -57,6 +58,7 @@ struct tracer {
 	struct launch launch;
 	struct usdt_attacher usdt;
 	struct lost lost;
+	struct folds folds;	/* the kernel's totals of folded calls */
 	struct report report;
 	struct rlimit nofile_at_start;	/* the command gets it back */
 	char program[PATH_MAX];	/* -- CMD: the file it execs, or "" */
@@ -157,11 +159,15 @@ static int load_and_attach(struct tracer *tr)
 				 .lost_by_proc = tr->env.output_dir != NULL,
 				 .hide_privileged = tr->who.other,
 				 .steps = tr->env.steps_on ? &tr->env.steps : NULL,
-				 .scope = tr->env.scope.on ? &tr->env.scope.k : NULL };
+				 .scope = tr->env.scope.on ? &tr->env.scope.k : NULL,
+				 .profile = tr->env.profile_s > 0 };
 	int err = loader_open(&tr->skel, &o);
 
 	if (err)
 		return err;
+	/* without --profile only overload folds: drained once a second */
+	folds_init(&tr->folds, tr->skel, tr->env.profile_s > 0 ?
+		   (uint64_t)(tr->env.profile_s * NS_PER_S) : NS_PER_S);
 	usdt_init(&tr->usdt, tr->skel, tr->env.verbose);
 	lost_init(&tr->lost, bpf_map__fd(tr->skel->maps.lost),
 		  o.lost_by_proc ? bpf_map__fd(tr->skel->maps.lost_by_proc) : -1);
@@ -253,6 +259,7 @@ static int run_loop(struct tracer *tr)
 		usdt_attach_pending(&tr->usdt);
 		if (trace_stats(tr->trace)->write_error)
 			break;
+		folds_tick(&tr->folds, tr->trace, now_ns());
 		if (now_ns() >= next_tick) {
 			next_tick = now_ns() + FLUSH_INTERVAL_NS;
 			if (!tick(tr))
@@ -432,7 +439,9 @@ static int start_trace(struct tracer *tr)
 		.root_exe = tr->program[0] ? tr->program : NULL,
 		.on_program = offer_program, .on_found = found_process,
 		.on_program_ctx = &tr->usdt,
+		.lost_name = folds_lost_name, .lost_name_ctx = &tr->folds,
 		.steps = tr->env.steps_on ? &tr->env.steps : NULL,
+		.profile = tr->env.profile_s > 0,
 	};
 	int err;
 
@@ -498,6 +507,7 @@ static int finish(struct tracer *tr)
 
 	while (drain_batch(tr, 0) > 0)
 		;
+	folds_finish(&tr->folds, tr->trace);
 	lost_read(&tr->lost, lost);
 	trace_finish(tr->trace, lost, DFT_LOST_SLOTS);
 	if (tr->sink)

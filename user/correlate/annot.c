@@ -188,6 +188,7 @@ void on_annot(struct trace *t, const struct dft_annot *in)
 	struct dft_annot copy;
 	const struct dft_annot *e = complete(in, &copy);
 	struct proc *p = trace_proc(t, e->h.tgid);
+	struct phase_frame *f;
 	struct thread *th;
 	struct sink *s;
 
@@ -198,7 +199,9 @@ void on_annot(struct trace *t, const struct dft_annot *in)
 		writer_names(s, p, th);
 	switch (e->h.nr) {
 	case DFT_ANNOT_BEGIN:
-		push_region(t, p, th, e->cat, e->name, e->h.ts, e->value);
+		f = push_region(t, p, th, e->cat, e->name, e->h.ts, e->value);
+		if (f)
+			fold_learn_phase(t, in, f->cat, f->name);
 		break;
 	case DFT_ANNOT_ARG_INT:
 	case DFT_ANNOT_ARG_STR:

@@ -66,6 +66,7 @@ void trace_free(struct trace *t)
 	writer_free(&t->writer);
 	model_free(&t->model);
 	fileids_free(&t->fileids);
+	fold_phases_free(t);
 	phase_totals_free(&t->stats.phases);
 	free(t);
 }
@@ -127,6 +128,10 @@ int trace_handle_record(void *ctx, void *data, size_t size)
 	case DFT_EV_FILEID:
 		if (size >= sizeof(struct dft_fileid))
 			on_fileid(t, data);
+		break;
+	case DFT_EV_FOLD:
+		if (size >= sizeof(struct dft_fold_rec))
+			on_fold_record(t, data);
 		break;
 	case DFT_EV_ASYNC:
 		if (size >= offsetof(struct dft_async, path))

@@ -19,6 +19,7 @@ struct trace {
 	struct step_window window;	/* --steps */
 	struct fileids fileids;		/* files by (dev, ino) */
 	bool root_execd;	/* -- CMD: until then, the root runs our code */
+	struct hmap phase_ids;	/* dft_phase_id -> its cat and name */
 };
 
 /* correlate.c: syscalls and the life of processes */
@@ -39,6 +40,14 @@ void on_mmap(struct trace *t, const struct dft_mmap *e);
 void on_fileid(struct trace *t, const struct dft_fileid *e);
 /* an io_uring or AIO record of size bytes (its name may be cut short) */
 void on_async_record(struct trace *t, const void *data, size_t size);
+
+/* folded.c: totals the kernel folded */
+void on_fold_record(struct trace *t, const struct dft_fold_rec *r);
+/* A region began: its kernel-side id (from the strings as the kernel
+ * read them) names these. */
+void fold_learn_phase(struct trace *t, const struct dft_annot *raw,
+		      const struct istr *cat, const struct istr *name);
+void fold_phases_free(struct trace *t);
 
 /* annot.c: annotated regions and context */
 void on_annot(struct trace *t, const struct dft_annot *e);

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "dftrace.h"
 #include "model/procs.h"
 #include "model/stats.h"
 #include "write/files.h"
@@ -24,6 +25,7 @@ struct trace_config {
 	struct loss_reader lost; /* -D: each process's own losses */
 	uint32_t root_pid;	/* the first traced process: owns start/end */
 	const struct dft_steps *steps;	/* --steps' schedule, or NULL */
+	bool profile;		/* --profile: calls come as totals */
 	bool root_launched;	/* -- CMD: not exec'd yet, /proc shows us */
 	const char *root_exe;	/* -- CMD: the program it will exec, if known */
 	/* A file a traced process mapped executable or exec'd: it may carry
@@ -32,6 +34,11 @@ struct trace_config {
 	/* A process found running, not seen born (attach, a scope's entry):
 	 * its mappings may carry annotations too. */
 	void (*on_found)(void *ctx, uint32_t pid);
+	/* The path the kernel kept for a file opened when its record found no
+	 * room (up to size bytes, as the call gave it), taken: true if any. */
+	bool (*lost_name)(void *ctx, const struct dft_name_key *k, char *path,
+			  size_t size);
+	void *lost_name_ctx;
 	void *on_program_ctx;
 };
 
@@ -44,6 +51,13 @@ int trace_handle_record(void *ctx, void *data, size_t size);
 /* lost[slot]: per syscall nr, then per record kind. Ends every file but
  * the single one, which its owner closes. */
 void trace_finish(struct trace *t, const uint64_t *lost, size_t nslots);
+/* A file pid opened as path (up to size bytes, as the call gave it) when
+ * no record could say so: totals that charge (dev, ino) are named so. */
+void trace_name_file(struct trace *t, uint32_t pid, uint64_t dev, uint64_t ino,
+		     const char *path, size_t size);
+/* A total of folded calls (bpf/fold.h): one event. */
+void trace_fold(struct trace *t, const struct dft_fold_key *key,
+		const struct dft_fold *fold);
 /* Periodic flush of every open file; returns the first error. */
 int trace_flush(struct trace *t);
 const struct trace_stats *trace_stats(const struct trace *t);

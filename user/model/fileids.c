@@ -152,6 +152,13 @@ void fileid_learn(struct fileids *f, uint64_t dev, uint64_t ino,
 	remember(f, dev, ino, path, code);
 }
 
+struct istr *fileid_known(struct fileids *f, uint64_t dev, uint64_t ino)
+{
+	struct fileid *e = find(f, dev, ino);
+
+	return e ? e->path : NULL;
+}
+
 bool fileid_is_code(struct fileids *f, uint64_t dev, uint64_t ino)
 {
 	struct fileid *e = find(f, dev, ino);

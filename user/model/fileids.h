@@ -20,6 +20,8 @@ struct fileids {
 /* (dev, ino) is path; code: mapped executable, a program or a library. */
 void fileid_learn(struct fileids *f, uint64_t dev, uint64_t ino,
 		  struct istr *path, bool code);
+/* The path of (dev, ino) if known already, else NULL: no /proc. */
+struct istr *fileid_known(struct fileids *f, uint64_t dev, uint64_t ino);
 /* Mapped executable by some traced process: pages of it are the loading
  * of code, not data read. */
 bool fileid_is_code(struct fileids *f, uint64_t dev, uint64_t ino);

@@ -300,7 +300,11 @@ void sc_fill_config(struct dft_sc_cfg cfg[DFT_NR_MAX])
 				    DFT_INTEREST_MODEL : DFT_INTEREST_EVENT,
 			.fd_pair_arg = d->fd_pair_arg,
 			.new_fd_ino = d->silent && d->effect == FX_NEWFD,
+			.fd_arg = d->effect == FX_OPEN ? DFT_FD_RET : 0,
 		};
+		for (int i = 0; d->syscall && i < DFT_SC_NARGS && !cfg[nr].fd_arg; i++)
+			if (d->args[i].type == ARG_FD)
+				cfg[nr].fd_arg = i + 1;
 		for (int i = 0; d->syscall && i < DFT_SC_NARGS && slot < 2; i++) {
 			if (d->args[i].type != ARG_PATH)
 				continue;

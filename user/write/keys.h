@@ -23,10 +23,11 @@
 	X(count) X(unbalanced)
 
 /* Keys of the I/O the kernel sees outside syscalls (mmap runs, io_uring,
- * AIO): a user's context key of the same name is renamed user_<key>. */
+ * AIO) and of the totals it folds: a user's context key of the same name
+ * is renamed user_<key>. */
 #define IO_KEYS(X)                                                            \
 	X(fd) X(offset) X(pages) X(faults) X(misses) X(op) X(opcode) X(fixed)   \
-	X(span)
+	X(span) X(calls) X(errors) X(span_ns) X(hist) X(folded)
 
 /* Keys only start and end have: a context key may share their name. */
 #define LIFECYCLE_KEYS(X) X(rank) X(world_size) X(steps) X(steps_active)

@@ -288,7 +288,9 @@ static const char *kind_name(size_t kind)
 	static const char *names[DFT_EV__COUNT] = {
 		[DFT_EV_FORK] = "fork", [DFT_EV_EXEC] = "exec",
 		[DFT_EV_EXIT] = "exit", [DFT_EV_COMM] = "comm",
-		[DFT_EV_ANNOT] = "annotation",
+		[DFT_EV_ANNOT] = "annotation", [DFT_EV_MMAP] = "mmap_run",
+		[DFT_EV_ASYNC] = "async_io", [DFT_EV_FILEID] = "file_name",
+		[DFT_EV_FOLD] = "fold",
 	};
 
 	return kind < DFT_EV__COUNT && names[kind] ? names[kind] : "other";

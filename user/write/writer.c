@@ -469,3 +469,27 @@ void writer_hidden_io(struct writer *w, struct sink *s, const struct proc *p,
 	if (io->file)
 		key_file(w, b, FILE1_KEYS, io->file);
 }
+
+/* Its own id, at the top level, in the phase the kernel saw. */
+void writer_fold(struct writer *w, struct sink *s, struct proc *p,
+		 const struct thread *t, const struct fold_event *f)
+{
+	struct nesting n = { p->next_id++, 1, -1, (struct phase_frame *)f->phase, NULL, NULL };
+	struct jbuf *b = &s->buf;
+
+	writer_names(s, p, t);
+	if (f->file)
+		writer_fh(w, s, p->pid, f->file);
+	writer_begin_event(w, s, p, t->tid, &n, f->desc->json_name_cat,
+			   f->desc->json_name_cat_len, f->ts_ns, f->dur_ns);
+	JB_KEY_STR(b, syscall, f->desc->syscall, strlen(f->desc->syscall));
+	if (f->data)
+		JB_KEY_INT(b, ret, f->bytes);
+	JB_KEY_STR(b, folded, f->why, strlen(f->why));
+	JB_KEY_INT(b, calls, f->calls);
+	JB_KEY_INT(b, errors, f->errors);
+	JB_KEY_INT(b, span_ns, f->span_ns);
+	JB_KEY_STR(b, hist, f->hist, f->hist_len);
+	if (f->file)
+		key_file(w, b, FILE1_KEYS, f->file);
+}

@@ -125,6 +125,23 @@ void writer_hidden_io(struct writer *w, struct sink *s, const struct proc *p,
 		      const struct thread *t, const struct nesting *n,
 		      const struct hidden_io *io);
 
+/* A total of calls the kernel folded (bpf/fold.h). */
+struct fold_event {
+	const struct sc_desc *desc;	/* the call */
+	uint64_t ts_ns, dur_ns;	/* first call's start; the calls' summed time */
+	uint64_t span_ns;	/* first call's start to last call's end */
+	uint64_t calls, errors, bytes;
+	bool data;		/* bytes are what it moved: args.ret */
+	const char *why;	/* "profile", "overload" */
+	const struct istr *file;
+	const struct phase_frame *phase;	/* the region it was in, or NULL */
+	const char *hist;	/* "B:N ...": N calls took [2^B, 2^(B+1)) ns */
+	size_t hist_len;
+};
+
+void writer_fold(struct writer *w, struct sink *s, struct proc *p,
+		 const struct thread *t, const struct fold_event *f);
+
 /* start and end: about the process the file holds, or the traced command. */
 struct lifecycle {
 	uint32_t pid, ppid;

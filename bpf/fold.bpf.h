@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Calls folded into totals in the kernel (bpf/fold.h): every call under
+ * --profile, and otherwise a call whose record the ring buffer had no
+ * room for, so that overload loses no byte and no time. Two maps, one
+ * being filled while user space drains the other (fold_gen flips them):
+ * a total is never added to while it is read and deleted. Also each
+ * thread's stack of region ids, which the totals are keyed by.
+ * Included by dftrace.bpf.c, after the helpers it uses.
+ */
+#ifndef FOLD_BPF_H
+#define FOLD_BPF_H
+
+const volatile bool profile_on;	/* --profile: fold every call */
+const volatile int nr_close = -1;
+
+/* close's file, kept at its entry: a fold at its exit charges it */
+static __always_inline void keep_close_file(struct dft_task *st, long nr)
+{
+	struct file *f;
+
+	if (nr != nr_close)
+		return;
+	f = fd_file(st->args[0]);
+	st->close_dev = f ? BPF_CORE_READ(f, f_inode, i_sb, s_dev) : 0;
+	st->close_ino = f ? BPF_CORE_READ(f, f_inode, i_ino) : 0;
+}
+__u32 fold_gen;			/* the map being filled: set by user space */
+
+struct fold_map {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 16384);	/* the loader may set it */
+	__type(key, struct dft_fold_key);
+	__type(value, struct dft_fold);
+};
+struct fold_map fold0 SEC(".maps"), fold1 SEC(".maps");
+
+/* The thread's innermost region, as its id; 0: none. */
+static __always_inline __u32 phase_now(struct dft_task *st)
+{
+	__u32 d = st->phase_depth;
+
+	if (!d)
+		return 0;
+	if (d > DFT_PHASE_DEPTH)
+		d = DFT_PHASE_DEPTH;
+	return st->phase[(d - 1) & (DFT_PHASE_DEPTH - 1)];
+}
+
+/* A region began or ended: as the trace's stack does, an end closes the
+ * innermost region of its name and those inside it. */
+static __always_inline void track_phase(struct dft_task *st, int op, const char *cat,
+					const char *name)
+{
+	__u32 id = dft_phase_id(cat, DFT_CAT_LEN, name, DFT_NAME_LEN);
+	__u32 d = st->phase_depth;
+
+	if (op == DFT_ANNOT_BEGIN) {
+		if (d < DFT_PHASE_DEPTH)
+			st->phase[d & (DFT_PHASE_DEPTH - 1)] = id;
+		if (d < 255)
+			st->phase_depth = d + 1;
+		return;
+	}
+	for (int i = DFT_PHASE_DEPTH - 1; i >= 0; i--) {
+		if (i < d && st->phase[i] == id) {
+			/* deeper than the stack keeps: closes those first */
+			st->phase_depth = d > DFT_PHASE_DEPTH && i == DFT_PHASE_DEPTH - 1 ?
+					  d - 1 : i;
+			return;
+		}
+	}
+}
+
+/* The file a call charges, by the kernel's name for it. */
+static __always_inline void fold_file(struct dft_fold_key *k, struct dft_task *st,
+				      long nr, long ret, int *fd)
+{
+	unsigned char arg = sc_cfg[nr & NR_MASK].fd_arg;
+	struct file *f;
+
+	if (!arg)
+		return;
+	if (st->nr == nr_close) { /* gone by now: sys_enter kept it */
+		k->dev = st->close_dev;
+		k->ino = st->close_ino;
+		return;
+	}
+	*fd = arg == DFT_FD_RET ? ret : arg <= DFT_SC_NARGS ? (int)st->args[(arg - 1) & 7] : -1;
+	f = fd_file(*fd);
+	if (!f) {
+		*fd = -1;
+		return;
+	}
+	k->dev = BPF_CORE_READ(f, f_inode, i_sb, s_dev);
+	k->ino = BPF_CORE_READ(f, f_inode, i_ino);
+}
+
+/* The call in flight (st->nr), ended now with ret, into its total; false
+ * if the map had no room either. */
+static __always_inline bool fold_call(struct dft_task *st, long ret, __u64 now)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid(), dur = now - st->ts;
+	struct dft_fold_key k = { .tgid = pid_tgid >> 32, .tid = (__u32)pid_tgid,
+				  .phase = phase_now(st), .nr = st->nr };
+	void *map = fold_gen & 1 ? (void *)&fold1 : (void *)&fold0;
+	struct dft_fold *v, zero = {};
+	int fd = -1;
+
+	fold_file(&k, st, st->nr, ret, &fd);
+	v = bpf_map_lookup_elem(map, &k);
+	if (!v) {
+		zero.first_ns = st->ts;
+		bpf_map_update_elem(map, &k, &zero, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(map, &k);
+		if (!v)
+			return false;
+	}
+	/* one writer: the key holds the thread */
+	st->folded = 1;
+	v->calls++;
+	if (ret > 0)
+		v->bytes += ret;
+	else if (ret < 0)
+		v->errors++;
+	v->dur_ns += dur;
+	v->last_ns = now;
+	v->fd = fd;
+	v->hist[dft_fold_bucket(dur) & (DFT_FOLD_BUCKETS - 1)]++;
+	return true;
+}
+
+struct flush_ctx {
+	__u32 tid;
+	bool full;	/* a total found no room */
+};
+
+static long flush_one(void *map, struct dft_fold_key *k, struct dft_fold *v,
+		      struct flush_ctx *c)
+{
+	struct dft_fold_rec *r;
+
+	if (k->tid != c->tid)
+		return 0;
+	r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+	if (!r) {
+		c->full = true;	/* no room: user space drains it later */
+		return 1;
+	}
+	fill_header(&r->h, DFT_EV_FOLD, bpf_get_current_task_btf());
+	r->key = *k;
+	r->fold = *v;
+	bpf_ringbuf_submit(r, 0);
+	bpf_map_delete_elem(map, k);
+	return 0;
+}
+
+/* A thread that made totals exits: they go out ahead of its exit record,
+ * while user space still knows the process. False if some found no
+ * room: then no exit record may follow, or user space would forget the
+ * process before it drains them. */
+static __always_inline bool flush_folds(struct dft_task *st, struct task_struct *t)
+{
+	struct flush_ctx c = { .tid = t->pid };
+
+	if (!st->folded)
+		return true;
+	bpf_for_each_map_elem(fold_gen & 1 ? (void *)&fold1 : (void *)&fold0,
+			      flush_one, &c, 0);
+	return !c.full;
+}
+
+#endif

@@ -1,0 +1,77 @@
+#!/usr/bin/env bats
+# Calls folded into totals in the kernel: under overload (a ring buffer
+# too small to hold the records) and always under --profile. Every byte
+# and every call is still in the trace, in events DFAnalyzer reads, in
+# the file and phase the full trace would give them.
+
+load lib/common
+
+LOOP="$ROOT/build/bench/ioloop"
+
+# calls_bytes TRACE PATH: "CALLS BYTES" of the pread events on PATH, a
+# folded event counting its calls; and the hists' total, which must be CALLS
+calls_bytes() {
+	tpy events "$1" --path "$2" --name pread --fields args.calls,args.ret,args.hist |
+		awk -F'\t' '{ c = $1 == "-" ? 1 : $1; calls += c; bytes += $2
+			n = split($3, h, /[ :]/); for (i = 2; i <= n; i += 2) hist += h[i]
+			if ($1 == "-") hist += 1 }
+			END { print calls, bytes, hist }'
+}
+
+@test "overload: a ring buffer too small loses no byte and no call: the kernel folds what found no room" {
+	head -c 1048576 /dev/urandom >"$D/f"
+	traced -b 4096 -- "$LOOP" pread "$D/f" 200000
+	valid
+	# some calls came folded: the buffer of 4 KiB held ~50 records
+	run tpy events "$TRACE" --path "$D/f" --name pread --fields args.folded
+	[[ "$output" == *overload* ]]
+	expect_eq "calls, bytes, histogram total" "$(calls_bytes "$TRACE" "$D/f")" \
+		"200000 $((200000 * 4096)) 200000"
+	run tpy dfa-bytes "$TRACE" --path "$D/f"
+	expect_eq "DFAnalyzer's bytes" "$output" "$(printf '%s\t%d' "$D/f" $((200000 * 4096)))"
+	# folding is not loss: the end event counts none for pread
+	run tpy lost "$TRACE" --op pread
+	expect_eq "lost preads" "${output:-0}" 0
+}
+
+@test "overload: the workload's own records still add up: bytes per file and op, as DFAnalyzer counts them too" {
+	traced -b 4096 -- "$WL/steps" "$D" 40
+	run tpy truth-bytes "$TRUTH" --by path,name --under "$D" --name pread,pwrite
+	want=$(cut -f1,2,4 <<<"$output")
+	run tpy bytes "$TRACE" --by path,name --under "$D" --name pread,pwrite
+	expect_eq "bytes per file and op" "$(cut -f1,2,4 <<<"$output")" "$want"
+	run tpy dfa-bytes "$TRACE" --under "$D"
+	expect_eq "DFAnalyzer's bytes per file" "$output" \
+		"$(awk -F'\t' '{ b[$1] += $3 } END { for (f in b) printf "%s\t%d\n", f, b[f] }' <<<"$want" | sort)"
+}
+
+@test "profile: one total per file and op, every byte, every call, no events one by one" {
+	head -c 1048576 /dev/urandom >"$D/f"
+	traced --profile -- "$LOOP" pread "$D/f" 50000
+	valid
+	expect_eq "calls, bytes, histogram total" "$(calls_bytes "$TRACE" "$D/f")" \
+		"50000 $((50000 * 4096)) 50000"
+	run tpy events "$TRACE" --path "$D/f" --name pread --fields args.folded
+	expect_eq "all folded" "$(sort -u <<<"$output")" profile
+}
+
+@test "profile: bytes per file, op and phase equal the full trace's" {
+	traced -- "$WL/steps" "$D" 6
+	tpy bytes "$TRACE" --by path,name,args.phase_cat,args.phase --under "$D" | cut -f1-4,6 >"$T/full"
+	traced --profile=0.05 -- "$WL/steps" "$D" 6
+	valid
+	tpy bytes "$TRACE" --by path,name,args.phase_cat,args.phase --under "$D" | cut -f1-4,6 >"$T/prof"
+	diff "$T/full" "$T/prof"
+	# the step files' reads and writes were in compute.step
+	grep -qP "step-03.dat\tpread\tcompute\tstep\t1003" "$T/prof"
+	run tpy events "$TRACE" --under "$D" --fields args.folded
+	expect_eq "every event a total" "$(sort -u <<<"$output")" profile
+}
+
+@test "profile: a bad interval is a usage error" {
+	for bad in 0 -1 abc 1x 100000; do
+		run "$DFT" --profile="$bad" -- true
+		[ "$status" = 64 ]
+		[[ "${lines[0]}" == "dftrace-bpf: invalid --profile interval '$bad'"* ]]
+	done
+}

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <time.h>
+#include <bpf/bpf.h>
+#include "capture/folds.h"
+#include "dftrace.skel.h"
+
+void folds_init(struct folds *f, struct dftrace_bpf *skel, uint64_t interval_ns)
+{
+	f->map_fd[0] = bpf_map__fd(skel->maps.fold0);
+	f->map_fd[1] = bpf_map__fd(skel->maps.fold1);
+	f->names_fd = bpf_map__fd(skel->maps.lost_names);
+	f->gen = &skel->bss->fold_gen;
+	f->interval_ns = interval_ns;
+	f->next_ns = 0;
+}
+
+/* Every total of one map, out of it. */
+static void drain_map(int fd, struct trace *t)
+{
+	struct dft_fold_key key, next;
+	struct dft_fold fold;
+	int more = bpf_map_get_next_key(fd, NULL, &next) == 0;
+
+	while (more) {
+		key = next;
+		more = bpf_map_get_next_key(fd, &key, &next) == 0;
+		if (bpf_map_lookup_and_delete_elem(fd, &key, &fold) == 0)
+			trace_fold(t, &key, &fold);
+	}
+}
+
+/* Names first: the totals may charge those files. */
+static void drain_names(int fd, struct trace *t)
+{
+	struct dft_name_key key, next;
+	char path[DFT_PATH_MAX];
+	int more = bpf_map_get_next_key(fd, NULL, &next) == 0;
+
+	while (more) {
+		key = next;
+		more = bpf_map_get_next_key(fd, &key, &next) == 0;
+		if (bpf_map_lookup_and_delete_elem(fd, &key, path) == 0)
+			trace_name_file(t, key.tgid, key.dev, key.ino, path, sizeof(path));
+	}
+}
+
+void folds_tick(struct folds *f, struct trace *t, uint64_t now_ns)
+{
+	uint32_t old = *f->gen & 1;
+	struct timespec grace = { 0, 1000000 };
+
+	if (now_ns < f->next_ns)
+		return;
+	f->next_ns = now_ns + f->interval_ns;
+	*(volatile uint32_t *)f->gen = old ^ 1;
+	/* a hook that read the old number is done within microseconds */
+	nanosleep(&grace, NULL);
+	drain_names(f->names_fd, t);
+	drain_map(f->map_fd[old], t);
+}
+
+bool folds_lost_name(void *ctx, const struct dft_name_key *k, char *path, size_t size)
+{
+	struct folds *f = ctx;
+
+	return size >= DFT_PATH_MAX &&
+	       bpf_map_lookup_and_delete_elem(f->names_fd, k, path) == 0;
+}
+
+void folds_finish(struct folds *f, struct trace *t)
+{
+	drain_names(f->names_fd, t);
+	drain_map(f->map_fd[0], t);
+	drain_map(f->map_fd[1], t);
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The kernel's totals of folded calls (bpf/fold.h): drained from one map
+ * while the kernel fills the other, every interval (--profile's, else a
+ * second, for what overload folded) and at the end.
+ */
+#ifndef CAPTURE_FOLDS_H
+#define CAPTURE_FOLDS_H
+
+#include <stdint.h>
+#include "correlate/trace.h"
+
+struct dftrace_bpf;
+
+struct folds {
+	int map_fd[2];
+	int names_fd;		/* files opened with no room to name them */
+	uint32_t *gen;		/* the kernel's fold_gen: the map it fills */
+	uint64_t interval_ns, next_ns;
+};
+
+void folds_init(struct folds *f, struct dftrace_bpf *skel, uint64_t interval_ns);
+/* If the interval is over: the filled map's totals, each to the trace. */
+void folds_tick(struct folds *f, struct trace *t, uint64_t now_ns);
+/* The trace's lost_name (struct trace_config); ctx: the struct folds. */
+bool folds_lost_name(void *ctx, const struct dft_name_key *k, char *path, size_t size);
+/* Both maps, once nothing adds to them any more. */
+void folds_finish(struct folds *f, struct trace *t);
+
+#endif

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Totals of calls the kernel folded (bpf/fold.h): each becomes one event
+ * of the call's name, with the bytes in args.ret as DFAnalyzer reads
+ * them, the summed time as its duration, and the calls, errors, span and
+ * latency histogram in args. The file and the phase are those the kernel
+ * keyed it by: (dev, ino), and the id of the innermost region, which
+ * user space learns from the regions' own records.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "correlate/state.h"
+#include "model/paths.h"
+
+struct phase_name {
+	const struct istr *cat, *name;
+};
+
+void fold_learn_phase(struct trace *t, const struct dft_annot *raw,
+		      const struct istr *cat, const struct istr *name)
+{
+	uint32_t id = dft_phase_id(raw->cat, sizeof(raw->cat), raw->name, sizeof(raw->name));
+	struct phase_name *n = hmap_get_ptr(&t->phase_ids, id);
+
+	if (n)
+		return;
+	n = malloc(sizeof(*n));
+	if (!n)
+		return;
+	*n = (struct phase_name){ cat, name };
+	if (hmap_put_ptr(&t->phase_ids, id, n))
+		free(n);
+}
+
+void fold_phases_free(struct trace *t)
+{
+	uint64_t k, v;
+	size_t it = 0;
+
+	while (hmap_next(&t->phase_ids, &it, &k, &v))
+		free((void *)(uintptr_t)v);
+	hmap_free(&t->phase_ids);
+}
+
+void trace_name_file(struct trace *t, uint32_t pid, uint64_t dev, uint64_t ino,
+		     const char *path, size_t size)
+{
+	struct proc *p = proc_get(&t->model, pid);
+	size_t len = strnlen(path, size);
+
+	/* relative: to the cwd it most likely had (a dirfd is not kept) */
+	fileid_learn(&t->fileids, dev, ino,
+		     path_resolve(p ? p->cwd : NULL, path, len, len == size), false);
+}
+
+/* "pipe:[N]", "socket:[N]": N, the inode the label names; else 0. */
+static uint64_t label_ino(const struct istr *label)
+{
+	const char *b = label ? strstr(label->str, ":[") : NULL;
+
+	return b && label->str[0] != '/' ? strtoull(b + 2, NULL, 10) : 0;
+}
+
+/* The file, by the kernel's name for it: learned from the records (an
+ * open's, a mapping's), else from the name the kernel kept when a record
+ * found no room, else the fd's label if it is of that inode (a pipe), else
+ * from /proc. The fd table alone is not trusted: under overload it may
+ * have missed the open that reused the fd. */
+static const struct istr *fold_file(struct trace *t, struct proc *p,
+				    const struct dft_fold_key *k, const struct dft_fold *f)
+{
+	struct dft_name_key nk = { k->dev, k->ino, p->pid, 0 };
+	char path[DFT_PATH_MAX];
+	struct istr *named;
+
+	if (!k->ino)
+		return NULL;
+	named = fileid_known(&t->fileids, k->dev, k->ino);
+	if (named)
+		return named;
+	if (t->cfg.lost_name && t->cfg.lost_name(t->cfg.lost_name_ctx, &nk, path, sizeof(path))) {
+		trace_name_file(t, p->pid, k->dev, k->ino, path, sizeof(path));
+		return fileid_known(&t->fileids, k->dev, k->ino);
+	}
+	named = f->fd >= 0 ? fd_path(p, f->fd) : NULL;
+	if (named && label_ino(named) == k->ino)
+		return named;
+	return fileid_path(&t->fileids, p->pid, k->dev, k->ino);
+}
+
+/* "B:N B:N ...": N calls took [2^B, 2^(B+1)) ns. */
+static size_t hist_str(const struct dft_fold *f, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (int b = 0; b < DFT_FOLD_BUCKETS && n < size; b++)
+		if (f->hist[b])
+			n += snprintf(buf + n, size - n, "%s%d:%u", n ? " " : "", b, f->hist[b]);
+	return n < size ? n : size - 1;
+}
+
+static void count_fold(struct trace *t, const struct sc_desc *d,
+		       const struct phase_name *ph, const struct dft_fold *f, bool data)
+{
+	int i = sc_name_index(d);
+
+	if (i < 0)
+		return;
+	t->stats.count[i] += f->calls;
+	if (!data)
+		return;
+	t->stats.bytes[i] += f->bytes;
+	if (ph)
+		phase_add_bytes(&t->stats.phases, ph->cat, ph->name, f->bytes);
+}
+
+void trace_fold(struct trace *t, const struct dft_fold_key *k, const struct dft_fold *f)
+{
+	const struct sc_desc *d = sc_lookup(k->nr);
+	/* not revived from /proc: ids would start again */
+	struct proc *p = d && f->calls ? proc_get(&t->model, k->tgid) : NULL;
+	struct thread *th = p ? trace_thread(t, p, k->tid) : NULL;
+	const struct phase_name *ph = k->phase ? hmap_get_ptr(&t->phase_ids, k->phase) : NULL;
+	bool data = d && sc_bytes_of(d->name, strlen(d->name)) != SC_BYTES_NONE;
+	struct phase_frame frame = { 0 };
+	struct fold_event ev;
+	struct sink *s;
+	char hist[DFT_FOLD_BUCKETS * 16];
+
+	if (!th) { /* not seen, or gone: cannot be */
+		t->stats.folds_orphaned += f->calls;
+		return;
+	}
+	count_fold(t, d, ph, f, data);
+	if (d->silent || !(s = files_sink(&t->files, p)))
+		return;
+	if (ph) {
+		frame.cat = ph->cat;
+		frame.name = ph->name;
+	}
+	ev = (struct fold_event){
+		.desc = d, .ts_ns = f->first_ns, .dur_ns = f->dur_ns,
+		.span_ns = f->last_ns - f->first_ns, .calls = f->calls,
+		.errors = f->errors, .bytes = f->bytes, .data = data,
+		.why = t->cfg.profile ? "profile" : "overload",
+		.file = fold_file(t, p, k, f), .phase = ph ? &frame : NULL,
+		.hist = hist, .hist_len = hist_str(f, hist, sizeof(hist)),
+	};
+	writer_fold(&t->writer, s, p, th, &ev);
+	end_event(t, s);
+}
+
+void on_fold_record(struct trace *t, const struct dft_fold_rec *r)
+{
+	trace_fold(t, &r->key, &r->fold);
+}
