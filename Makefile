@@ -87,6 +87,10 @@ $(OUT)/workloads/uring: LDLIBS_WL := -luring
 $(OUT)/bench/%: tests/bench/%.c | $(OUT)/bench
 	$(CC) -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -Iinclude $< -o $@
 
+# the consumer alone: links the tracer's record path
+$(OUT)/bench/replay: tests/bench/replay.c $(LIB_OBJS) | $(OUT)/bench
+	$(CC) $(CFLAGS) $< $(LIB_OBJS) $(LDLIBS) -o $@
+
 $(OUT)/probecost.bpf.o: bpf/probecost.bpf.c vmlinux/$(ARCH)/vmlinux.h | $(OUT)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 

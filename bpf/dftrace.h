@@ -282,6 +282,7 @@ struct dft_task {
 	unsigned char folded;	/* has made totals: flush them at exit */
 	unsigned int phase[DFT_PHASE_DEPTH];	/* dft_phase_id of each */
 	unsigned long long close_dev, close_ino;	/* the file close is closing */
+	struct dft_fold_acc acc;	/* --profile, overload: see bpf/fold.h */
 	struct dft_mmap_run run;
 };
 

@@ -73,52 +73,9 @@ static __always_inline void track_phase(struct dft_task *st, int op, const char 
 	}
 }
 
-/* The file a call charges, by the kernel's name for it. */
-static __always_inline void fold_file(struct dft_fold_key *k, struct dft_task *st,
-				      long nr, long ret, int *fd)
+static __always_inline void add_call(struct dft_fold *v, long ret, __u64 dur,
+				     __u64 now, int fd)
 {
-	unsigned char arg = sc_cfg[nr & NR_MASK].fd_arg;
-	struct file *f;
-
-	if (!arg)
-		return;
-	if (st->nr == nr_close) { /* gone by now: sys_enter kept it */
-		k->dev = st->close_dev;
-		k->ino = st->close_ino;
-		return;
-	}
-	*fd = arg == DFT_FD_RET ? ret : arg <= DFT_SC_NARGS ? (int)st->args[(arg - 1) & 7] : -1;
-	f = fd_file(*fd);
-	if (!f) {
-		*fd = -1;
-		return;
-	}
-	k->dev = BPF_CORE_READ(f, f_inode, i_sb, s_dev);
-	k->ino = BPF_CORE_READ(f, f_inode, i_ino);
-}
-
-/* The call in flight (st->nr), ended now with ret, into its total; false
- * if the map had no room either. */
-static __always_inline bool fold_call(struct dft_task *st, long ret, __u64 now)
-{
-	__u64 pid_tgid = bpf_get_current_pid_tgid(), dur = now - st->ts;
-	struct dft_fold_key k = { .tgid = pid_tgid >> 32, .tid = (__u32)pid_tgid,
-				  .phase = phase_now(st), .nr = st->nr };
-	void *map = fold_gen & 1 ? (void *)&fold1 : (void *)&fold0;
-	struct dft_fold *v, zero = {};
-	int fd = -1;
-
-	fold_file(&k, st, st->nr, ret, &fd);
-	v = bpf_map_lookup_elem(map, &k);
-	if (!v) {
-		zero.first_ns = st->ts;
-		bpf_map_update_elem(map, &k, &zero, BPF_NOEXIST);
-		v = bpf_map_lookup_elem(map, &k);
-		if (!v)
-			return false;
-	}
-	/* one writer: the key holds the thread */
-	st->folded = 1;
 	v->calls++;
 	if (ret > 0)
 		v->bytes += ret;
@@ -128,7 +85,100 @@ static __always_inline bool fold_call(struct dft_task *st, long ret, __u64 now)
 	v->last_ns = now;
 	v->fd = fd;
 	v->hist[dft_fold_bucket(dur) & (DFT_FOLD_BUCKETS - 1)]++;
+}
+
+/* The total of key in the map of gen, made if new; NULL if full. */
+static __always_inline struct dft_fold *total_of(struct dft_fold_key *k, __u32 gen,
+						 __u64 first_ns)
+{
+	void *map = gen & 1 ? (void *)&fold1 : (void *)&fold0;
+	struct dft_fold *v = bpf_map_lookup_elem(map, k);
+	struct dft_fold zero = { .first_ns = first_ns };
+
+	if (v)
+		return v;
+	bpf_map_update_elem(map, k, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(map, k);
+}
+
+/* The thread's running total into the map. */
+static __always_inline bool flush_acc(struct dft_task *st)
+{
+	struct dft_fold_acc *a = &st->acc;
+	struct dft_fold *v;
+
+	if (!a->used)
+		return true;
+	a->used = 0;
+	/* into the map being filled: one begun before a flip lands in the
+	 * next interval, never in a map user space has drained already */
+	v = total_of(&a->key, fold_gen, a->fold.first_ns);
+	if (!v)
+		return false;
+	v->calls += a->fold.calls;
+	v->bytes += a->fold.bytes;
+	v->errors += a->fold.errors;
+	v->dur_ns += a->fold.dur_ns;
+	v->last_ns = a->fold.last_ns;
+	v->fd = a->fold.fd;
+	for (int i = 0; i < DFT_FOLD_BUCKETS; i++)
+		v->hist[i] += a->fold.hist[i];
+	st->folded = 1;
 	return true;
+}
+
+/* The fd a call is about, and the file it is: for calls whose file is
+ * not named by an fd still open, fd -1 and no file. */
+static __always_inline struct file *call_file(struct dft_task *st, long ret, int *fd)
+{
+	unsigned char arg = sc_cfg[st->nr & NR_MASK].fd_arg;
+	struct file *f;
+
+	*fd = -1;
+	if (!arg || st->nr == nr_close)
+		return NULL;
+	*fd = arg == DFT_FD_RET ? ret : arg <= DFT_SC_NARGS ? (int)st->args[(arg - 1) & 7] : -1;
+	f = fd_file(*fd);
+	if (!f)
+		*fd = -1;
+	return f;
+}
+
+/* The call in flight (st->nr), ended now with ret, into its thread's
+ * running total; false if the map had no room for the one it replaced. */
+static __always_inline bool fold_call(struct dft_task *st, long ret, __u64 now)
+{
+	struct dft_fold_acc *a = &st->acc;
+	__u32 phase = phase_now(st), gen = fold_gen;
+	bool ok = true;
+	struct file *f;
+	int fd;
+
+	f = call_file(st, ret, &fd);
+	if (!a->used || a->key.nr != st->nr || a->fold.fd != fd || a->file != (__u64)f ||
+	    a->key.phase != phase || a->gen != gen || st->nr == nr_close) {
+		__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+		ok = flush_acc(st);
+		__builtin_memset(a, 0, sizeof(*a));
+		a->key.tgid = pid_tgid >> 32;
+		a->key.tid = (__u32)pid_tgid;
+		a->key.phase = phase;
+		a->key.nr = st->nr;
+		if (st->nr == nr_close) { /* gone by now: sys_enter kept it */
+			a->key.dev = st->close_dev;
+			a->key.ino = st->close_ino;
+		} else if (f) {
+			a->key.dev = BPF_CORE_READ(f, f_inode, i_sb, s_dev);
+			a->key.ino = BPF_CORE_READ(f, f_inode, i_ino);
+		}
+		a->file = (__u64)f;
+		a->gen = gen;
+		a->fold.first_ns = st->ts;
+		a->used = 1;
+	}
+	add_call(&a->fold, ret, now - st->ts, now, fd);
+	return ok;
 }
 
 struct flush_ctx {
@@ -164,6 +214,8 @@ static __always_inline bool flush_folds(struct dft_task *st, struct task_struct 
 {
 	struct flush_ctx c = { .tid = t->pid };
 
+	if (!flush_acc(st))
+		return false;
 	if (!st->folded)
 		return true;
 	bpf_for_each_map_elem(fold_gen & 1 ? (void *)&fold1 : (void *)&fold0,

@@ -29,6 +29,18 @@ struct dft_fold {
 	unsigned int hist[DFT_FOLD_BUCKETS];
 };
 
+/* A thread's total being added to, in its task storage: the map takes it
+ * when the thread's next call is another (call, fd, file, phase), when
+ * the maps flip, or when it exits; user space reads what is left at the
+ * end. A tight loop on one fd costs no map lookup. */
+struct dft_fold_acc {
+	struct dft_fold_key key;
+	struct dft_fold fold;
+	unsigned long long file;	/* the struct file the fd was */
+	unsigned int gen;	/* the fold_gen it was begun under */
+	unsigned int used;
+};
+
 /* FNV-1a over cat, a 0xff, name (each up to its NUL or its size): a
  * region's id for both sides. 0 is kept for "no region". */
 static inline __attribute__((always_inline)) unsigned int

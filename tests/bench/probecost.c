@@ -3,7 +3,11 @@
  * probecost [N]: ns per lseek with no program, with a classic
  * syscalls:sys_enter_lseek tracepoint program, and with a tp_btf sys_enter
  * program; the difference to "none" is the cost of one hit.
+ * probecost floor -- CMD...: runs CMD under the floor of a syscall tracer
+ * (tp_btf sys_enter and sys_exit, a pid filter and a clock read each), for
+ * make bench to time beside the tracer on the same loop.
  */
+#include <sys/wait.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +54,8 @@ static double with_program(const char *which, long n)
 	skel->rodata->lseek_nr = SYS_lseek;
 	bpf_program__set_autoload(strcmp(which, "classic") ? skel->progs.classic_lseek :
 							     skel->progs.raw_enter, false);
+	bpf_program__set_autoload(skel->progs.floor_enter, false);
+	bpf_program__set_autoload(skel->progs.floor_exit, false);
 	if (probecost_bpf__load(skel))
 		goto out;
 	link = bpf_program__attach(strcmp(which, "classic") ? skel->progs.raw_enter :
@@ -63,9 +69,49 @@ out:
 	return ns;
 }
 
+/* CMD, started held so that the filter knows its pid, under the floor. */
+static int run_floor(char **cmd)
+{
+	struct probecost_bpf *skel = NULL;
+	int go[2], status = 1;
+	pid_t pid;
+
+	if (pipe(go))
+		return 1;
+	pid = fork();
+	if (pid == 0) {
+		char c;
+
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(cmd[0], cmd);
+		_exit(127);
+	}
+	close(go[0]);
+	skel = probecost_bpf__open();
+	if (pid > 0 && skel) {
+		skel->rodata->target_tgid = pid;
+		bpf_program__set_autoload(skel->progs.classic_lseek, false);
+		bpf_program__set_autoload(skel->progs.raw_enter, false);
+		if (!probecost_bpf__load(skel) &&
+		    bpf_program__attach(skel->progs.floor_enter) &&
+		    bpf_program__attach(skel->progs.floor_exit) && write(go[1], "g", 1) == 1)
+			status = 0;
+	}
+	close(go[1]);
+	if (pid > 0 && waitpid(pid, &status, 0) < 0)
+		status = 1;
+	probecost_bpf__destroy(skel);
+	return status ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 500000;
+
+	if (argc > 3 && !strcmp(argv[1], "floor") && !strcmp(argv[2], "--"))
+		return run_floor(argv + 3);
 	struct stat st;
 	double none, classic, raw;
 

@@ -164,6 +164,10 @@ static void read_args(struct ev_input *in, const struct rec *e, struct ev *out,
 			if (SPAN_IS(k, "ret"))
 				js_int(v, ret);
 			break;
+		case 'c':
+			if (SPAN_IS(k, "calls") && (!js_int(v, &out->calls) || out->calls < 1))
+				out->calls = 1;
+			break;
 		case 'n':
 			if (SPAN_IS(k, "ns10"))
 				js_int(v, ns);
@@ -228,7 +232,7 @@ int ev_from_rec(struct ev_input *in, const struct rec *e, struct ev *out)
 	}
 	*out = (struct ev){ .name = e->name, .cat = e->cat, .kind = kind_of(e),
 			    .epoch = -1, .step = -1, .id = e->has_id ? e->id : -1,
-			    .parent = -1 };
+			    .parent = -1, .calls = 1 };
 	out->pid = e->pid_num ? (uint32_t)e->pid : 0;
 	out->tid = e->tid_num ? (uint32_t)e->tid : 0;
 	read_args(in, e, out, &ns, &ret);

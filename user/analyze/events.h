@@ -30,6 +30,7 @@ struct ev {
 	enum ev_kind kind;
 	enum sc_bytes bytes_kind;
 	int64_t bytes;		/* ret of a call that moves bytes, else 0 */
+	int64_t calls;		/* 1, or the calls a folded total holds */
 	struct span file;	/* escaped path; empty if none */
 	struct span phase_cat, phase;	/* the innermost region, if any */
 	int64_t epoch, step;	/* -1: none */

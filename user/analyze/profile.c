@@ -407,19 +407,21 @@ static void count_in_row(struct row *r, const struct ev *e)
 {
 	int64_t dur = e->end - e->start;
 
-	r->calls++;
+	/* a folded total: its calls, its summed time, its average call */
+	r->calls += e->calls;
 	r->total += dur;
 	r->self += dur;
 	if (e->kind == EV_REGION || e->kind == EV_COMPUTE)
 		r->region_self += dur;
-	if (dur < r->min)
-		r->min = dur;
-	if (dur > r->max)
-		r->max = dur;
 	if (e->bytes_kind != SC_BYTES_NONE) {
 		r->bytes += e->bytes;
 		r->data_time += dur;
 	}
+	dur /= e->calls;
+	if (dur < r->min)
+		r->min = dur;
+	if (dur > r->max)
+		r->max = dur;
 	sketch_add(&r->durations, dur);
 }
 

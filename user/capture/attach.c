@@ -47,6 +47,18 @@ int attach_task(int tasks_fd, pid_t tid)
 	return ret;
 }
 
+int attach_read_task(int tasks_fd, pid_t tid, struct dft_task *st)
+{
+	int fd = pidfd_of(tid), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (bpf_map_lookup_elem(tasks_fd, &fd, st))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
 /* Marks every thread of pid; returns how many were not marked before. */
 static int attach_threads(int tasks_fd, pid_t pid)
 {

@@ -6,10 +6,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include "dftrace.h"
 
 /* Marks one task (any thread): 1 if newly marked, 0 if it already was
  * (the fork hook marks the children of marked tasks), or -errno. */
 int attach_task(int tasks_fd, pid_t tid);
+/* A marked task's state: 0, or -errno (gone, not marked). */
+int attach_read_task(int tasks_fd, pid_t tid, struct dft_task *st);
 
 /* What -p may name: a live user-space process other than the tracer.
  * Stores its process id in *tgid (a thread id names its process).

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <time.h>
 #include <bpf/bpf.h>
+#include "capture/attach.h"
 #include "capture/folds.h"
 #include "dftrace.skel.h"
 
@@ -9,6 +10,7 @@ void folds_init(struct folds *f, struct dftrace_bpf *skel, uint64_t interval_ns)
 	f->map_fd[0] = bpf_map__fd(skel->maps.fold0);
 	f->map_fd[1] = bpf_map__fd(skel->maps.fold1);
 	f->names_fd = bpf_map__fd(skel->maps.lost_names);
+	f->tasks_fd = bpf_map__fd(skel->maps.tasks);
 	f->gen = &skel->bss->fold_gen;
 	f->interval_ns = interval_ns;
 	f->next_ns = 0;
@@ -69,7 +71,16 @@ bool folds_lost_name(void *ctx, const struct dft_name_key *k, char *path, size_t
 
 void folds_finish(struct folds *f, struct trace *t)
 {
+	const struct model *m = trace_model(t);
+	struct dft_task st;
+	size_t it = 0;
+	uint64_t tid, v;
+
 	drain_names(f->names_fd, t);
 	drain_map(f->map_fd[0], t);
 	drain_map(f->map_fd[1], t);
+	/* live threads: what they added since their last flush */
+	while (hmap_next(&m->threads, &it, &tid, &v))
+		if (!attach_read_task(f->tasks_fd, tid, &st) && st.acc.used)
+			trace_fold(t, &st.acc.key, &st.acc.fold);
 }

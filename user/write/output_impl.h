@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include <zlib.h>
+#include <isa-l/igzip_lib.h>
 #include "write/output.h"
 
 #define IN_BUF_SIZE (1 << 20)	/* uncompressed bytes gathered per write/deflate */
@@ -30,7 +30,8 @@ struct output {
 
 	unsigned char *buf;	/* pending uncompressed bytes */
 	size_t len;
-	z_stream zs;
+	struct isal_zstream zs;	/* ISA-L's igzip: one standard gzip stream */
+	unsigned char *level_buf;	/* the level's working memory */
 	unsigned char *zbuf;	/* deflate output */
 
 	uint64_t bytes_in, bytes_out;
