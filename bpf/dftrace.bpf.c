@@ -269,10 +269,24 @@ static __always_inline bool quiet_step(void)
 	return steps_on && !step_active;
 }
 
-/* The file behind an fd of the current task, or NULL. Loads through the
- * task's BTF pointers are plain loads; only the table slot needs a
- * helper (a variable index into it). */
+/* The file behind an fd of the current task, or NULL. */
 static __always_inline struct file *fd_file(long fd)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct fdtable *fdt = BPF_CORE_READ(t, files, fdt);
+	struct file **fds = BPF_CORE_READ(fdt, fd);
+	struct file *f = NULL;
+
+	if (fd < 0 || fd >= BPF_CORE_READ(fdt, max_fds) ||
+	    bpf_probe_read_kernel(&f, sizeof(f), &fds[fd]))
+		return NULL;
+	return f;
+}
+
+/* The same for the hot path (--profile, a call per fold): loads through
+ * the task's BTF pointers are plain loads, where the above makes three
+ * helper calls; the verifier pays more for them, so not in loops. */
+static __always_inline struct file *fd_file_fast(long fd)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
 	struct fdtable *fdt = t->files->fdt;
@@ -431,14 +445,6 @@ static __always_inline void read_open_how(struct dft_syscall *e)
 	e->args[3] = how[1];
 }
 
-/* A syscall record that found no room: folded into its total instead
- * (--profile folded it already). */
-static __always_inline void record_lost(struct dft_task *st, long ret, __u64 now)
-{
-	if (profile_on || !fold_call(st, ret, now))
-		count_lost(st->nr & NR_MASK);
-}
-
 /* False if the record found no room (the call is folded). */
 static __always_inline bool emit_paths(struct dft_task *st, long ret,
 				       __u64 now, unsigned char which, bool quiet)
@@ -467,10 +473,7 @@ static __always_inline bool emit_paths(struct dft_task *st, long ret,
 	size = sizeof(s->p) + len0 + len1;
 	if (size > sizeof(*s))
 		size = sizeof(*s);
-	if (!bpf_ringbuf_output(&events, s, size, wakeup_flag()))
-		return true;
-	record_lost(st, ret, now);
-	return false;
+	return !bpf_ringbuf_output(&events, s, size, wakeup_flag());
 }
 
 /* No room to name a file just opened: its path (still in the scratch)
@@ -489,14 +492,44 @@ static __always_inline void keep_name(long fd, unsigned char which)
 	bpf_map_update_elem(&lost_names, &k, s->data, BPF_ANY);
 }
 
+/* The record of the call in flight: false if it found no room. */
+static __always_inline bool emit_syscall(struct dft_task *st, const volatile struct dft_sc_cfg *c,
+					 long nr, long ret, __u64 now, bool quiet)
+{
+	struct dft_syscall *e;
+	bool sent = true;
+
+	if (c->path_args) {
+		sent = emit_paths(st, ret, now, c->path_args, quiet);
+	} else {
+		e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+		if (!e)
+			return false;
+		fill_syscall(e, st, ret, now, DFT_EV_SYSCALL);
+		if (quiet)
+			e->h.flags |= DFT_F_QUIET;
+		if (c->fd_pair_arg)
+			fill_fd_pair(e, st, c->fd_pair_arg - 1);
+		else if (c->new_fd_ino)
+			e->args[5] = fd_ino(ret);
+		bpf_ringbuf_submit(e, exec_mapping(nr, st) ?
+				      BPF_RB_FORCE_WAKEUP : wakeup_flag());
+		if (nr == nr_mmap && (unsigned long)ret < -4095ul)
+			emit_fileid(nr, st->args[4], ret, st->args[2]);
+	}
+	/* a new file's kernel name, for totals that will charge it */
+	if (c->fd_arg == DFT_FD_RET && ret >= 0 && (!emit_fileid(nr, ret, 0, 0) || !sent))
+		keep_name(ret, c->path_args);
+	return sent;
+}
+
 SEC("tp_btf/sys_exit")
 int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 {
 	long nr = SC_NR(regs);
 	struct dft_task *st = traced_call(nr);
 	const volatile struct dft_sc_cfg *c;
-	struct dft_syscall *e;
-	bool quiet, sent = true;
+	bool sent = true;
 	__u64 now;
 
 	if (!st || st->nr != nr)
@@ -507,40 +540,13 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	}
 	c = &sc_cfg[nr & NR_MASK];
 	now = bpf_ktime_get_ns();
-	quiet = quiet_step();
-	if (profile_on) {
-		if (!fold_call(st, ret, now))
-			count_lost(nr & NR_MASK);
-		/* what changes the fd tables still goes, for the model only */
-		if (c->interest != DFT_INTEREST_MODEL) {
-			st->nr = -1;
-			return 0;
-		}
-		quiet = true;
-	}
-	if (c->path_args) {
-		sent = emit_paths(st, ret, now, c->path_args, quiet);
-	} else {
-		e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-		if (!e)
-			record_lost(st, ret, now);
-		if (e) {
-			fill_syscall(e, st, ret, now, DFT_EV_SYSCALL);
-			if (quiet)
-				e->h.flags |= DFT_F_QUIET;
-			if (c->fd_pair_arg)
-				fill_fd_pair(e, st, c->fd_pair_arg - 1);
-			else if (c->new_fd_ino)
-				e->args[5] = fd_ino(ret);
-			bpf_ringbuf_submit(e, exec_mapping(nr, st) ?
-					      BPF_RB_FORCE_WAKEUP : wakeup_flag());
-		}
-		if (nr == nr_mmap && (unsigned long)ret < -4095ul)
-			emit_fileid(nr, st->args[4], ret, st->args[2]);
-	}
-	/* a new file's kernel name, for totals that will charge it */
-	if (c->fd_arg == DFT_FD_RET && ret >= 0 && (!emit_fileid(nr, ret, 0, 0) || !sent))
-		keep_name(ret, c->path_args);
+	/* under --profile only what changes the fd tables goes, for the
+	 * model only */
+	if (!profile_on || c->interest == DFT_INTEREST_MODEL)
+		sent = emit_syscall(st, c, nr, ret, now, profile_on || quiet_step());
+	/* folded: all under --profile, else what found no room */
+	if ((profile_on || !sent) && !fold_call(st, ret, now))
+		count_lost(nr & NR_MASK);
 	st->nr = -1;
 	return 0;
 }
@@ -646,7 +652,7 @@ int BPF_PROG(sched_process_exit, struct task_struct *p, bool group_dead)
 	if (!st)
 		return 0;
 	flush_run(st, p);
-	if (!flush_folds(st, p)) {
+	if (!flush_folds(st, p, group_dead)) {
 		count_lost(DFT_NR_MAX + DFT_EV_EXIT);
 		return 0;
 	}

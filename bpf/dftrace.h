@@ -279,7 +279,7 @@ struct dft_task {
 	/* the page fault in progress: a write, an instruction fetch */
 	unsigned char fault_write, fault_exec;
 	unsigned char phase_depth;	/* of phase[]: regions begun, not ended */
-	unsigned char folded;	/* has made totals: flush them at exit */
+	unsigned char pad2;
 	unsigned int phase[DFT_PHASE_DEPTH];	/* dft_phase_id of each */
 	unsigned long long close_dev, close_ino;	/* the file close is closing */
 	struct dft_fold_acc acc;	/* --profile, overload: see bpf/fold.h */

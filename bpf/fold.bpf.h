@@ -26,11 +26,11 @@ static __always_inline void keep_close_file(struct dft_task *st, long nr)
 	st->close_ino = f ? BPF_CORE_READ(f, f_inode, i_ino) : 0;
 }
 __u32 fold_gen;			/* the map being filled: set by user space */
+__u32 fold_made;		/* a total was made since user space cleared it */
 
 struct fold_map {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, 16384);	/* the loader may set it */
+	__uint(type, BPF_MAP_TYPE_HASH);	/* preallocated: no allocation per new key */
+	__uint(max_entries, 8192);
 	__type(key, struct dft_fold_key);
 	__type(value, struct dft_fold);
 };
@@ -97,6 +97,8 @@ static __always_inline struct dft_fold *total_of(struct dft_fold_key *k, __u32 g
 
 	if (v)
 		return v;
+	if (!fold_made)
+		fold_made = 1;
 	bpf_map_update_elem(map, k, &zero, BPF_NOEXIST);
 	return bpf_map_lookup_elem(map, k);
 }
@@ -123,7 +125,6 @@ static __always_inline bool flush_acc(struct dft_task *st)
 	v->fd = a->fold.fd;
 	for (int i = 0; i < DFT_FOLD_BUCKETS; i++)
 		v->hist[i] += a->fold.hist[i];
-	st->folded = 1;
 	return true;
 }
 
@@ -138,7 +139,7 @@ static __always_inline struct file *call_file(struct dft_task *st, long ret, int
 	if (!arg || st->nr == nr_close)
 		return NULL;
 	*fd = arg == DFT_FD_RET ? ret : arg <= DFT_SC_NARGS ? (int)st->args[(arg - 1) & 7] : -1;
-	f = fd_file(*fd);
+	f = fd_file_fast(*fd);
 	if (!f)
 		*fd = -1;
 	return f;
@@ -182,7 +183,7 @@ static __always_inline bool fold_call(struct dft_task *st, long ret, __u64 now)
 }
 
 struct flush_ctx {
-	__u32 tid;
+	__u32 tgid;
 	bool full;	/* a total found no room */
 };
 
@@ -191,7 +192,7 @@ static long flush_one(void *map, struct dft_fold_key *k, struct dft_fold *v,
 {
 	struct dft_fold_rec *r;
 
-	if (k->tid != c->tid)
+	if (k->tgid != c->tgid)
 		return 0;
 	r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
 	if (!r) {
@@ -206,17 +207,38 @@ static long flush_one(void *map, struct dft_fold_key *k, struct dft_fold *v,
 	return 0;
 }
 
-/* A thread that made totals exits: they go out ahead of its exit record,
- * while user space still knows the process. False if some found no
- * room: then no exit record may follow, or user space would forget the
- * process before it drains them. */
-static __always_inline bool flush_folds(struct dft_task *st, struct task_struct *t)
+/* A thread's running total, as a record. */
+static __always_inline bool send_acc(struct dft_task *st, struct task_struct *t)
 {
-	struct flush_ctx c = { .tid = t->pid };
+	struct dft_fold_rec *r;
 
-	if (!flush_acc(st))
+	if (!st->acc.used)
+		return true;
+	r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+	if (!r)
+		return flush_acc(st);	/* into the map, for the drain */
+	fill_header(&r->h, DFT_EV_FOLD, t);
+	r->key = st->acc.key;
+	r->fold = st->acc.fold;
+	bpf_ringbuf_submit(r, 0);
+	st->acc.used = 0;
+	return true;
+}
+
+/* A thread that folded calls exits: its running total goes out ahead of
+ * its exit record; when the process ends, its totals in the map too
+ * (looked for only if a total was made since the maps last flipped),
+ * while user space still knows the process. False if some found no room:
+ * then no exit record may follow, or user space would forget the process
+ * before it drains them. */
+static __always_inline bool flush_folds(struct dft_task *st, struct task_struct *t,
+					bool group_dead)
+{
+	struct flush_ctx c = { .tgid = t->tgid };
+
+	if (!send_acc(st, t))
 		return false;
-	if (!st->folded)
+	if (!group_dead || !fold_made)
 		return true;
 	bpf_for_each_map_elem(fold_gen & 1 ? (void *)&fold1 : (void *)&fold0,
 			      flush_one, &c, 0);

@@ -12,6 +12,7 @@ void folds_init(struct folds *f, struct dftrace_bpf *skel, uint64_t interval_ns)
 	f->names_fd = bpf_map__fd(skel->maps.lost_names);
 	f->tasks_fd = bpf_map__fd(skel->maps.tasks);
 	f->gen = &skel->bss->fold_gen;
+	f->made = &skel->bss->fold_made;
 	f->interval_ns = interval_ns;
 	f->next_ns = 0;
 }
@@ -54,6 +55,8 @@ void folds_tick(struct folds *f, struct trace *t, uint64_t now_ns)
 	if (now_ns < f->next_ns)
 		return;
 	f->next_ns = now_ns + f->interval_ns;
+	/* cleared first: a total made meanwhile sets it again */
+	*(volatile uint32_t *)f->made = 0;
 	*(volatile uint32_t *)f->gen = old ^ 1;
 	/* a hook that read the old number is done within microseconds */
 	nanosleep(&grace, NULL);

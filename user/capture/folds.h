@@ -17,6 +17,7 @@ struct folds {
 	int names_fd;		/* files opened with no room to name them */
 	int tasks_fd;		/* each thread's running total, at the end */
 	uint32_t *gen;		/* the kernel's fold_gen: the map it fills */
+	uint32_t *made;		/* the kernel's fold_made: a total since */
 	uint64_t interval_ns, next_ns;
 };
 
