@@ -479,6 +479,10 @@ void on_exec(struct trace *t, const struct dft_exec *e)
 		t->root_execd = true;
 	become_new_program(t, p, e);
 	files_renamed(&t->files, p);
+	/* the new name may have been written already (a record the exec
+	 * itself made came first): again, now with the rank */
+	if (p->job.rank >= 0 && (s = files_sink_if_open(&t->files, p)))
+		writer_forget_names(s, p->pid, e->h.tid);
 	/* A new program may carry annotations. */
 	if (p->exe && !privileged && !left && t->cfg.on_program)
 		t->cfg.on_program(t->cfg.on_program_ctx, p->exe->str);
