@@ -43,11 +43,34 @@ static inline void jb_reset(struct jbuf *b)
 	b->len = 0;
 }
 
+/* n bytes, n <= 32, as at most two fixed-size copies that overlap: no
+ * byte outside [s, s + n) is read. Keys and fragments are this short, and
+ * a call into memcpy per key was a fifth of the writer's time. */
+static inline void jb_copy_short(char *d, const char *s, size_t n)
+{
+	if (n >= 16) {
+		memcpy(d, s, 16);
+		memcpy(d + n - 16, s + n - 16, 16);
+	} else if (n >= 8) {
+		memcpy(d, s, 8);
+		memcpy(d + n - 8, s + n - 8, 8);
+	} else if (n >= 4) {
+		memcpy(d, s, 4);
+		memcpy(d + n - 4, s + n - 4, 4);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			d[i] = s[i];
+	}
+}
+
 static inline void jb_mem(struct jbuf *b, const void *s, size_t n)
 {
 	if (!jb_room(b, n))
 		return;
-	memcpy(b->p + b->len, s, n);
+	if (n <= 32)
+		jb_copy_short(b->p + b->len, s, n);
+	else
+		memcpy(b->p + b->len, s, n);
 	b->len += n;
 }
 
