@@ -87,11 +87,10 @@ static __always_inline void add_call(struct dft_fold *v, long ret, __u64 dur,
 	v->hist[dft_fold_bucket(dur) & (DFT_FOLD_BUCKETS - 1)]++;
 }
 
-/* The total of key in the map of gen, made if new; NULL if full. */
-static __always_inline struct dft_fold *total_of(struct dft_fold_key *k, __u32 gen,
-						 __u64 first_ns)
+/* The total of key in the map being filled, made if new; NULL if full. */
+static __always_inline struct dft_fold *total_of(struct dft_fold_key *k, __u64 first_ns)
 {
-	void *map = gen & 1 ? (void *)&fold1 : (void *)&fold0;
+	void *map = fold_gen & 1 ? (void *)&fold1 : (void *)&fold0;
 	struct dft_fold *v = bpf_map_lookup_elem(map, k);
 	struct dft_fold zero = { .first_ns = first_ns };
 
@@ -114,7 +113,7 @@ static __always_inline bool flush_acc(struct dft_task *st)
 	a->used = 0;
 	/* into the map being filled: one begun before a flip lands in the
 	 * next interval, never in a map user space has drained already */
-	v = total_of(&a->key, fold_gen, a->fold.first_ns);
+	v = total_of(&a->key, a->fold.first_ns);
 	if (!v)
 		return false;
 	v->calls += a->fold.calls;

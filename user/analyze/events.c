@@ -30,13 +30,8 @@ void ev_input_init(struct ev_input *in, const char *path)
 
 void ev_input_free(struct ev_input *in)
 {
-	uint64_t k, v;
-	size_t it = 0;
-
 	fh_table_free(&in->fh);
-	while (hmap_next(&in->comm, &it, &k, &v))
-		free((void *)(uintptr_t)v);
-	hmap_free(&in->comm);
+	hmap_free_ptrs(&in->comm);
 	hmap_free(&in->ranks);
 }
 

@@ -39,10 +39,5 @@ const struct fh_path *fh_table_get(const struct fh_table *t, struct span fhash)
 
 void fh_table_free(struct fh_table *t)
 {
-	uint64_t k, v;
-	size_t it = 0;
-
-	while (hmap_next(&t->paths, &it, &k, &v))
-		free((void *)(uintptr_t)v);
-	hmap_free(&t->paths);
+	hmap_free_ptrs(&t->paths);
 }

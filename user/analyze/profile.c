@@ -500,16 +500,6 @@ int profile_finish(struct profile *p)
 	return rc;
 }
 
-static void free_links(struct hmap *m)
-{
-	uint64_t k, v;
-	size_t it = 0;
-
-	while (hmap_next(m, &it, &k, &v))
-		free((void *)(uintptr_t)v);
-	hmap_free(m);
-}
-
 void profile_free(struct profile *p)
 {
 	struct heap_item hi;
@@ -534,7 +524,7 @@ void profile_free(struct profile *p)
 	}
 	heap_free(&p->seen_by_end);
 	hmap_free(&p->seen);	/* its links were all in the heap */
-	free_links(&p->pending);
+	hmap_free_ptrs(&p->pending);
 	while (hmap_next(&p->stacks, &it, &k, &v)) {
 		struct stack *st = (void *)(uintptr_t)v;
 

@@ -545,12 +545,8 @@ void sources_free(struct source_set *set)
 {
 	for (uint32_t i = 0; i < set->n; i++) {
 		struct source *s = &set->src[i];
-		uint64_t k, v;
-		size_t it = 0;
 
-		while (hmap_next(&s->comm, &it, &k, &v))
-			free((void *)(uintptr_t)v);
-		hmap_free(&s->comm);
+		hmap_free_ptrs(&s->comm);
 		hmap_free(&s->pids);
 		hmap_free(&s->tids);
 		for (uint32_t j = 0; j < s->ntorch; j++)

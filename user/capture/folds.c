@@ -17,34 +17,40 @@ void folds_init(struct folds *f, struct dftrace_bpf *skel, uint64_t interval_ns)
 	f->next_ns = 0;
 }
 
-/* Every total of one map, out of it. */
-static void drain_map(int fd, struct trace *t)
-{
-	struct dft_fold_key key, next;
+union drain_key {
+	struct dft_fold_key fold;
+	struct dft_name_key name;
+};
+
+union drain_val {
 	struct dft_fold fold;
+	char path[DFT_PATH_MAX];
+};
+
+/* Every entry of a map, taken out of it and handed to take. */
+static void drain(int fd, struct trace *t,
+		  void (*take)(struct trace *t, const union drain_key *k, const union drain_val *v))
+{
+	union drain_key key, next;
+	union drain_val val;
 	int more = bpf_map_get_next_key(fd, NULL, &next) == 0;
 
 	while (more) {
 		key = next;
 		more = bpf_map_get_next_key(fd, &key, &next) == 0;
-		if (bpf_map_lookup_and_delete_elem(fd, &key, &fold) == 0)
-			trace_fold(t, &key, &fold);
+		if (bpf_map_lookup_and_delete_elem(fd, &key, &val) == 0)
+			take(t, &key, &val);
 	}
 }
 
-/* Names first: the totals may charge those files. */
-static void drain_names(int fd, struct trace *t)
+static void take_fold(struct trace *t, const union drain_key *k, const union drain_val *v)
 {
-	struct dft_name_key key, next;
-	char path[DFT_PATH_MAX];
-	int more = bpf_map_get_next_key(fd, NULL, &next) == 0;
+	trace_fold(t, &k->fold, &v->fold);
+}
 
-	while (more) {
-		key = next;
-		more = bpf_map_get_next_key(fd, &key, &next) == 0;
-		if (bpf_map_lookup_and_delete_elem(fd, &key, path) == 0)
-			trace_name_file(t, key.tgid, key.dev, key.ino, path, sizeof(path));
-	}
+static void take_name(struct trace *t, const union drain_key *k, const union drain_val *v)
+{
+	trace_name_file(t, k->name.tgid, k->name.dev, k->name.ino, v->path, sizeof(v->path));
 }
 
 void folds_tick(struct folds *f, struct trace *t, uint64_t now_ns)
@@ -60,8 +66,9 @@ void folds_tick(struct folds *f, struct trace *t, uint64_t now_ns)
 	*(volatile uint32_t *)f->gen = old ^ 1;
 	/* a hook that read the old number is done within microseconds */
 	nanosleep(&grace, NULL);
-	drain_names(f->names_fd, t);
-	drain_map(f->map_fd[old], t);
+	/* names first: the totals may charge those files */
+	drain(f->names_fd, t, take_name);
+	drain(f->map_fd[old], t, take_fold);
 }
 
 bool folds_lost_name(void *ctx, const struct dft_name_key *k, char *path, size_t size)
@@ -79,9 +86,9 @@ void folds_finish(struct folds *f, struct trace *t)
 	size_t it = 0;
 	uint64_t tid, v;
 
-	drain_names(f->names_fd, t);
-	drain_map(f->map_fd[0], t);
-	drain_map(f->map_fd[1], t);
+	drain(f->names_fd, t, take_name);
+	drain(f->map_fd[0], t, take_fold);
+	drain(f->map_fd[1], t, take_fold);
 	/* live threads: what they added since their last flush */
 	while (hmap_next(&m->threads, &it, &tid, &v))
 		if (!attach_read_task(f->tasks_fd, tid, &st) && st.acc.used)

@@ -246,14 +246,9 @@ static void count_op(struct trace *t, const struct sc_desc *d,
 		     const struct thread *th, int64_t ret)
 {
 	const struct phase_frame *top = th ? phase_top(&th->phases) : NULL;
-	int i = sc_name_index(d);
 
-	t->stats.count[i]++;
-	if (!d->moves_bytes || ret <= 0)
-		return;
-	t->stats.bytes[i] += ret;
-	if (top)
-		phase_add_bytes(&t->stats.phases, top->cat, top->name, ret);
+	stats_count(&t->stats, sc_name_index(d), 1, d->moves_bytes, ret,
+		    top ? top->cat : NULL, top ? top->name : NULL);
 }
 
 void on_syscall(struct trace *t, const struct dft_syscall *e,

@@ -35,12 +35,7 @@ void fold_learn_phase(struct trace *t, const struct dft_annot *raw,
 
 void fold_phases_free(struct trace *t)
 {
-	uint64_t k, v;
-	size_t it = 0;
-
-	while (hmap_next(&t->phase_ids, &it, &k, &v))
-		free((void *)(uintptr_t)v);
-	hmap_free(&t->phase_ids);
+	hmap_free_ptrs(&t->phase_ids);
 }
 
 void trace_name_file(struct trace *t, uint32_t pid, uint64_t dev, uint64_t ino,
@@ -101,21 +96,6 @@ static size_t hist_str(const struct dft_fold *f, char *buf, size_t size)
 	return n < size ? n : size - 1;
 }
 
-static void count_fold(struct trace *t, const struct sc_desc *d,
-		       const struct phase_name *ph, const struct dft_fold *f, bool data)
-{
-	int i = sc_name_index(d);
-
-	if (i < 0)
-		return;
-	t->stats.count[i] += f->calls;
-	if (!data)
-		return;
-	t->stats.bytes[i] += f->bytes;
-	if (ph)
-		phase_add_bytes(&t->stats.phases, ph->cat, ph->name, f->bytes);
-}
-
 void trace_fold(struct trace *t, const struct dft_fold_key *k, const struct dft_fold *f)
 {
 	const struct sc_desc *d = sc_lookup(k->nr);
@@ -123,7 +103,7 @@ void trace_fold(struct trace *t, const struct dft_fold_key *k, const struct dft_
 	struct proc *p = d && f->calls ? proc_get(&t->model, k->tgid) : NULL;
 	struct thread *th = p ? trace_thread(t, p, k->tid) : NULL;
 	const struct phase_name *ph = k->phase ? hmap_get_ptr(&t->phase_ids, k->phase) : NULL;
-	bool data = d && sc_bytes_of(d->name, strlen(d->name)) != SC_BYTES_NONE;
+	bool data = d && d->moves_bytes;
 	struct phase_frame frame = { 0 };
 	struct fold_event ev;
 	struct sink *s;
@@ -133,7 +113,8 @@ void trace_fold(struct trace *t, const struct dft_fold_key *k, const struct dft_
 		t->stats.folds_orphaned += f->calls;
 		return;
 	}
-	count_fold(t, d, ph, f, data);
+	stats_count(&t->stats, sc_name_index(d), f->calls, data, f->bytes,
+		    ph ? ph->cat : NULL, ph ? ph->name : NULL);
 	if (d->silent || !(s = files_sink(&t->files, p)))
 		return;
 	if (ph) {

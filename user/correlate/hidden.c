@@ -49,20 +49,24 @@ static const char *aio_name(unsigned int op)
 	return op < sizeof(names) / sizeof(names[0]) ? names[op] : "aio_op";
 }
 
+/* The names come from the fixed tables above, one after another mostly
+ * the same: their index and kind are looked up when the name changes,
+ * not for every request. */
 static void count(struct trace *t, const char *name, const struct thread *th,
 		  int64_t bytes)
 {
+	static const char *last;
+	static int index;
+	static bool moves;
 	const struct phase_frame *top = phase_top(&th->phases);
-	int i = sc_index_of_name(name);
 
-	if (i < 0)
-		return;
-	t->stats.count[i]++;
-	if (bytes <= 0 || sc_bytes_of(name, strlen(name)) == SC_BYTES_NONE)
-		return;
-	t->stats.bytes[i] += bytes;
-	if (top)
-		phase_add_bytes(&t->stats.phases, top->cat, top->name, bytes);
+	if (name != last) {
+		last = name;
+		index = sc_index_of_name(name);
+		moves = sc_bytes_of(name, strlen(name)) != SC_BYTES_NONE;
+	}
+	stats_count(&t->stats, index, 1, moves, bytes,
+		    top ? top->cat : NULL, top ? top->name : NULL);
 }
 
 static void write_io(struct trace *t, struct proc *p, struct thread *th,

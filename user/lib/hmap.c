@@ -157,6 +157,18 @@ void hmap_free(struct hmap *m)
 	*m = (struct hmap){ 0 };
 }
 
+void hmap_free_ptrs(struct hmap *m)
+{
+	uint64_t k, v;
+	size_t it = 0;
+
+	if (!m)
+		return;
+	while (hmap_next(m, &it, &k, &v))
+		free((void *)(uintptr_t)v);
+	hmap_free(m);
+}
+
 bool hmap_next(const struct hmap *m, size_t *it, uint64_t *key, uint64_t *val)
 {
 	/* Slot it - 1 is looked at; the zero key comes first, at it 0. */

@@ -31,6 +31,8 @@ int hmap_add(struct hmap *m, uint64_t key, uint64_t val);
 bool hmap_del(struct hmap *m, uint64_t key, uint64_t *val);
 /* Frees the storage; the map is empty and usable again. NULL-safe. */
 void hmap_free(struct hmap *m);
+/* The same for a map whose values are malloc'd pointers: frees them too. */
+void hmap_free_ptrs(struct hmap *m);
 
 /* Iteration: size_t it = 0; while (hmap_next(m, &it, &k, &v)) ...
  * Changing the map meanwhile is not allowed. */

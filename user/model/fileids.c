@@ -168,10 +168,5 @@ bool fileid_is_code(struct fileids *f, uint64_t dev, uint64_t ino)
 
 void fileids_free(struct fileids *f)
 {
-	uint64_t k, v;
-	size_t it = 0;
-
-	while (hmap_next(&f->by_id, &it, &k, &v))
-		free((void *)(uintptr_t)v);
-	hmap_free(&f->by_id);
+	hmap_free_ptrs(&f->by_id);
 }

@@ -4,6 +4,7 @@
 #ifndef MODEL_STATS_H
 #define MODEL_STATS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "model/phases.h"
 #include "model/syscalls.h"
@@ -27,5 +28,22 @@ struct trace_stats {
 	int write_error;	/* first output error, negative errno */
 	char write_error_msg[TRACE_ERR_LEN]; /* and what it was */
 };
+
+/* calls of the operation at index i (sc_name_index), which moved bytes
+ * (counted when the operation moves data and bytes > 0) in the region
+ * cat/name (NULL: none). One rule for every way a call is counted. */
+static inline void stats_count(struct trace_stats *st, int i, uint64_t calls,
+			       bool moves_bytes, int64_t bytes,
+			       const struct istr *cat, const struct istr *name)
+{
+	if (i < 0)
+		return;
+	st->count[i] += calls;
+	if (!moves_bytes || bytes <= 0)
+		return;
+	st->bytes[i] += bytes;
+	if (cat)
+		phase_add_bytes(&st->phases, cat, name, bytes);
+}
 
 #endif
