@@ -389,13 +389,6 @@ static __always_inline __u64 arg_at(struct dft_task *st, int i)
 	return i >= 0 && i < DFT_SC_NARGS ? st->args[i] : 0;
 }
 
-/* A file mapped executable may be a library with annotations: the
- * consumer attaches to it, and should hear of it at once. */
-static __always_inline bool exec_mapping(long nr, struct dft_task *st)
-{
-	return nr == nr_mmap && (st->args[2] & PROT_EXEC);
-}
-
 /* pipe/socketpair: the new fds live in user memory. args[5] carries
  * them, args[3] and args[4] their inode numbers. */
 static __always_inline void fill_fd_pair(struct dft_syscall *e,
@@ -512,8 +505,10 @@ static __always_inline bool emit_syscall(struct dft_task *st, const volatile str
 			fill_fd_pair(e, st, c->fd_pair_arg - 1);
 		else if (c->new_fd_ino)
 			e->args[5] = fd_ino(ret);
-		bpf_ringbuf_submit(e, exec_mapping(nr, st) ?
-				      BPF_RB_FORCE_WAKEUP : wakeup_flag());
+		/* not woken even for a library mapped executable, which may
+		 * have annotations to attach: the consumer looks every 10 ms
+		 * anyway, and a wakeup costs the mapping process ~25 us */
+		bpf_ringbuf_submit(e, wakeup_flag());
 		if (nr == nr_mmap && (unsigned long)ret < -4095ul)
 			emit_fileid(nr, st->args[4], ret, st->args[2]);
 	}

@@ -2,9 +2,11 @@
 /*
  * Calls folded into totals in the kernel (bpf/fold.h): every call under
  * --profile, and otherwise a call whose record the ring buffer had no
- * room for, so that overload loses no byte and no time. Two maps, one
- * being filled while user space drains the other (fold_gen flips them):
- * a total is never added to while it is read and deleted. Also each
+ * room for, so that overload loses no byte and no time. A thread adds to
+ * a running total while its key stays the same, then sends it as a
+ * record; when the ring is full, into one of two maps, one being filled
+ * while user space drains the other (fold_gen flips them): a total is
+ * never added to while it is read and deleted. Also each
  * thread's stack of region ids, which the totals are keyed by.
  * Included by dftrace.bpf.c, after the helpers it uses.
  */
@@ -102,15 +104,28 @@ static __always_inline struct dft_fold *total_of(struct dft_fold_key *k, __u64 f
 	return bpf_map_lookup_elem(map, k);
 }
 
-/* The thread's running total into the map. */
-static __always_inline bool flush_acc(struct dft_task *st)
+/* The thread's running total out: as a record, which user space adds to
+ * the total of its key (a record costs less than a hash map update: a
+ * new key is a lookup, an insert and a lookup again); into the map being
+ * filled, for user space to drain, when the ring has no room. False if
+ * the map had none either. */
+static __always_inline bool flush_acc(struct dft_task *st, struct task_struct *t)
 {
 	struct dft_fold_acc *a = &st->acc;
+	struct dft_fold_rec *r;
 	struct dft_fold *v;
 
 	if (!a->used)
 		return true;
 	a->used = 0;
+	r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+	if (r) {
+		fill_header(&r->h, DFT_EV_FOLD, t);
+		r->key = a->key;
+		r->fold = a->fold;
+		bpf_ringbuf_submit(r, wakeup_flag());
+		return true;
+	}
 	/* into the map being filled: one begun before a flip lands in the
 	 * next interval, never in a map user space has drained already */
 	v = total_of(&a->key, a->fold.first_ns);
@@ -159,7 +174,7 @@ static __always_inline bool fold_call(struct dft_task *st, long ret, __u64 now)
 	    a->key.phase != phase || a->gen != gen || st->nr == nr_close) {
 		__u64 pid_tgid = bpf_get_current_pid_tgid();
 
-		ok = flush_acc(st);
+		ok = flush_acc(st, bpf_get_current_task_btf());
 		__builtin_memset(a, 0, sizeof(*a));
 		a->key.tgid = pid_tgid >> 32;
 		a->key.tid = (__u32)pid_tgid;
@@ -206,27 +221,10 @@ static long flush_one(void *map, struct dft_fold_key *k, struct dft_fold *v,
 	return 0;
 }
 
-/* A thread's running total, as a record. */
-static __always_inline bool send_acc(struct dft_task *st, struct task_struct *t)
-{
-	struct dft_fold_rec *r;
-
-	if (!st->acc.used)
-		return true;
-	r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
-	if (!r)
-		return flush_acc(st);	/* into the map, for the drain */
-	fill_header(&r->h, DFT_EV_FOLD, t);
-	r->key = st->acc.key;
-	r->fold = st->acc.fold;
-	bpf_ringbuf_submit(r, 0);
-	st->acc.used = 0;
-	return true;
-}
-
 /* A thread that folded calls exits: its running total goes out ahead of
  * its exit record; when the process ends, its totals in the map too
- * (looked for only if a total was made since the maps last flipped),
+ * (looked for only if a total was made there since the maps last
+ * flipped, which takes a full ring: a walk of the map costs ~0.5 ms),
  * while user space still knows the process. False if some found no room:
  * then no exit record may follow, or user space would forget the process
  * before it drains them. */
@@ -235,7 +233,7 @@ static __always_inline bool flush_folds(struct dft_task *st, struct task_struct 
 {
 	struct flush_ctx c = { .tgid = t->tgid };
 
-	if (!send_acc(st, t))
+	if (!flush_acc(st, t))
 		return false;
 	if (!group_dead || !fold_made)
 		return true;

@@ -29,10 +29,11 @@ struct dft_fold {
 	unsigned int hist[DFT_FOLD_BUCKETS];
 };
 
-/* A thread's total being added to, in its task storage: the map takes it
- * when the thread's next call is another (call, fd, file, phase), when
- * the maps flip, or when it exits; user space reads what is left at the
- * end. A tight loop on one fd costs no map lookup. */
+/* A thread's total being added to, in its task storage: it goes out (a
+ * record; the map when the ring is full) when the thread's next call is
+ * another (call, fd, file, phase), when the maps flip, or when it exits;
+ * user space reads what is left at the end. A tight loop on one fd costs
+ * neither a record nor a map lookup. */
 struct dft_fold_acc {
 	struct dft_fold_key key;
 	struct dft_fold fold;

@@ -69,6 +69,7 @@ void folds_tick(struct folds *f, struct trace *t, uint64_t now_ns)
 	/* names first: the totals may charge those files */
 	drain(f->names_fd, t, take_name);
 	drain(f->map_fd[old], t, take_fold);
+	trace_write_folds(t);
 }
 
 bool folds_lost_name(void *ctx, const struct dft_name_key *k, char *path, size_t size)
@@ -93,4 +94,5 @@ void folds_finish(struct folds *f, struct trace *t)
 	while (hmap_next(&m->threads, &it, &tid, &v))
 		if (!attach_read_task(f->tasks_fd, tid, &st) && st.acc.used)
 			trace_fold(t, &st.acc.key, &st.acc.fold);
+	trace_write_folds(t);
 }

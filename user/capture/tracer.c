@@ -497,12 +497,35 @@ static int set_up(struct tracer *tr)
 	return ret;
 }
 
+/* $DFTRACE_BPF_PROG_STATS, for make bench: each program's runs and
+ * run time in the kernel (counted while kernel.bpf_stats_enabled is 1). */
+static void print_prog_stats(const struct tracer *tr)
+{
+	struct bpf_prog_info info;
+	struct bpf_program *prog;
+	__u32 len;
+
+	if (!getenv("DFTRACE_BPF_PROG_STATS"))
+		return;
+
+	bpf_object__for_each_program(prog, tr->skel->obj) {
+		memset(&info, 0, sizeof(info));
+		len = sizeof(info);
+		if (bpf_program__fd(prog) >= 0 &&
+		    !bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) && info.run_cnt)
+			fprintf(stderr, "bpf_prog %s %llu runs %llu ns\n", bpf_program__name(prog),
+				(unsigned long long)info.run_cnt,
+				(unsigned long long)info.run_time_ns);
+	}
+}
+
 /* Nothing more is recorded: probes and hooks go, so that what the ring
  * holds now is all there is, and the command may outlive the trace. */
 static void stop_tracing(struct tracer *tr)
 {
 	usdt_free(&tr->usdt);
 	dftrace_bpf__detach(tr->skel);
+	print_prog_stats(tr);
 	set_tracer_comm(TRACER_COMM_DONE);
 }
 

@@ -439,8 +439,11 @@ static struct thread *become_new_program(struct trace *t, struct proc *p,
 /* A thread has ended: nothing of it is kept. */
 static void forget_thread(struct trace *t, struct proc *p, uint32_t tid)
 {
-	struct sink *s = p ? files_sink_if_open(&t->files, p) : NULL;
+	struct sink *s;
 
+	if (p)
+		fold_write_totals(t, p, tid);
+	s = p ? files_sink_if_open(&t->files, p) : NULL;
 	if (s)
 		writer_forget_names(s, 0, tid);
 	thread_free(&t->model, tid);
@@ -449,8 +452,10 @@ static void forget_thread(struct trace *t, struct proc *p, uint32_t tid)
 static void forget_process(struct trace *t, struct proc *p, uint32_t tid,
 			   uint64_t ts_ns)
 {
-	struct sink *s = files_sink_if_open(&t->files, p);
+	struct sink *s;
 
+	fold_write_totals(t, p, 0);
+	s = files_sink_if_open(&t->files, p);
 	if (s)
 		writer_forget_names(s, p->pid, tid);
 	thread_free(&t->model, tid);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "correlate/state.h"
+#include "lib/hash.h"
 #include "model/paths.h"
 
 struct phase_name {
@@ -96,22 +97,24 @@ static size_t hist_str(const struct dft_fold *f, char *buf, size_t size)
 	return n < size ? n : size - 1;
 }
 
-void trace_fold(struct trace *t, const struct dft_fold_key *k, const struct dft_fold *f)
+/* One total as its event. */
+static void write_total(struct trace *t, struct proc *p, const struct dft_fold_key *k,
+			const struct dft_fold *f)
 {
 	const struct sc_desc *d = sc_lookup(k->nr);
-	/* not revived from /proc: ids would start again */
-	struct proc *p = d && f->calls ? proc_get(&t->model, k->tgid) : NULL;
-	struct thread *th = p ? trace_thread(t, p, k->tid) : NULL;
+	/* a thread gone by now is written under its process's name */
+	struct thread gone = { .tid = k->tid, .pid = p->pid };
+	struct thread *th = thread_get(&t->model, k->tid);
 	const struct phase_name *ph = k->phase ? hmap_get_ptr(&t->phase_ids, k->phase) : NULL;
-	bool data = d && d->moves_bytes;
+	bool data = d->moves_bytes;
 	struct phase_frame frame = { 0 };
 	struct fold_event ev;
 	struct sink *s;
 	char hist[DFT_FOLD_BUCKETS * 16];
 
-	if (!th) { /* not seen, or gone: cannot be */
-		t->stats.folds_orphaned += f->calls;
-		return;
+	if (!th) {
+		memcpy(gone.comm, p->comm, sizeof(gone.comm));
+		th = &gone;
 	}
 	stats_count(&t->stats, sc_name_index(d), f->calls, data, f->bytes,
 		    ph ? ph->cat : NULL, ph ? ph->name : NULL);
@@ -131,6 +134,97 @@ void trace_fold(struct trace *t, const struct dft_fold_key *k, const struct dft_
 	};
 	writer_fold(&t->writer, s, p, th, &ev);
 	end_event(t, s);
+}
+
+struct fold_total {
+	struct dft_fold_key key;
+	struct dft_fold fold;
+};
+
+static void add_total(struct dft_fold *to, const struct dft_fold *f)
+{
+	to->calls += f->calls;
+	to->bytes += f->bytes;
+	to->errors += f->errors;
+	to->dur_ns += f->dur_ns;
+	if (f->first_ns < to->first_ns)
+		to->first_ns = f->first_ns;
+	if (f->last_ns >= to->last_ns) {
+		to->last_ns = f->last_ns;
+		to->fd = f->fd;
+	}
+	for (int i = 0; i < DFT_FOLD_BUCKETS; i++)
+		to->hist[i] += f->hist[i];
+}
+
+/* Added to the process's total of the same key, written at the next
+ * interval, the thread's end or the process's: a thread's running total
+ * reaches us each time its key changes, which under --profile can be
+ * every call. */
+void trace_fold(struct trace *t, const struct dft_fold_key *k, const struct dft_fold *f)
+{
+	/* not revived from /proc: ids would start again */
+	struct proc *p = sc_lookup(k->nr) && f->calls ? proc_get(&t->model, k->tgid) : NULL;
+	uint64_t h = dft_hash64(k, sizeof(*k));
+	struct fold_total *n;
+
+	if (!p) { /* not seen, or gone: cannot be */
+		t->stats.folds_orphaned += f->calls;
+		return;
+	}
+	n = hmap_get_ptr(&p->folds, h);
+	if (n && !memcmp(&n->key, k, sizeof(*k))) {
+		add_total(&n->fold, f);
+		return;
+	}
+	if (n) /* another key of the same hash: out first */
+		write_total(t, p, &n->key, &n->fold);
+	else if (!(n = malloc(sizeof(*n))) || hmap_put_ptr(&p->folds, h, n)) {
+		free(n);
+		write_total(t, p, k, f);
+		return;
+	}
+	n->key = *k;
+	n->fold = *f;
+}
+
+struct fold_out {
+	struct trace *t;
+	uint32_t tid;	/* 0: every thread's */
+};
+
+/* Writes p's totals (of one thread, or all), which then go. */
+static void write_proc_totals(struct proc *p, void *ctx)
+{
+	struct fold_out *o = ctx;
+	struct hmap keep = { 0 };
+	struct fold_total *n;
+	size_t it = 0;
+	uint64_t h, v;
+
+	while (hmap_next(&p->folds, &it, &h, &v)) {
+		n = (struct fold_total *)(uintptr_t)v;
+		if (o->tid && n->key.tid != o->tid && !hmap_put_ptr(&keep, h, n))
+			continue;
+		write_total(o->t, p, &n->key, &n->fold);
+		free(n);
+	}
+	hmap_free(&p->folds);
+	p->folds = keep;
+}
+
+void fold_write_totals(struct trace *t, struct proc *p, uint32_t tid)
+{
+	struct fold_out o = { t, tid };
+
+	write_proc_totals(p, &o);
+}
+
+void trace_write_folds(struct trace *t)
+{
+	struct fold_out o = { t, 0 };
+
+	procs_each(&t->model, write_proc_totals, &o);
 }
 
 void on_fold_record(struct trace *t, const struct dft_fold_rec *r)

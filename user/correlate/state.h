@@ -43,6 +43,8 @@ void on_async_record(struct trace *t, const void *data, size_t size);
 
 /* folded.c: totals the kernel folded */
 void on_fold_record(struct trace *t, const struct dft_fold_rec *r);
+/* Writes the totals of p not written yet: of thread tid, or all (0). */
+void fold_write_totals(struct trace *t, struct proc *p, uint32_t tid);
 /* A region began: its kernel-side id (from the strings as the kernel
  * read them) names these. */
 void fold_learn_phase(struct trace *t, const struct dft_annot *raw,

@@ -55,9 +55,13 @@ void trace_finish(struct trace *t, const uint64_t *lost, size_t nslots);
  * no record could say so: totals that charge (dev, ino) are named so. */
 void trace_name_file(struct trace *t, uint32_t pid, uint64_t dev, uint64_t ino,
 		     const char *path, size_t size);
-/* A total of folded calls (bpf/fold.h): one event. */
+/* A total of folded calls (bpf/fold.h), added to the one of its key:
+ * written by trace_write_folds, or when its thread or process ends. */
 void trace_fold(struct trace *t, const struct dft_fold_key *key,
 		const struct dft_fold *fold);
+/* Every total not written yet, one event each (every interval, and at
+ * the end). */
+void trace_write_folds(struct trace *t);
 /* Periodic flush of every open file; returns the first error. */
 int trace_flush(struct trace *t);
 const struct trace_stats *trace_stats(const struct trace *t);

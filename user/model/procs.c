@@ -149,6 +149,7 @@ static void free_proc(struct proc *p)
 	forget_pagesets(p);
 	free(p->pagesets);
 	ctx_free(&p->ctx);
+	hmap_free_ptrs(&p->folds);
 	free(p);
 }
 

@@ -45,6 +45,7 @@ struct proc {
 	struct istr *cmdline;	/* argv, space-separated, as an SH string */
 	struct phase_ctx ctx;	/* epoch, step and user keys from annotations */
 	struct job_rank job;	/* its launcher's rank variables, at exec */
+	struct hmap folds;	/* totals not written yet: key hash -> malloc'd total */
 };
 
 struct thread {
