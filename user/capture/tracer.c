@@ -26,6 +26,7 @@
 #include "capture/folds.h"
 #include "capture/lost.h"
 #include "capture/report.h"
+#include "capture/ring.h"
 #include "capture/torchenv.h"
 #include "capture/tracer.h"
 #include "capture/usdt.h"
@@ -51,7 +52,7 @@
 struct tracer {
 	struct env env;
 	struct dftrace_bpf *skel;
-	struct ring_buffer *rb;
+	struct ring ring;
 	struct trace *trace;
 	struct sink *sink;	/* -o */
 	struct outdir *outdir;	/* -D */
@@ -200,10 +201,10 @@ static int drain_batch(struct tracer *tr, int timeout_ms)
 	int n;
 
 	tr->batch = 0;
-	n = ring_buffer__poll(tr->rb, timeout_ms);
+	n = timeout_ms ? ring_wait(&tr->ring, timeout_ms) : 0;
 	/* Wakeups are batched in the kernel: look whether or not we were woken. */
 	if (n >= 0)
-		n = ring_buffer__consume(tr->rb);
+		n = ring_consume(&tr->ring, on_record, tr);
 	if (n == BATCH_FULL)
 		return 1;
 	return n < 0 && n != -EINTR ? n : 0;
@@ -459,13 +460,10 @@ static int start_trace(struct tracer *tr)
 		report_error("cannot start the trace: %s", strerror(-err));
 		return err;
 	}
-	tr->rb = ring_buffer__new(bpf_map__fd(tr->skel->maps.events), on_record,
-				  tr, NULL);
-	if (!tr->rb) {
-		report_error("cannot open the ring buffer: %s", strerror(errno));
-		return -errno;
-	}
-	return 0;
+	err = ring_open(&tr->ring, bpf_map__fd(tr->skel->maps.events));
+	if (err)
+		report_error("cannot open the ring buffer: %s", strerror(-err));
+	return err;
 }
 
 /* Everything up to the first traced syscall. */
@@ -616,7 +614,7 @@ cleanup:
 	launch_abort(&tr.launch);
 	sink_abort(tr.sink);
 	usdt_free(&tr.usdt);
-	ring_buffer__free(tr.rb);
+	ring_close(&tr.ring);
 	trace_free(tr.trace);
 	outdir_free(tr.outdir);
 	dftrace_bpf__destroy(tr.skel);
