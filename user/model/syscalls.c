@@ -295,9 +295,12 @@ void sc_fill_config(struct dft_sc_cfg cfg[DFT_NR_MAX])
 		const struct sc_desc *d = &table[nr];
 		int slot = 0;
 
+		/* an ioctl is only decoded: it changes no fd table */
+		bool model = d->effect != FX_NONE && d->effect != FX_IOCTL;
+
 		cfg[nr] = (struct dft_sc_cfg){
-			.interest = !d->syscall ? 0 : d->effect != FX_NONE ?
-				    DFT_INTEREST_MODEL : DFT_INTEREST_EVENT,
+			.interest = !d->syscall ? 0 : model ? DFT_INTEREST_MODEL :
+				    DFT_INTEREST_EVENT,
 			.fd_pair_arg = d->fd_pair_arg,
 			.new_fd_ino = d->silent && d->effect == FX_NEWFD,
 			.fd_arg = d->effect == FX_OPEN ? DFT_FD_RET : 0,
