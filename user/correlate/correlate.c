@@ -416,6 +416,7 @@ static struct thread *become_new_program(struct trace *t, struct proc *p,
 	if (th && th->phases.depth)
 		close_regions(t, p, th, 0, e->h.ts, "open_at_exec");
 	ctx_free(&p->ctx);
+	fileid_forget_process(&t->fileids, p->pid);
 	if (e->old_tid != e->h.tid)
 		thread_free(&t->model, e->old_tid);
 	prog = exec_program(p, e, &indirect);
@@ -455,6 +456,7 @@ static void forget_process(struct trace *t, struct proc *p, uint32_t tid,
 	struct sink *s;
 
 	fold_write_totals(t, p, 0);
+	fileid_forget_process(&t->fileids, p->pid);
 	s = files_sink_if_open(&t->files, p);
 	if (s)
 		writer_forget_names(s, p->pid, tid);

@@ -114,11 +114,15 @@ void on_mmap(struct trace *t, const struct dft_mmap *e)
 	/* the launched command, before its exec, is the tracer's code */
 	if (!th || (t->cfg.root_launched && !t->root_execd))
 		return;
+	/* loading a program or a library is not reading data; the kernel
+	 * knows the program itself, not worth a look at /proc (each forked
+	 * worker faults it in anew) */
+	if (e->code) {
+		fileid_learn(&t->fileids, e->file.dev, e->file.ino, NULL, true);
+		return;
+	}
 	/* named first: that learns from /proc whether it is code */
 	path = fileid_path(&t->fileids, p->pid, e->file.dev, e->file.ino);
-	if (e->code)
-		fileid_learn(&t->fileids, e->file.dev, e->file.ino, NULL, true);
-	/* loading a program or a library is not reading data */
 	if (fileid_is_code(&t->fileids, e->file.dev, e->file.ino))
 		return;
 	pages = run_pages(p, e, &first, &end);

@@ -14,7 +14,6 @@
 struct fileid {
 	uint64_t dev, ino;
 	struct istr *path;	/* NULL: looked for, not found */
-	uint32_t tried;		/* the process that did not show it */
 	bool code;		/* mapped executable */
 };
 
@@ -55,7 +54,7 @@ static struct fileid *remember(struct fileids *f, uint64_t dev, uint64_t ino,
 	e = malloc(sizeof(*e));
 	if (!e)
 		return NULL;
-	*e = (struct fileid){ dev, ino, path, 0, code };
+	*e = (struct fileid){ dev, ino, path, code };
 	while (hmap_get(&f->by_id, k, &v))
 		k++;
 	if (hmap_put_ptr(&f->by_id, k, e)) {
@@ -128,22 +127,27 @@ struct istr *fileid_path(struct fileids *f, uint32_t pid, uint64_t dev, uint64_t
 	struct fileid *e = find(f, dev, ino);
 	char name[64];
 
-	/* once per process, not for every page it faults */
-	if (!e || (!e->path && e->tried != pid)) {
+	/* /proc once per program a process runs: what it maps or opens
+	 * later, its records name (a torch process's maps run to
+	 * thousands of lines, and many files are in none of them) */
+	if ((!e || !e->path) && hmap_add(&f->looked, pid, 0) == 1) {
 		learn_maps(f, pid);
 		learn_fds(f, pid);
 		e = find(f, dev, ino);
-		if (!e)
-			e = remember(f, dev, ino, NULL, false);
-		if (e && !e->path)
-			e->tried = pid;
 	}
+	if (!e)
+		e = remember(f, dev, ino, NULL, false);
 	if (e && e->path)
 		return e->path;
 	snprintf(name, sizeof(name), "dev:ino %llu:%llu:%llu",
 		 (unsigned long long)(dev >> 20), (unsigned long long)(dev & 0xfffff),
 		 (unsigned long long)ino);
 	return istr_intern(name, strlen(name), false);
+}
+
+void fileid_forget_process(struct fileids *f, uint32_t pid)
+{
+	hmap_del(&f->looked, pid, NULL);
 }
 
 void fileid_learn(struct fileids *f, uint64_t dev, uint64_t ino,
@@ -168,5 +172,6 @@ bool fileid_is_code(struct fileids *f, uint64_t dev, uint64_t ino)
 
 void fileids_free(struct fileids *f)
 {
+	hmap_free(&f->looked);
 	hmap_free_ptrs(&f->by_id);
 }

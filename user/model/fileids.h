@@ -15,6 +15,7 @@
 
 struct fileids {
 	struct hmap by_id;	/* hash of (dev, ino) -> struct fileid * */
+	struct hmap looked;	/* pids whose /proc was read since their exec */
 };
 
 /* (dev, ino) is path; code: mapped executable, a program or a library. */
@@ -29,6 +30,8 @@ bool fileid_is_code(struct fileids *f, uint64_t dev, uint64_t ino);
  * minor), looking at pid's mappings and fds if it is not known; a name
  * that says so ("dev:ino 8:1:1234") when they do not show it. */
 struct istr *fileid_path(struct fileids *f, uint32_t pid, uint64_t dev, uint64_t ino);
+/* pid ran a new program, or ended: its /proc is worth a look again. */
+void fileid_forget_process(struct fileids *f, uint32_t pid);
 void fileids_free(struct fileids *f);
 
 #endif
