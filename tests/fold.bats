@@ -79,3 +79,23 @@ calls_bytes() {
 		[[ "${lines[0]}" == "dftrace-bpf: invalid --profile interval '$bad'"* ]]
 	done
 }
+
+@test "profile: calls that take turns (open, read, close of three files, again and again) are one total each per file and op" {
+	for f in a b c; do head -c 5000 /dev/urandom >"$D/$f"; done
+	# the kernel sends a thread's total each time its next call is
+	# another; user space adds those up until the interval ends (here:
+	# the end of the run)
+	traced --profile=600 -- "$PY" -c 'import os, sys
+for _ in range(300):
+    for f in sys.argv[1:]:
+        fd = os.open(f, os.O_RDONLY)
+        os.read(fd, 1000)
+        os.pread(fd, 2000, 100)
+        os.close(fd)' "$D/a" "$D/b" "$D/c"
+	valid
+	run tpy events "$TRACE" --under "$D" --fields path,name,args.calls,args.ret
+	expect_eq "one total per file and op" "$(sort <<<"$output" | sed "s|$D/||")" "$(printf '%s\n' \
+		"a	close	300	-" "a	open	300	-" "a	pread	300	600000" "a	read	300	300000" \
+		"b	close	300	-" "b	open	300	-" "b	pread	300	600000" "b	read	300	300000" \
+		"c	close	300	-" "c	open	300	-" "c	pread	300	600000" "c	read	300	300000")"
+}
