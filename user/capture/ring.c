@@ -103,3 +103,8 @@ int ring_consume(struct ring *r, int (*fn)(void *ctx, void *data, size_t size), 
 		__atomic_store_n(r->consumer_pos, cons, __ATOMIC_RELEASE);
 	return err;
 }
+
+uint64_t ring_pending(const struct ring *r)
+{
+	return __atomic_load_n(r->producer_pos, __ATOMIC_ACQUIRE) - *r->consumer_pos;
+}

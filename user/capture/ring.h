@@ -27,8 +27,10 @@ int ring_open(struct ring *r, int map_fd);
 void ring_close(struct ring *r);
 /* Waits up to timeout_ms (0: not at all) for a wakeup: 0, or -errno. */
 int ring_wait(struct ring *r, int timeout_ms);
-/* Hands each record to fn until fn returns non-zero (returned) or none is
- * left (0). */
+/* Hands each record there now to fn until fn returns non-zero (returned)
+ * or none is left (0). */
 int ring_consume(struct ring *r, int (*fn)(void *ctx, void *data, size_t size), void *ctx);
+/* Bytes the producers have written that are not consumed yet. */
+uint64_t ring_pending(const struct ring *r);
 
 #endif

@@ -205,7 +205,9 @@ static int drain_batch(struct tracer *tr, int timeout_ms)
 	/* Wakeups are batched in the kernel: look whether or not we were woken. */
 	if (n >= 0)
 		n = ring_consume(&tr->ring, on_record, tr);
-	if (n == BATCH_FULL)
+	/* behind by an eighth of the ring or more: on at once, not at the
+	 * next wakeup (a full ring folds or loses what cannot be folded) */
+	if (n == BATCH_FULL || (n >= 0 && ring_pending(&tr->ring) >= tr->env.ringbuf_size / 8))
 		return 1;
 	return n < 0 && n != -EINTR ? n : 0;
 }
