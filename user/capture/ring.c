@@ -21,6 +21,7 @@ int ring_open(struct ring *r, int map_fd)
 	 * else the consumer would chase the producer one record at a time */
 	struct epoll_event ev = { .events = EPOLLIN | EPOLLET };
 	void *cons, *prod;
+	int err;
 
 	memset(r, 0, sizeof(*r));
 	r->epoll_fd = -1;
@@ -45,9 +46,9 @@ int ring_open(struct ring *r, int map_fd)
 		goto fail;
 	return 0;
 fail:
-	len = errno;
+	err = -errno;
 	ring_close(r);
-	return -(int)len;
+	return err;
 }
 
 void ring_close(struct ring *r)
