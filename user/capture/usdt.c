@@ -20,6 +20,7 @@
 #include "dftrace.h"
 #include "dftrace.skel.h" /* after dftrace.h: its types */
 #include "lib/hash.h"
+#include "lib/procfs.h"
 #include "lib/vec.h"
 
 /* ELF note type of SystemTap's SDT notes, and its owner name. */
@@ -42,21 +43,15 @@ void usdt_offer(struct usdt_attacher *u, const char *path)
 		free(copy);
 }
 
+static void offer_map(const struct procfs_map *m, void *ctx)
+{
+	if (m->perms[2] == 'x' && m->path[0])
+		usdt_offer(ctx, m->path);
+}
+
 void usdt_offer_maps(struct usdt_attacher *u, pid_t pid)
 {
-	char name[64], line[4608], perms[8], path[4096];
-	FILE *f;
-
-	snprintf(name, sizeof(name), "/proc/%d/maps", pid);
-	f = fopen(name, "re");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%*s %7s %*s %*s %*s %4095[^\n]", perms, path) == 2 &&
-		    perms[2] == 'x')
-			usdt_offer(u, path);
-	}
-	fclose(f);
+	procfs_each_map(pid, offer_map, u);
 }
 
 /* Files are known by device and inode: one library has many paths. The

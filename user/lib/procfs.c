@@ -106,3 +106,28 @@ struct job_rank procfs_job_rank(pid_t pid)
 	free(buf);
 	return r;
 }
+
+bool procfs_each_map(pid_t pid, void (*fn)(const struct procfs_map *m, void *ctx), void *ctx)
+{
+	char name[64], line[4096 + 512];
+	struct procfs_map m;
+	FILE *f;
+	int at;
+
+	snprintf(name, sizeof(name), "/proc/%d/maps", pid);
+	f = fopen(name, "re");
+	if (!f)
+		return false;
+	/* "addr perms offset MM:mm inode   path" */
+	while (fgets(line, sizeof(line), f)) {
+		at = 0;
+		if (sscanf(line, "%*s %7s %*s %x:%x %llu %n", m.perms, &m.major, &m.minor,
+			   &m.ino, &at) != 4)
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		m.path = at ? line + at : "";
+		fn(&m, ctx);
+	}
+	fclose(f);
+	return true;
+}

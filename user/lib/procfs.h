@@ -28,4 +28,14 @@ struct job_rank procfs_job_rank(pid_t pid);
  * without the newline; false (and "") if it cannot be read. */
 bool procfs_comm(pid_t pid, const char *what, char *comm);
 
+/* One line of /proc/PID/maps. */
+struct procfs_map {
+	char perms[8];		/* "r-xp" */
+	unsigned int major, minor;	/* the file's device; 0:0 for memory */
+	unsigned long long ino;
+	const char *path;	/* a path, "[heap]"..., or "" */
+};
+/* Each mapping of pid, in order, to fn; false if it cannot be read. */
+bool procfs_each_map(pid_t pid, void (*fn)(const struct procfs_map *m, void *ctx), void *ctx);
+
 #endif

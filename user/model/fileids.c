@@ -64,33 +64,11 @@ static struct fileid *remember(struct fileids *f, uint64_t dev, uint64_t ino,
 	return e;
 }
 
-/* /proc/PID/maps: "addr perms offset MM:mm inode   path" */
-static void learn_maps(struct fileids *f, uint32_t pid)
+static void learn_map(const struct procfs_map *m, void *ctx)
 {
-	char name[64], line[4096 + 128];
-	FILE *m;
-
-	snprintf(name, sizeof(name), "/proc/%u/maps", pid);
-	m = fopen(name, "re");
-	if (!m)
-		return;
-	while (fgets(line, sizeof(line), m)) {
-		unsigned int major, minor;
-		unsigned long long ino;
-		char perms[8] = "";
-		int at = 0;
-		char *path;
-
-		if (sscanf(line, "%*s %7s %*s %x:%x %llu %n", perms, &major, &minor,
-			   &ino, &at) != 4 || !ino || !at)
-			continue;
-		path = line + at;
-		path[strcspn(path, "\n")] = 0;
-		if (path[0] == '/')
-			remember(f, KDEV(major, minor), ino,
-				 istr_intern(path, strlen(path), false), perms[2] == 'x');
-	}
-	fclose(m);
+	if (m->ino && m->path[0] == '/')
+		remember(ctx, KDEV(m->major, m->minor), m->ino,
+			 istr_intern(m->path, strlen(m->path), false), m->perms[2] == 'x');
 }
 
 /* The files its fds point at (deleted ones too: the link still opens). */
@@ -131,7 +109,7 @@ struct istr *fileid_path(struct fileids *f, uint32_t pid, uint64_t dev, uint64_t
 	 * later, its records name (a torch process's maps run to
 	 * thousands of lines, and many files are in none of them) */
 	if ((!e || !e->path) && hmap_add(&f->looked, pid, 0) == 1) {
-		learn_maps(f, pid);
+		procfs_each_map(pid, learn_map, f);
 		learn_fds(f, pid);
 		e = find(f, dev, ino);
 	}
