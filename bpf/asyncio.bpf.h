@@ -217,8 +217,7 @@ int BPF_PROG(io_uring_complete, void *ring, void *req_ptr, struct io_uring_cqe *
 	f = BPF_CORE_READ(req, file);
 	if (f && a->opcode != IORING_OP_OPENAT && a->opcode != IORING_OP_OPENAT2 &&
 	    a->opcode != IORING_OP_STATX && a->opcode != IORING_OP_CLOSE) {
-		a->file.dev = BPF_CORE_READ(f, f_inode, i_sb, s_dev);
-		a->file.ino = BPF_CORE_READ(f, f_inode, i_ino);
+		a->file = file_id(f);
 	}
 	send_async(a);
 	return 0;

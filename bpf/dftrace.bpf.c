@@ -269,6 +269,19 @@ static __always_inline bool quiet_step(void)
 	return steps_on && !step_active;
 }
 
+/* An inode's (dev, ino): the kernel's name for a file (see dftrace.h). */
+static __always_inline struct dft_file_id inode_id(struct inode *i)
+{
+	struct dft_file_id id = { BPF_CORE_READ(i, i_sb, s_dev), BPF_CORE_READ(i, i_ino) };
+
+	return id;
+}
+
+static __always_inline struct dft_file_id file_id(struct file *f)
+{
+	return inode_id(BPF_CORE_READ(f, f_inode));
+}
+
 /* The file behind an fd of the current task, or NULL. */
 static __always_inline struct file *fd_file(long fd)
 {
@@ -322,8 +335,7 @@ static __always_inline bool emit_fileid(long nr, long fd, __u64 addr, __u32 prot
 		return false;
 	fill_header(&e->h, DFT_EV_FILEID, bpf_get_current_task_btf());
 	e->h.nr = nr;
-	e->file.dev = BPF_CORE_READ(f, f_inode, i_sb, s_dev);
-	e->file.ino = BPF_CORE_READ(f, f_inode, i_ino);
+	e->file = file_id(f);
 	e->addr = addr;
 	e->fd = fd;
 	e->prot = prot;
@@ -477,11 +489,13 @@ static __always_inline void keep_name(long fd, unsigned char which)
 	struct file *f = fd_file(fd);
 	__u32 zero = 0;
 	struct path_scratch *s = bpf_map_lookup_elem(&scratch, &zero);
+	struct dft_file_id id;
 
 	if (!f || !s || (which & 0xf) == 0)
 		return;
-	k.dev = BPF_CORE_READ(f, f_inode, i_sb, s_dev);
-	k.ino = BPF_CORE_READ(f, f_inode, i_ino);
+	id = file_id(f);
+	k.dev = id.dev;
+	k.ino = id.ino;
 	bpf_map_update_elem(&lost_names, &k, s->data, BPF_ANY);
 }
 

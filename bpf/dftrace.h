@@ -281,7 +281,7 @@ struct dft_task {
 	unsigned char phase_depth;	/* of phase[]: regions begun, not ended */
 	unsigned char pad2;
 	unsigned int phase[DFT_PHASE_DEPTH];	/* dft_phase_id of each */
-	unsigned long long close_dev, close_ino;	/* the file close is closing */
+	struct dft_file_id close_file;	/* the file close is closing */
 	struct dft_fold_acc acc;	/* --profile, overload: see bpf/fold.h */
 	struct dft_mmap_run run;
 };

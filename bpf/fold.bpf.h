@@ -19,13 +19,13 @@ const volatile int nr_close = -1;
 /* close's file, kept at its entry: a fold at its exit charges it */
 static __always_inline void keep_close_file(struct dft_task *st, long nr)
 {
+	struct dft_file_id none = { 0, 0 };
 	struct file *f;
 
 	if (nr != nr_close)
 		return;
 	f = fd_file(st->args[0]);
-	st->close_dev = f ? BPF_CORE_READ(f, f_inode, i_sb, s_dev) : 0;
-	st->close_ino = f ? BPF_CORE_READ(f, f_inode, i_ino) : 0;
+	st->close_file = f ? file_id(f) : none;
 }
 __u32 fold_gen;			/* the map being filled: set by user space */
 __u32 fold_made;		/* a total was made since user space cleared it */
@@ -165,6 +165,7 @@ static __always_inline bool fold_call(struct dft_task *st, long ret, __u64 now)
 {
 	struct dft_fold_acc *a = &st->acc;
 	__u32 phase = phase_now(st), gen = fold_gen;
+	struct dft_file_id id = { 0, 0 };
 	bool ok = true;
 	struct file *f;
 	int fd;
@@ -180,13 +181,12 @@ static __always_inline bool fold_call(struct dft_task *st, long ret, __u64 now)
 		a->key.tid = (__u32)pid_tgid;
 		a->key.phase = phase;
 		a->key.nr = st->nr;
-		if (st->nr == nr_close) { /* gone by now: sys_enter kept it */
-			a->key.dev = st->close_dev;
-			a->key.ino = st->close_ino;
-		} else if (f) {
-			a->key.dev = BPF_CORE_READ(f, f_inode, i_sb, s_dev);
-			a->key.ino = BPF_CORE_READ(f, f_inode, i_ino);
-		}
+		if (st->nr == nr_close) /* gone by now: sys_enter kept it */
+			id = st->close_file;
+		else if (f)
+			id = file_id(f);
+		a->key.dev = id.dev;
+		a->key.ino = id.ino;
 		a->file = (__u64)f;
 		a->gen = gen;
 		a->fold.first_ns = st->ts;

@@ -28,13 +28,9 @@
 static __always_inline struct dft_file_id file_of(struct address_space *m)
 {
 	struct inode *host = BPF_CORE_READ(m, host);
-	struct dft_file_id id = { 0, 0 };
+	struct dft_file_id none = { 0, 0 };
 
-	if (BPF_CORE_READ(host, i_flags) & S_PRIVATE)
-		return id;
-	id.dev = BPF_CORE_READ(host, i_sb, s_dev);
-	id.ino = BPF_CORE_READ(host, i_ino);
-	return id;
+	return BPF_CORE_READ(host, i_flags) & S_PRIVATE ? none : inode_id(host);
 }
 
 /* Ranges an insert joined: merged, the emptied ones left [0, 0). */
