@@ -499,6 +499,33 @@ static __always_inline void keep_name(long fd, unsigned char which)
 	bpf_map_update_elem(&lost_names, &k, s->data, BPF_ANY);
 }
 
+/* The call in flight in a dft_io: the arguments io_args names, packed. */
+static __always_inline bool emit_io(struct dft_task *st, unsigned int io_args,
+				    long ret, __u64 now)
+{
+	struct dft_io *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	unsigned int n = 0;
+
+	if (!e)
+		return false;
+	e->h.kind = DFT_EV_IO;
+	e->h.flags = 0;
+	e->h.nr = st->nr;
+	e->h.tgid = pid_tgid >> 32;
+	e->h.tid = (__u32)pid_tgid;
+	e->h.pad = now - st->ts;
+	e->h.ts = st->ts;
+	e->ret = ret;
+	e->args[0] = e->args[1] = e->args[2] = 0;
+	for (int i = 0; i < DFT_SC_NARGS; i++) {
+		if (io_args & (1u << i) && n < DFT_IO_NARGS)
+			e->args[n++] = st->args[i];
+	}
+	bpf_ringbuf_submit(e, wakeup_flag());
+	return true;
+}
+
 /* The record of the call in flight: false if it found no room. */
 static __always_inline bool emit_syscall(struct dft_task *st, const volatile struct dft_sc_cfg *c,
 					 long nr, long ret, __u64 now, bool quiet)
@@ -508,6 +535,8 @@ static __always_inline bool emit_syscall(struct dft_task *st, const volatile str
 
 	if (c->path_args) {
 		sent = emit_paths(st, ret, now, c->path_args, quiet);
+	} else if (c->io_args && !quiet && now - st->ts <= DFT_IO_DUR_MAX) {
+		sent = emit_io(st, c->io_args, ret, now);
 	} else {
 		e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 		if (!e)

@@ -38,6 +38,10 @@ struct dft_sc_cfg {
 	/* the file a fold charges: 1 + index of the fd arg; DFT_FD_RET: the
 	 * fd it returns (open); 0: none */
 	unsigned char fd_arg;
+	/* a call that changes no fd table and names at most three arguments
+	 * (read, pread, lseek, ioctl...): bit i set for each argument it
+	 * keeps, sent in a struct dft_io; 0: a struct dft_syscall */
+	unsigned char io_args;
 };
 
 #define DFT_FD_RET 0xf
@@ -78,6 +82,7 @@ enum dft_kind {
 	DFT_EV_ASYNC,	    /* an io_uring request or AIO iocb, done */
 	DFT_EV_FILEID,	    /* an fd's file by (dev, ino), at mmap or registration */
 	DFT_EV_FOLD,	    /* a thread's folded calls, sent as it exits */
+	DFT_EV_IO,	    /* a syscall, as DFT_EV_SYSCALL, in one cache line */
 	DFT_EV__COUNT
 };
 
@@ -137,6 +142,18 @@ struct dft_syscall {
 	unsigned long long dur; /* ns */
 	long long ret;
 	unsigned long long args[DFT_SC_NARGS];
+};
+
+/* The same for the calls of dft_sc_cfg.io_args: 56 bytes, with the
+ * ring's own header one cache line, where a dft_syscall takes 1.5 (the
+ * ring's cost grows with the lines a record touches). */
+#define DFT_IO_NARGS 3
+#define DFT_IO_DUR_MAX 0xffffffffull /* ns: longer calls take a dft_syscall */
+
+struct dft_io {
+	struct dft_header h; /* h.pad: the duration in ns */
+	long long ret;
+	unsigned long long args[DFT_IO_NARGS]; /* those io_args names, in order */
 };
 
 /* Followed by len[0] + len[1] bytes of path data (each NUL-terminated). */

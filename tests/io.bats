@@ -40,6 +40,17 @@ load lib/common
 	check_truth --under "$D"
 }
 
+@test "io: a call longer than 2^32 ns keeps its duration (sent whole, not in one cache line)" {
+	# cat's one read of the pipe waits for sleep to end: 4.4 s, longer
+	# than a dft_io's 32-bit ns; every other read is far shorter
+	t0=$(date +%s%N)
+	traced -- /bin/sh -c 'sleep 4.4 | cat'
+	wall_us=$(( ($(date +%s%N) - t0) / 1000 ))
+	run tpy events "$TRACE" --name read --fields dur,args.ret
+	long=$(printf '%s\n' "$output" | awk -v w="$wall_us" '$1 >= 4400000 && $1 <= w')
+	expect_eq "the read that waited on the pipe, its ret" "$(printf '%s\n' "$long" | cut -f2)" "0"
+}
+
 @test "io: relative paths (initial cwd, chdir, fchdir, x/../y, openat dirfd) resolve to absolute paths" {
 	cd "$D"
 	traced -- "$WL/io" relative "$D"

@@ -14,6 +14,7 @@
 #include "check.h"
 #include "correlate/trace.h"
 #include "dftrace.h"
+#include "model/syscalls.h"
 #include "write/sink.h"
 
 #define PID 4194401u	/* pid_max is at most 2^22 */
@@ -263,8 +264,74 @@ static void test_ids_and_lines(void)
 	free_trace();
 }
 
+/* The line of the last event written, from its "name" on (ids differ). */
+static char *last_event(void)
+{
+	char *text = strndup(out->buf.p, out->buf.len), *line, *save = NULL, *last = NULL;
+
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (strstr(line, "\"ph\":\"X\""))
+			last = line;
+	last = last && strstr(last, "\"name\"") ? strdup(strstr(last, "\"name\"")) : NULL;
+	free(text);
+	return last;
+}
+
+/* A call sent in one cache line (dft_io) is written as the same call
+ * sent whole (dft_syscall): the arguments its config keeps, in place. */
+static void check_io_as_syscall(int nr, const uint64_t args[DFT_SC_NARGS],
+				const uint64_t packed[DFT_IO_NARGS], const char *what)
+{
+	struct dft_syscall whole = { header(DFT_EV_SYSCALL, PID, PID, nr), 4321, 4096, { 0 } };
+	struct dft_io io = { whole.h, 4096, { packed[0], packed[1], packed[2] } };
+	char *a, *b;
+
+	memcpy(whole.args, args, sizeof(whole.args));
+	io.h.kind = DFT_EV_IO;
+	io.h.pad = 4321;
+	feed(&whole, sizeof(whole));
+	a = last_event();
+	feed(&io, sizeof(io));
+	b = last_event();
+	CHECK(a && b && !strcmp(a, b), "%s: the dft_io is written as the dft_syscall", what);
+	if (!a || !b || strcmp(a, b))
+		printf("#   whole: %s\n#   io:    %s\n", a ? a : "(null)", b ? b : "(null)");
+	free(a);
+	free(b);
+}
+
+static void test_io_records(void)
+{
+	struct dft_sc_cfg cfg[DFT_NR_MAX];
+	struct dft_io cut = { header(DFT_EV_IO, PID, PID, SYS_read), 9, { 5, 9 } };
+	size_t before;
+
+	new_trace();
+	sc_fill_config(cfg);
+	CHECK(cfg[SYS_pread64].io_args == 0xd && cfg[SYS_read].io_args == 0x5 &&
+	      cfg[SYS_lseek].io_args == 0x7 && cfg[SYS_ioctl].io_args == 0x7,
+	      "pread keeps fd, count, offset; read fd, count; lseek and ioctl all three (%#x %#x %#x %#x)",
+	      cfg[SYS_pread64].io_args, cfg[SYS_read].io_args, cfg[SYS_lseek].io_args,
+	      cfg[SYS_ioctl].io_args);
+	CHECK(!cfg[SYS_openat].io_args && !cfg[SYS_close].io_args && !cfg[SYS_stat].io_args &&
+	      !cfg[SYS_mmap].io_args && !cfg[SYS_pipe2].io_args && !cfg[SYS_preadv2].io_args,
+	      "not for calls that change fd tables, name paths, fill fds or keep four arguments");
+	sys_path(PID, SYS_openat, 5, "/d/io.bin", AT_FDCWD, O_RDONLY);
+	check_io_as_syscall(SYS_pread64, (uint64_t[DFT_SC_NARGS]){ 5, 0, 4096, 1ull << 40 },
+			    (uint64_t[DFT_IO_NARGS]){ 5, 4096, 1ull << 40 }, "pread");
+	check_io_as_syscall(SYS_lseek, (uint64_t[DFT_SC_NARGS]){ 5, 8192, SEEK_SET },
+			    (uint64_t[DFT_IO_NARGS]){ 5, 8192, SEEK_SET }, "lseek");
+	check_io_as_syscall(SYS_ioctl, (uint64_t[DFT_SC_NARGS]){ 5, 0xc0186201, 0x7ffc0000 },
+			    (uint64_t[DFT_IO_NARGS]){ 5, 0xc0186201, 0x7ffc0000 }, "ioctl");
+	before = out->buf.len;
+	feed(&cut, sizeof(cut) - 1);
+	CHECK(out->buf.len == before, "a dft_io cut short is dropped");
+	free_trace();
+}
+
 int main(void)
 {
+	test_io_records();
 	test_correlation();
 	test_annotations();
 	test_ids_and_lines();

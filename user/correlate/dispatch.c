@@ -84,6 +84,14 @@ static void on_syscall_record(struct trace *t, const struct dft_syscall *e)
 	on_syscall(t, e, str, len, 0);
 }
 
+static void on_io_record(struct trace *t, const struct dft_io *io)
+{
+	struct dft_syscall e;
+
+	sc_expand_io(io, &e);
+	on_syscall_record(t, &e);
+}
+
 int trace_handle_record(void *ctx, void *data, size_t size)
 {
 	const struct dft_header *h = data;
@@ -96,6 +104,10 @@ int trace_handle_record(void *ctx, void *data, size_t size)
 	case DFT_EV_SYSCALL:
 		if (size >= sizeof(struct dft_syscall))
 			on_syscall_record(t, data);
+		break;
+	case DFT_EV_IO:
+		if (size >= sizeof(struct dft_io))
+			on_io_record(t, data);
 		break;
 	case DFT_EV_PATHS:
 		if (size >= sizeof(struct dft_paths))

@@ -289,6 +289,44 @@ const char *sc_name_at(int i)
 	return i >= 0 && i < nnames ? names[i] : NULL;
 }
 
+/* The arguments a call's dft_io keeps: those it writes or names files
+ * by, if they are few enough, for a call that changes no fd table and
+ * has nothing more to send (paths, fds in user memory); 0: none. */
+static unsigned char io_args_of(const struct sc_desc *d)
+{
+	unsigned char mask = 0;
+	int n = 0;
+
+	if (!d->syscall || d->silent || d->fd_pair_arg ||
+	    (d->effect != FX_NONE && d->effect != FX_IOCTL))
+		return 0;
+	for (int i = 0; i < DFT_SC_NARGS; i++) {
+		if (d->args[i].type == ARG_PATH)
+			return 0;
+		if (d->args[i].type != ARG_SKIP) {
+			mask |= 1u << i;
+			n++;
+		}
+	}
+	return n <= DFT_IO_NARGS ? mask : 0;
+}
+
+void sc_expand_io(const struct dft_io *io, struct dft_syscall *out)
+{
+	unsigned char mask = io->h.nr < DFT_NR_MAX ? io_args_of(&table[io->h.nr]) : 0;
+	int n = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->h = io->h;
+	out->h.kind = DFT_EV_SYSCALL;
+	out->h.pad = 0;
+	out->dur = io->h.pad;
+	out->ret = io->ret;
+	for (int i = 0; i < DFT_SC_NARGS && n < DFT_IO_NARGS; i++)
+		if (mask & (1u << i))
+			out->args[i] = io->args[n++];
+}
+
 void sc_fill_config(struct dft_sc_cfg cfg[DFT_NR_MAX])
 {
 	for (unsigned int nr = 0; nr < DFT_NR_MAX; nr++) {
@@ -304,6 +342,7 @@ void sc_fill_config(struct dft_sc_cfg cfg[DFT_NR_MAX])
 			.fd_pair_arg = d->fd_pair_arg,
 			.new_fd_ino = d->silent && d->effect == FX_NEWFD,
 			.fd_arg = d->effect == FX_OPEN ? DFT_FD_RET : 0,
+			.io_args = io_args_of(d),
 		};
 		for (int i = 0; d->syscall && i < DFT_SC_NARGS && !cfg[nr].fd_arg; i++)
 			if (d->args[i].type == ARG_FD)

@@ -70,6 +70,8 @@ enum sc_bytes sc_bytes_of(const char *name, size_t len);
 
 /* The descriptor for a syscall number, or NULL if it is not recorded. */
 const struct sc_desc *sc_lookup(unsigned int nr);
+/* A dft_io as the dft_syscall it stands for. */
+void sc_expand_io(const struct dft_io *io, struct dft_syscall *out);
 /* Fills the kernel side's per-syscall configuration. */
 void sc_fill_config(struct dft_sc_cfg cfg[DFT_NR_MAX]);
 int sc_init(void);
