@@ -373,19 +373,26 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
 	return 0;
 }
 
+/* The header of the call in flight: it began at st->ts. */
+static __always_inline void fill_call_header(struct dft_header *h,
+					     struct dft_task *st, int kind)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+	h->kind = kind;
+	h->flags = 0;
+	h->nr = st->nr;
+	h->tgid = pid_tgid >> 32;
+	h->tid = (__u32)pid_tgid;
+	h->pad = 0;
+	h->ts = st->ts;
+}
+
 static __always_inline void fill_syscall(struct dft_syscall *e,
 					 struct dft_task *st, long ret,
 					 __u64 now, int kind)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-
-	e->h.kind = kind;
-	e->h.flags = 0;
-	e->h.nr = st->nr;
-	e->h.tgid = pid_tgid >> 32;
-	e->h.tid = (__u32)pid_tgid;
-	e->h.pad = 0;
-	e->h.ts = st->ts;
+	fill_call_header(&e->h, st, kind);
 	e->dur = now - st->ts;
 	e->ret = ret;
 	e->args[0] = st->args[0];
@@ -504,18 +511,12 @@ static __always_inline bool emit_io(struct dft_task *st, unsigned int io_args,
 				    long ret, __u64 now)
 {
 	struct dft_io *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	unsigned int n = 0;
 
 	if (!e)
 		return false;
-	e->h.kind = DFT_EV_IO;
-	e->h.flags = 0;
-	e->h.nr = st->nr;
-	e->h.tgid = pid_tgid >> 32;
-	e->h.tid = (__u32)pid_tgid;
+	fill_call_header(&e->h, st, DFT_EV_IO);
 	e->h.pad = now - st->ts;
-	e->h.ts = st->ts;
 	e->ret = ret;
 	e->args[0] = e->args[1] = e->args[2] = 0;
 	for (int i = 0; i < DFT_SC_NARGS; i++) {

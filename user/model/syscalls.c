@@ -216,6 +216,33 @@ enum sc_bytes sc_bytes_of(const char *name, size_t len)
 	return SC_BYTES_NONE;
 }
 
+/* What the model applies to its fd tables; an ioctl is only decoded. */
+static bool changes_fds(const struct sc_desc *d)
+{
+	return d->effect != FX_NONE && d->effect != FX_IOCTL;
+}
+
+/* The arguments a call's dft_io keeps: those it writes or names files
+ * by, if they are few enough, for a call that changes no fd table and
+ * has nothing more to send (paths, fds in user memory); 0: none. */
+static unsigned char io_args_of(const struct sc_desc *d)
+{
+	unsigned char mask = 0;
+	int n = 0;
+
+	if (!d->syscall || d->silent || d->fd_pair_arg || changes_fds(d))
+		return 0;
+	for (int i = 0; i < DFT_SC_NARGS; i++) {
+		if (d->args[i].type == ARG_PATH)
+			return 0;
+		if (d->args[i].type != ARG_SKIP) {
+			mask |= 1u << i;
+			n++;
+		}
+	}
+	return n <= DFT_IO_NARGS ? mask : 0;
+}
+
 int sc_init(void)
 {
 	for (unsigned int nr = 0; nr < DFT_NR_MAX; nr++) {
@@ -235,6 +262,7 @@ int sc_init(void)
 			return -ENOMEM;
 		d->json_syscall_ret_len = n;
 		d->moves_bytes = sc_bytes_of(d->name, strlen(d->name)) != SC_BYTES_NONE;
+		d->io_args = io_args_of(d);
 		for (int i = 0; i < DFT_SC_NARGS; i++) {
 			struct arg_desc *a = &d->args[i];
 
@@ -289,31 +317,9 @@ const char *sc_name_at(int i)
 	return i >= 0 && i < nnames ? names[i] : NULL;
 }
 
-/* The arguments a call's dft_io keeps: those it writes or names files
- * by, if they are few enough, for a call that changes no fd table and
- * has nothing more to send (paths, fds in user memory); 0: none. */
-static unsigned char io_args_of(const struct sc_desc *d)
-{
-	unsigned char mask = 0;
-	int n = 0;
-
-	if (!d->syscall || d->silent || d->fd_pair_arg ||
-	    (d->effect != FX_NONE && d->effect != FX_IOCTL))
-		return 0;
-	for (int i = 0; i < DFT_SC_NARGS; i++) {
-		if (d->args[i].type == ARG_PATH)
-			return 0;
-		if (d->args[i].type != ARG_SKIP) {
-			mask |= 1u << i;
-			n++;
-		}
-	}
-	return n <= DFT_IO_NARGS ? mask : 0;
-}
-
 void sc_expand_io(const struct dft_io *io, struct dft_syscall *out)
 {
-	unsigned char mask = io->h.nr < DFT_NR_MAX ? io_args_of(&table[io->h.nr]) : 0;
+	unsigned char mask = io->h.nr < DFT_NR_MAX ? table[io->h.nr].io_args : 0;
 	int n = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -333,11 +339,8 @@ void sc_fill_config(struct dft_sc_cfg cfg[DFT_NR_MAX])
 		const struct sc_desc *d = &table[nr];
 		int slot = 0;
 
-		/* an ioctl is only decoded: it changes no fd table */
-		bool model = d->effect != FX_NONE && d->effect != FX_IOCTL;
-
 		cfg[nr] = (struct dft_sc_cfg){
-			.interest = !d->syscall ? 0 : model ? DFT_INTEREST_MODEL :
+			.interest = !d->syscall ? 0 : changes_fds(d) ? DFT_INTEREST_MODEL :
 				    DFT_INTEREST_EVENT,
 			.fd_pair_arg = d->fd_pair_arg,
 			.new_fd_ino = d->silent && d->effect == FX_NEWFD,

@@ -54,6 +54,7 @@ struct sc_desc {
 	enum sc_effect effect;
 	struct arg_desc args[DFT_SC_NARGS];
 	bool moves_bytes;	/* ret counts bytes read or written */
+	unsigned char io_args;	/* dft_sc_cfg.io_args: what its dft_io keeps */
 	/* Recorded only to keep fd tables right; no event is written. */
 	bool silent;
 	unsigned char fd_pair_arg;	/* 1 + index of an int[2] the call fills */
@@ -70,7 +71,7 @@ enum sc_bytes sc_bytes_of(const char *name, size_t len);
 
 /* The descriptor for a syscall number, or NULL if it is not recorded. */
 const struct sc_desc *sc_lookup(unsigned int nr);
-/* A dft_io as the dft_syscall it stands for. */
+/* A dft_io as the dft_syscall it stands for (after sc_init()). */
 void sc_expand_io(const struct dft_io *io, struct dft_syscall *out);
 /* Fills the kernel side's per-syscall configuration. */
 void sc_fill_config(struct dft_sc_cfg cfg[DFT_NR_MAX]);
