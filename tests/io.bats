@@ -41,10 +41,12 @@ load lib/common
 }
 
 @test "io: a call longer than 2^32 ns keeps its duration (sent whole, not in one cache line)" {
-	# cat's one read of the pipe waits for sleep to end: 4.4 s, longer
-	# than a dft_io's 32-bit ns; every other read is far shorter
+	# cat's one read of the pipe waits for the writer to end: at least
+	# 4.4 s, longer than a dft_io's 32-bit ns. The first second lets cat
+	# reach its read before the 4.4 s start, however slow the machine
+	# (with a bare 'sleep 4.4', cat's start-up came out of the 4.4 s)
 	t0=$(date +%s%N)
-	traced -- /bin/sh -c 'sleep 4.4 | cat'
+	traced -- /bin/sh -c '{ sleep 1; sleep 4.4; } | cat'
 	wall_us=$(( ($(date +%s%N) - t0) / 1000 ))
 	run tpy events "$TRACE" --name read --fields dur,args.ret
 	long=$(printf '%s\n' "$output" | awk -v w="$wall_us" '$1 >= 4400000 && $1 <= w')
