@@ -172,13 +172,16 @@ int BPF_PROG(io_uring_submit_req, struct io_kiocb *req)
 	struct async_key key = { (__u64)req, 0, DFT_ASYNC_URING };
 	__u64 ring = (__u64)BPF_CORE_READ(req, ctx);
 	__u32 *owner, tid = t->pid;
+	struct dft_task *st = tracked(t);
 	struct dft_async *a;
 
 	/* the SQPOLL thread is a thread of the ring's owner, untracked */
-	if (!tracked(t) && !tracked(t->group_leader))
+	if (!st && !tracked(t->group_leader))
 		return 0;
+	if (st)
+		flush_batch(st);	/* the request may close or open fds */
 	owner = bpf_map_lookup_elem(&ring_owner, &ring);
-	if (!tracked(t)) {
+	if (!st) {
 		/* loaded apart: one load may not take two kinds of pointer */
 		__u32 leader = BPF_CORE_READ(t, group_leader, pid);
 

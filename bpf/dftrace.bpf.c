@@ -343,7 +343,23 @@ static __always_inline bool emit_fileid(long nr, long fd, __u64 addr, __u32 prot
 	return true;
 }
 
+/* The header of the call in flight: it began at st->ts. */
+static __always_inline void fill_call_header(struct dft_header *h,
+					     struct dft_task *st, int kind)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+	h->kind = kind;
+	h->flags = 0;
+	h->nr = st->nr;
+	h->tgid = pid_tgid >> 32;
+	h->tid = (__u32)pid_tgid;
+	h->pad = 0;
+	h->ts = st->ts;
+}
+
 #include "fold.bpf.h"
+#include "iobatch.bpf.h"
 #include "mmapio.bpf.h"
 #include "asyncio.bpf.h"
 
@@ -361,6 +377,8 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
 		return 0;
 	if (quiet_step() && sc_cfg[nr & NR_MASK].interest != DFT_INTEREST_MODEL)
 		return 0;
+	if (!sc_cfg[nr & NR_MASK].io_args)
+		flush_batch(st);	/* it may change what the kept fds name */
 	st->args[0] = SC_ARG0(regs);
 	st->args[1] = SC_ARG1(regs);
 	st->args[2] = SC_ARG2(regs);
@@ -371,21 +389,6 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
 	keep_close_file(st, nr);
 	st->ts = bpf_ktime_get_ns();
 	return 0;
-}
-
-/* The header of the call in flight: it began at st->ts. */
-static __always_inline void fill_call_header(struct dft_header *h,
-					     struct dft_task *st, int kind)
-{
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-
-	h->kind = kind;
-	h->flags = 0;
-	h->nr = st->nr;
-	h->tgid = pid_tgid >> 32;
-	h->tid = (__u32)pid_tgid;
-	h->pad = 0;
-	h->ts = st->ts;
 }
 
 static __always_inline void fill_syscall(struct dft_syscall *e,
@@ -506,27 +509,6 @@ static __always_inline void keep_name(long fd, unsigned char which)
 	bpf_map_update_elem(&lost_names, &k, s->data, BPF_ANY);
 }
 
-/* The call in flight in a dft_io: the arguments io_args names, packed. */
-static __always_inline bool emit_io(struct dft_task *st, unsigned int io_args,
-				    long ret, __u64 now)
-{
-	struct dft_io *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	unsigned int n = 0;
-
-	if (!e)
-		return false;
-	fill_call_header(&e->h, st, DFT_EV_IO);
-	e->h.pad = now - st->ts;
-	e->ret = ret;
-	e->args[0] = e->args[1] = e->args[2] = 0;
-	for (int i = 0; i < DFT_SC_NARGS; i++) {
-		if (io_args & (1u << i) && n < DFT_IO_NARGS)
-			e->args[n++] = st->args[i];
-	}
-	bpf_ringbuf_submit(e, wakeup_flag());
-	return true;
-}
-
 /* The record of the call in flight: false if it found no room. */
 static __always_inline bool emit_syscall(struct dft_task *st, const volatile struct dft_sc_cfg *c,
 					 long nr, long ret, __u64 now, bool quiet)
@@ -539,6 +521,7 @@ static __always_inline bool emit_syscall(struct dft_task *st, const volatile str
 	} else if (c->io_args && !quiet && now - st->ts <= DFT_IO_DUR_MAX) {
 		sent = emit_io(st, c->io_args, ret, now);
 	} else {
+		flush_batch(st);
 		e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 		if (!e)
 			return false;
@@ -594,11 +577,13 @@ SEC("tp_btf/sched_process_fork")
 int BPF_PROG(sched_process_fork, struct task_struct *parent,
 	     struct task_struct *child)
 {
-	struct dft_task *st;
+	struct dft_task *st = tracked(parent);
 	struct dft_fork *e;
 
-	if (!tracked(parent))
+	if (!st)
 		return 0;
+	/* a thread shares the parent's fd table from here */
+	flush_batch(st);
 	st = bpf_task_storage_get(&tasks, child, 0,
 				  BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (st)
@@ -633,12 +618,17 @@ SEC("tp_btf/sched_process_exec")
 int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid,
 	     struct linux_binprm *bprm)
 {
+	struct dft_task *st = tracked(p);
 	struct mm_struct *mm;
 	struct dft_exec *e;
 	__u64 start, len;
 	bool privileged, left;
 
-	if (!tracked(p) && !enter_scope(p, p->comm))
+	/* execve is no call of the table: what the thread kept goes ahead
+	 * of the exec, which closes fds (and may untrack it) */
+	if (st)
+		flush_batch(st);
+	else if (!enter_scope(p, p->comm))
 		return 0;
 	/* another tracer's process is its own, not ours */
 	left = is_tracer(p->comm);
@@ -690,6 +680,7 @@ int BPF_PROG(sched_process_exit, struct task_struct *p, bool group_dead)
 
 	if (!st)
 		return 0;
+	flush_batch(st);
 	flush_run(st, p);
 	if (!flush_folds(st, p, group_dead)) {
 		count_lost(DFT_NR_MAX + DFT_EV_EXIT);
@@ -722,13 +713,16 @@ static __always_inline void emit_comm(struct task_struct *task, const char *comm
 SEC("tp_btf/task_rename")
 int BPF_PROG(task_rename, struct task_struct *task, const char *comm)
 {
+	struct dft_task *st = tracked(task);
 	char name[DFT_COMM_LEN];
 
-	if (!tracked(task)) {
+	if (!st) {
 		/* --comm: the new name may put it in scope */
 		if (!scope.ncomms || bpf_probe_read_kernel_str(name, sizeof(name), comm) < 0 ||
 		    !enter_scope(task, name))
 			return 0;
+	} else if (task == bpf_get_current_task_btf()) {
+		flush_batch(st);	/* its calls go under the name they ran with */
 	}
 	emit_comm(task, comm);
 	return 0;
@@ -776,6 +770,7 @@ static __always_inline int emit_annot_from(int op, const char *a,
 
 	if (!st)
 		return 0;
+	flush_batch(st);
 	/* pages mapped so far belong to the phase that is ending or enclosing */
 	if (st->run.n)
 		flush_run(st, t);

@@ -156,6 +156,12 @@ struct dft_io {
 	unsigned long long args[DFT_IO_NARGS]; /* those io_args names, in order */
 };
 
+/* A thread whose fd table is its own keeps its dft_io records and sends
+ * them DFT_IO_BATCH at a time, as one ring record of up to that many
+ * dft_io back to back: a ring reservation costs more than the record.
+ * See bpf/iobatch.bpf.h for when a batch must go out. */
+#define DFT_IO_BATCH 8
+
 /* Followed by len[0] + len[1] bytes of path data (each NUL-terminated). */
 struct dft_paths {
 	struct dft_syscall sc;
@@ -301,6 +307,9 @@ struct dft_task {
 	struct dft_file_id close_file;	/* the file close is closing */
 	struct dft_fold_acc acc;	/* --profile, overload: see bpf/fold.h */
 	struct dft_mmap_run run;
+	unsigned int nbatch;	/* dft_io kept in batch, not yet sent */
+	unsigned int pad3;
+	struct dft_io batch[DFT_IO_BATCH];
 };
 
 #endif /* DFTRACE_H */

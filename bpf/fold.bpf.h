@@ -144,15 +144,15 @@ static __always_inline bool flush_acc(struct dft_task *st, struct task_struct *t
 
 /* The fd a call is about, and the file it is: for calls whose file is
  * not named by an fd still open, fd -1 and no file. */
-static __always_inline struct file *call_file(struct dft_task *st, long ret, int *fd)
+static __always_inline struct file *call_file(long nr, const __u64 *args, long ret, int *fd)
 {
-	unsigned char arg = sc_cfg[st->nr & NR_MASK].fd_arg;
+	unsigned char arg = sc_cfg[nr & NR_MASK].fd_arg;
 	struct file *f;
 
 	*fd = -1;
-	if (!arg || st->nr == nr_close)
+	if (!arg || nr == nr_close)
 		return NULL;
-	*fd = arg == DFT_FD_RET ? ret : arg <= DFT_SC_NARGS ? (int)st->args[(arg - 1) & 7] : -1;
+	*fd = arg == DFT_FD_RET ? ret : arg <= DFT_SC_NARGS ? (int)args[(arg - 1) & 7] : -1;
 	f = fd_file_fast(*fd);
 	if (!f)
 		*fd = -1;
@@ -170,7 +170,7 @@ static __always_inline bool fold_call(struct dft_task *st, long ret, __u64 now)
 	struct file *f;
 	int fd;
 
-	f = call_file(st, ret, &fd);
+	f = call_file(st->nr, st->args, ret, &fd);
 	if (!a->used || a->key.nr != st->nr || a->fold.fd != fd || a->file != (__u64)f ||
 	    a->key.phase != phase || a->gen != gen || st->nr == nr_close) {
 		__u64 pid_tgid = bpf_get_current_pid_tgid();

@@ -61,6 +61,7 @@ static __always_inline void flush_run(struct dft_task *st, struct task_struct *t
 
 	if (!r->n)
 		return;
+	flush_batch(st);
 	merge_ranges(r);
 	e = reserve(sizeof(*e), DFT_NR_MAX + DFT_EV_MMAP);
 	if (e) {

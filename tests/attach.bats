@@ -142,20 +142,39 @@ expect_exact_loss() {
 	[ "$n" -gt 0 ]
 }
 
-@test "-d 1 with -- CMD: the file is complete after the duration while CMD runs on; then CMD's status" {
-	"$DFT" -q -d 1 -o "$TRACE" -- "$WL/util" wait >>"$TRUTH" 2>"$T/dft.err" &
+# -d 1 -- CMD in the background, until CMD's trace is complete and valid:
+# CMD runs until SIGUSR1 (up to 60 s), so the trace must be finished well
+# before it ends
+run_for_1s() {
+	"$DFT" -q -d 1 -o "$TRACE" -- "$@" >>"$TRUTH" 2>"$T/dft.err" &
 	DFT_PID=$!
 	BG_PIDS+=("$DFT_PID")
 	wait_file "$WL_CTL/ready"
 	WL_PID=$(cat "$WL_CTL/ready")
-	# the workload runs until SIGUSR1 (up to 60 s): the trace must be
-	# finished well before that
 	tpy wait-for "$TRACE" --pid "$WL_PID" --complete --timeout 30
 	running "$WL_PID"
 	valid
+}
+
+# CMD ends; the tracer returns its status
+end_cmd() {
 	kill -USR1 "$WL_PID"
 	await "$DFT_PID" 30
 	expect_eq "tracer status (CMD's)" "$AWAIT_STATUS" 0
+}
+
+@test "-d 1 with -- CMD: the file is complete after the duration while CMD runs on; then CMD's status" {
+	run_for_1s "$WL/util" wait
+	end_cmd
+}
+
+@test "-d 1: the calls a live thread still keeps to send in a batch are in the trace, exactly" {
+	run_for_1s "$WL/util" keep "$D" 3
+	# the open, the write and the three preads its truth holds so far
+	check_truth --under "$D"
+	expect_eq "preads of kept.dat" \
+		"$(tpy bytes "$TRACE" --by name --path "$D/kept.dat" --name pread)" $'pread\t3\t303'
+	end_cmd
 }
 
 signal_test() {

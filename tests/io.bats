@@ -40,6 +40,16 @@ load lib/common
 	check_truth --under "$D"
 }
 
+@test "io: a thread's calls on an fd another thread then closes and reuses for another file are charged to the first" {
+	traced -- "$WL/io" threads "$D"
+	check_truth --under "$D"
+}
+
+@test "io: calls on an O_CLOEXEC fd just before an exec are charged to its file" {
+	traced -- "$WL/io" exec "$D"
+	check_truth --under "$D"
+}
+
 @test "io: a call longer than 2^32 ns keeps its duration (sent whole, not in one cache line)" {
 	# cat's one read of the pipe waits for the writer to end: at least
 	# 4.4 s, longer than a dft_io's 32-bit ns. The first second lets cat

@@ -277,6 +277,54 @@ static char *last_event(void)
 	return last;
 }
 
+/* The X events written from byte from of the output on, each from its
+ * name on (ids differ), one per line; *n: how many. */
+static char *events_since(size_t from, int *n)
+{
+	char *text = strndup(out->buf.p + from, out->buf.len - from), *line, *save = NULL;
+	char *all = calloc(1, out->buf.len - from + 1);
+
+	*n = 0;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strstr(line, "\"ph\":\"X\"") || !strstr(line, "\"name\""))
+			continue;
+		strcat(strcat(all, strstr(line, "\"name\"")), "\n");
+		++*n;
+	}
+	free(text);
+	return all;
+}
+
+/* A thread's batch (dft_io back to back in one record) is written as
+ * its calls sent one by one; bytes short of a whole dft_io at its end
+ * are dropped. */
+static void check_io_batch(void)
+{
+	struct dft_io batch[3] = {
+		{ header(DFT_EV_IO, PID, PID, SYS_pread64), 4096, { 5, 4096, 0 } },
+		{ header(DFT_EV_IO, PID, PID, SYS_lseek), 8192, { 5, 8192, SEEK_SET } },
+		{ header(DFT_EV_IO, PID, PID, SYS_read), 100, { 5, 4096 } },
+	};
+	char *one_by_one, *batched, buf[sizeof(batch) + 20] = { 0 };
+	size_t from = out->buf.len;
+	int n1, n2;
+
+	for (int i = 0; i < 3; i++)
+		feed(&batch[i], sizeof(batch[i]));
+	one_by_one = events_since(from, &n1);
+	from = out->buf.len;
+	memcpy(buf, batch, sizeof(batch));
+	feed(buf, sizeof(buf));
+	batched = events_since(from, &n2);
+	CHECK(n1 == 3 && n2 == 3 && !strcmp(one_by_one, batched),
+	      "a batch of 3 dft_io (and 20 stray bytes) is written as the 3 sent one by one (%d, %d events)",
+	      n1, n2);
+	if (strcmp(one_by_one, batched))
+		printf("#   one by one:\n%s#   batched:\n%s", one_by_one, batched);
+	free(one_by_one);
+	free(batched);
+}
+
 /* A call sent in one cache line (dft_io) is written as the same call
  * sent whole (dft_syscall): the arguments its config keeps, in place. */
 static void check_io_as_syscall(int nr, const uint64_t args[DFT_SC_NARGS],
@@ -323,6 +371,7 @@ static void test_io_records(void)
 			    (uint64_t[DFT_IO_NARGS]){ 5, 8192, SEEK_SET }, "lseek");
 	check_io_as_syscall(SYS_ioctl, (uint64_t[DFT_SC_NARGS]){ 5, 0xc0186201, 0x7ffc0000 },
 			    (uint64_t[DFT_IO_NARGS]){ 5, 0xc0186201, 0x7ffc0000 }, "ioctl");
+	check_io_batch();
 	before = out->buf.len;
 	feed(&cut, sizeof(cut) - 1);
 	CHECK(out->buf.len == before, "a dft_io cut short is dropped");

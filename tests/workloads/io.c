@@ -25,6 +25,8 @@
 #include <sys/uio.h>
 #include <linux/openat2.h>
 #include <linux/stat.h>
+#include <pthread.h>
+#include <semaphore.h>
 #include "workload.h"
 
 /* ret of a libc call or raw syscall: -errno on failure */
@@ -358,12 +360,75 @@ static void dups(const char *D)
 	wl_io(h, "close", "close", R(close(60)));
 }
 
+/* Two threads, one fd table: thread A's preads of fd N come before
+ * thread B closes N and opens another file, which gets N. They must be
+ * charged to the first file, so a thread whose table is shared may keep
+ * no records back to send later. Semaphores (futexes, not traced calls)
+ * order the threads. */
+struct handoff {
+	sem_t to_b, to_a;
+	long fd;
+	char *first, *second;
+};
+
+static void *reopen_as_same_fd(void *arg)
+{
+	struct handoff *h = arg;
+	long fd;
+
+	sem_wait(&h->to_b);
+	wl_io(h->first, "close", "close", R(close(h->fd)));
+	fd = wl_ok(R(open(h->second, O_CREAT | O_RDWR | O_TRUNC, 0644)), "open second");
+	wl_io(h->second, "open", "openat", fd);
+	if (fd != h->fd) {
+		errno = EBADF;
+		wl_die("second.dat got fd %ld, not %ld", fd, h->fd);
+	}
+	sem_post(&h->to_a);
+	return NULL;
+}
+
+static void threads(const char *D)
+{
+	struct handoff h = { .first = wl_path(D, "first.dat"), .second = wl_path(D, "second.dat") };
+	pthread_t b;
+
+	sem_init(&h.to_b, 0, 0);
+	sem_init(&h.to_a, 0, 0);
+	h.fd = wl_ok(R(open(h.first, O_CREAT | O_RDWR | O_TRUNC, 0644)), "open first");
+	wl_io(h.first, "open", "openat", h.fd);
+	wl_io(h.first, "write", "write", R(write(h.fd, buf, 4096)));
+	if (pthread_create(&b, NULL, reopen_as_same_fd, &h))
+		wl_die("pthread_create");
+	for (int i = 0; i < 3; i++)
+		wl_io(h.first, "pread", "pread64", R(pread(h.fd, buf, 100 + i, 0)));
+	sem_post(&h.to_b);
+	sem_wait(&h.to_a);
+	wl_io(h.second, "write", "write", R(write(h.fd, buf, 77)));
+	pthread_join(b, NULL);
+	wl_io(h.second, "close", "close", R(close(h.fd)));
+}
+
+/* Writes to an O_CLOEXEC fd, then exec: the exec closes the fd, and
+ * the writes, made before it, are still charged to the file. */
+static void exec_after_io(const char *D)
+{
+	char *f = wl_path(D, "cloexec.dat");
+	long fd = wl_ok(R(open(f, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0644)), "open");
+
+	wl_io(f, "open", "openat", fd);
+	for (int i = 0; i < 3; i++)
+		wl_io(f, "write", "write", R(write(fd, buf, 10 + i)));
+	execl("/bin/true", "true", (char *)NULL);
+	wl_die("exec /bin/true");
+}
+
 int main(int argc, char **argv)
 {
 	char *D;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: io basic|pipe|relative|dup DIR\n");
+		fprintf(stderr, "usage: io basic|pipe|relative|dup|threads|exec DIR\n");
 		return 2;
 	}
 	D = argv[2]; /* absolute and canonical: the test passes realpath */
@@ -376,6 +441,10 @@ int main(int argc, char **argv)
 		pipes(D);
 	else if (strcmp(argv[1], "dup") == 0)
 		dups(D);
+	else if (strcmp(argv[1], "threads") == 0)
+		threads(D);
+	else if (strcmp(argv[1], "exec") == 0)
+		exec_after_io(D);
 	else {
 		fprintf(stderr, "io: unknown mode %s\n", argv[1]);
 		return 2;

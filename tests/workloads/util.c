@@ -78,6 +78,27 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(mode, "wait") == 0 && argc == 2)
 		return wl_wait_go(60);
+	if (strcmp(mode, "keep") == 0 && argc == 4) {
+		/* N preads, each with its truth line, are the last calls
+		 * before the wait for SIGUSR1: with N <= 3, under a batch,
+		 * they are still kept by the thread when -d stops the tracer */
+		char *p = wl_path(argv[2], "kept.dat"), txt[32];
+		long fd = wl_ok(R(open(p, O_CREAT | O_RDWR | O_TRUNC, 0644)), "open kept");
+		struct timespec limit = { 60, 0 };
+		sigset_t set;
+
+		wl_io(p, "open", "openat", fd);
+		wl_io(p, "write", "write", R(write(fd, buf, 4096)));
+		wl_block_go(&set);
+		snprintf(txt, sizeof(txt), "%d\n", wl_pid());
+		wl_ctl_file("ready", txt);
+		for (int i = 0; i < atoi(argv[3]); i++)
+			wl_io(p, "pread", "pread64", R(pread(fd, buf, 100 + i, i)));
+		if (sigtimedwait(&set, NULL, &limit) != SIGUSR1)
+			wl_die("no SIGUSR1 within 60 s");
+		wl_io(p, "close", "close", R(close(fd)));
+		return 0;
+	}
 	if (strcmp(mode, "marker") == 0 && argc == 3) {
 		char *p = wl_path(argv[2], "marker.dat"), txt[32];
 		long fd = wl_ok(R(open(p, O_CREAT | O_WRONLY | O_TRUNC, 0644)),

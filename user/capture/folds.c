@@ -90,9 +90,16 @@ void folds_finish(struct folds *f, struct trace *t)
 	drain(f->names_fd, t, take_name);
 	drain(f->map_fd[0], t, take_fold);
 	drain(f->map_fd[1], t, take_fold);
-	/* live threads: what they added since their last flush */
-	while (hmap_next(&m->threads, &it, &tid, &v))
-		if (!attach_read_task(f->tasks_fd, tid, &st) && st.acc.used)
+	/* live threads: the calls they kept to send in a batch (their last
+	 * records), and what they added to a total since its last flush */
+	while (hmap_next(&m->threads, &it, &tid, &v)) {
+		if (attach_read_task(f->tasks_fd, tid, &st))
+			continue;
+		if (st.nbatch)
+			trace_handle_record(t, st.batch, (st.nbatch < DFT_IO_BATCH ?
+							  st.nbatch : DFT_IO_BATCH) * sizeof(struct dft_io));
+		if (st.acc.used)
 			trace_fold(t, &st.acc.key, &st.acc.fold);
+	}
 	trace_write_folds(t);
 }

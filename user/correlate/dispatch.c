@@ -84,12 +84,15 @@ static void on_syscall_record(struct trace *t, const struct dft_syscall *e)
 	on_syscall(t, e, str, len, 0);
 }
 
-static void on_io_record(struct trace *t, const struct dft_io *io)
+/* One dft_io, or a thread's batch of them back to back. */
+static void on_io_record(struct trace *t, const void *data, size_t size)
 {
 	struct dft_syscall e;
 
-	sc_expand_io(io, &e);
-	on_syscall_record(t, &e);
+	for (size_t off = 0; size - off >= sizeof(struct dft_io); off += sizeof(struct dft_io)) {
+		sc_expand_io((const struct dft_io *)((const char *)data + off), &e);
+		on_syscall_record(t, &e);
+	}
 }
 
 int trace_handle_record(void *ctx, void *data, size_t size)
@@ -106,8 +109,7 @@ int trace_handle_record(void *ctx, void *data, size_t size)
 			on_syscall_record(t, data);
 		break;
 	case DFT_EV_IO:
-		if (size >= sizeof(struct dft_io))
-			on_io_record(t, data);
+		on_io_record(t, data, size);
 		break;
 	case DFT_EV_PATHS:
 		if (size >= sizeof(struct dft_paths))
