@@ -81,6 +81,10 @@ $(OUT)/tests/%: tests/unit/%.c tests/unit/check.h $(LIB_OBJS) | $(OUT)/tests
 $(OUT)/workloads/%: tests/workloads/%.c $(wildcard tests/workloads/*.h) | $(OUT)/workloads
 	$(CC) -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -Iinclude $< -o $@ -lpthread -ldl $(LDLIBS_WL)
 
+# no libc: after its exec, its first call is an open (tests/fold.bats)
+$(OUT)/workloads/rawopen: tests/workloads/rawopen.c | $(OUT)/workloads
+	$(CC) -O2 -Wall -Wextra -static -nostdlib -ffreestanding -fno-stack-protector $< -o $@
+
 # the one workload that drives io_uring through liburing
 $(OUT)/workloads/uring: LDLIBS_WL := -luring
 

@@ -179,7 +179,7 @@ int BPF_PROG(io_uring_submit_req, struct io_kiocb *req)
 	if (!st && !tracked(t->group_leader))
 		return 0;
 	if (st)
-		flush_batch(st);	/* the request may close or open fds */
+		fds_may_change(st);	/* the request may close or open fds */
 	owner = bpf_map_lookup_elem(&ring_owner, &ring);
 	if (!st) {
 		/* loaded apart: one load may not take two kinds of pointer */
@@ -209,12 +209,18 @@ int BPF_PROG(io_uring_complete, void *ring, void *req_ptr, struct io_uring_cqe *
 	struct io_kiocb *req = req_ptr;
 	/* completed in any context: the request alone names it */
 	struct async_key key = { (__u64)req, 0, DFT_ASYNC_URING };
+	struct dft_task *st;
 	struct dft_async *a;
 	struct file *f;
 
 	a = async_done(&key);
 	if (!a)
 		return 0;
+	/* in a thread's task work (a deferred close...): its calls kept
+	 * since the submission go ahead of this end */
+	st = tracked(bpf_get_current_task_btf());
+	if (st)
+		fds_may_change(st);
 	a->dur = bpf_ktime_get_ns() - a->h.ts;
 	a->res = BPF_CORE_READ(cqe, res);
 	f = BPF_CORE_READ(req, file);

@@ -312,6 +312,15 @@ static __always_inline struct file *fd_file_fast(long fd)
 	return f;
 }
 
+/* No other task can close or replace the current task's fds: it shares
+ * its table with none (a thread does, and io_uring's workers). */
+static __always_inline bool files_own(void)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+
+	return t->files->count.counter == 1;
+}
+
 /* Inode number behind an fd: it names pipes and sockets ("pipe:[ino]")
  * even when they are closed before we look. */
 static __always_inline __u64 fd_ino(long fd)
@@ -378,7 +387,7 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
 	if (quiet_step() && sc_cfg[nr & NR_MASK].interest != DFT_INTEREST_MODEL)
 		return 0;
 	if (!sc_cfg[nr & NR_MASK].io_args)
-		flush_batch(st);	/* it may change what the kept fds name */
+		fds_may_change(st);
 	st->args[0] = SC_ARG0(regs);
 	st->args[1] = SC_ARG1(regs);
 	st->args[2] = SC_ARG2(regs);
@@ -583,7 +592,7 @@ int BPF_PROG(sched_process_fork, struct task_struct *parent,
 	if (!st)
 		return 0;
 	/* a thread shares the parent's fd table from here */
-	flush_batch(st);
+	fds_may_change(st);
 	st = bpf_task_storage_get(&tasks, child, 0,
 				  BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (st)
@@ -627,7 +636,7 @@ int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid,
 	/* execve is no call of the table: what the thread kept goes ahead
 	 * of the exec, which closes fds (and may untrack it) */
 	if (st)
-		flush_batch(st);
+		fds_may_change(st);
 	else if (!enter_scope(p, p->comm))
 		return 0;
 	/* another tracer's process is its own, not ours */

@@ -308,7 +308,7 @@ struct dft_task {
 	struct dft_fold_acc acc;	/* --profile, overload: see bpf/fold.h */
 	struct dft_mmap_run run;
 	unsigned int nbatch;	/* dft_io kept in batch, not yet sent */
-	unsigned int pad3;
+	unsigned int fds_unchanged; /* since acc's file was looked up */
 	struct dft_io batch[DFT_IO_BATCH];
 };
 

@@ -142,20 +142,33 @@ static __always_inline bool flush_acc(struct dft_task *st, struct task_struct *t
 	return true;
 }
 
-/* The fd a call is about, and the file it is: for calls whose file is
- * not named by an fd still open, fd -1 and no file. */
-static __always_inline struct file *call_file(long nr, const __u64 *args, long ret, int *fd)
+/* The fd a call is about: -1 for calls whose file is not named by an
+ * fd still open at their exit. */
+static __always_inline int call_fd(long nr, const __u64 *args, long ret)
 {
 	unsigned char arg = sc_cfg[nr & NR_MASK].fd_arg;
+
+	if (!arg || nr == nr_close)
+		return -1;
+	return arg == DFT_FD_RET ? ret : arg <= DFT_SC_NARGS ? (int)args[(arg - 1) & 7] : -1;
+}
+
+/* The file the call in flight is about, and its fd (-1 and NULL if none).
+ * The running total holds the last fd and file: while none of the
+ * thread's fds can have changed since (see fds_may_change()) that fd is
+ * still that file, and the lookup, most of a fold's cost, is skipped. */
+static __always_inline struct file *call_file(struct dft_task *st, long ret, int *fd)
+{
+	struct dft_fold_acc *a = &st->acc;
 	struct file *f;
 
-	*fd = -1;
-	if (!arg || nr == nr_close)
-		return NULL;
-	*fd = arg == DFT_FD_RET ? ret : arg <= DFT_SC_NARGS ? (int)args[(arg - 1) & 7] : -1;
+	*fd = call_fd(st->nr, st->args, ret);
+	if (*fd >= 0 && st->fds_unchanged && a->used && a->fold.fd == *fd && files_own())
+		return (struct file *)a->file;
 	f = fd_file_fast(*fd);
 	if (!f)
 		*fd = -1;
+	st->fds_unchanged = files_own();
 	return f;
 }
 
@@ -170,7 +183,7 @@ static __always_inline bool fold_call(struct dft_task *st, long ret, __u64 now)
 	struct file *f;
 	int fd;
 
-	f = call_file(st->nr, st->args, ret, &fd);
+	f = call_file(st, ret, &fd);
 	if (!a->used || a->key.nr != st->nr || a->fold.fd != fd || a->file != (__u64)f ||
 	    a->key.phase != phase || a->gen != gen || st->nr == nr_close) {
 		__u64 pid_tgid = bpf_get_current_pid_tgid();

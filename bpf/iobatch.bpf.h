@@ -19,14 +19,6 @@
 #ifndef IOBATCH_BPF_H
 #define IOBATCH_BPF_H
 
-/* No other task can close or replace the current task's fds. */
-static __always_inline bool files_own(void)
-{
-	struct task_struct *t = bpf_get_current_task_btf();
-
-	return t->files->count.counter == 1;
-}
-
 /* The call in flight as a dft_io: the arguments io_args names, packed. */
 static __always_inline void fill_io(struct dft_io *e, struct dft_task *st,
 				    unsigned int io_args, long ret, __u64 now)
@@ -123,6 +115,14 @@ static __always_inline void flush_batch(struct dft_task *st)
 {
 	if (st->nbatch)
 		send_kept(st);
+}
+
+/* What the thread's fds name may change: what it kept goes first, and
+ * the next fold looks its file up again (see call_file()). */
+static __always_inline void fds_may_change(struct dft_task *st)
+{
+	st->fds_unchanged = 0;
+	flush_batch(st);
 }
 
 /* The call in flight as a dft_io: kept, or alone in the ring when the

@@ -80,6 +80,19 @@ calls_bytes() {
 	done
 }
 
+@test "profile: an fd that exec closed and the new program's first call opens again is charged to the new file" {
+	head -c 1000 /dev/urandom >"$D/a.dat"
+	head -c 1000 /dev/urandom >"$D/b.dat"
+	# a thread's total remembers the file its fd named; the exec closes
+	# the O_CLOEXEC fd of a.dat, and rawopen (no libc) opens b.dat first
+	# thing, with the same fd number: the total must look it up again
+	traced --profile=600 -- "$WL/io" exec-reuse "$D"
+	valid
+	run tpy events "$TRACE" --under "$D" --fields path,name,args.calls,args.ret
+	expect_eq "totals under $D" "$(sort <<<"$output" | sed "s|$D/||")" "$(printf '%s\n' \
+		"a.dat	open	1	-" "a.dat	pread	3	33" "b.dat	open	1	-" "b.dat	pread	3	300")"
+}
+
 @test "profile: calls that take turns (open, read, close of three files, again and again) are one total each per file and op" {
 	for f in a b c; do head -c 5000 /dev/urandom >"$D/$f"; done
 	# the kernel sends a thread's total each time its next call is

@@ -14,10 +14,16 @@
  *                     names them; then a file reuses the freed fd numbers
  *   io dup DIR        dup/dup2/dup3/fcntl(F_DUPFD*), close_range: I/O on a
  *                     duplicate counts for the original file
+ *   io threads DIR    a thread's fd closed and reused by another thread
+ *   io exec DIR       writes to an O_CLOEXEC fd, then exec /bin/true
+ *   io exec-reuse DIR preads of DIR/a.dat on an O_CLOEXEC fd, then exec
+ *                     of rawopen, whose first call opens DIR/b.dat and
+ *                     gets the same fd number
  *
  * Raw syscall() is used wherever glibc might pick another syscall.
  */
 #include <dirent.h>
+#include <libgen.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/eventfd.h>
@@ -423,12 +429,33 @@ static void exec_after_io(const char *D)
 	wl_die("exec /bin/true");
 }
 
+/* Preads DIR/a.dat on an O_CLOEXEC fd (10, 11 and 12 bytes), then execs
+ * rawopen (beside this program) in DIR: the exec closes the fd, and
+ * rawopen's first call, an open of b.dat, gets the same number. Nothing
+ * is reported: a report is a write to another fd, and no call on another
+ * fd may come between the preads and rawopen's open (the test knows what
+ * both programs do). */
+static void exec_reuse(const char *D)
+{
+	char *f = wl_path(D, "a.dat"), *raw, self[4096] = "";
+	long fd;
+
+	wl_ok(R(readlink("/proc/self/exe", self, sizeof(self) - 1)), "readlink");
+	raw = wl_path(dirname(self), "rawopen");
+	wl_ok(R(chdir(D)), "chdir");
+	fd = wl_ok(R(open(f, O_RDONLY | O_CLOEXEC)), "open");
+	for (int i = 0; i < 3; i++)
+		wl_ok(R(pread(fd, buf, 10 + i, 0)), "pread");
+	execl(raw, "rawopen", (char *)NULL);
+	wl_die("exec rawopen");
+}
+
 int main(int argc, char **argv)
 {
 	char *D;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: io basic|pipe|relative|dup|threads|exec DIR\n");
+		fprintf(stderr, "usage: io basic|pipe|relative|dup|threads|exec|exec-reuse DIR\n");
 		return 2;
 	}
 	D = argv[2]; /* absolute and canonical: the test passes realpath */
@@ -445,6 +472,8 @@ int main(int argc, char **argv)
 		threads(D);
 	else if (strcmp(argv[1], "exec") == 0)
 		exec_after_io(D);
+	else if (strcmp(argv[1], "exec-reuse") == 0)
+		exec_reuse(D);
 	else {
 		fprintf(stderr, "io: unknown mode %s\n", argv[1]);
 		return 2;
