@@ -11,10 +11,13 @@
  *    batch first, as every call not sent as a dft_io does at its entry:
  *    close, dup2, open, exec, clone...);
  *  - so do the thread's other records (annotations, runs of mapped
- *    pages, its exit) and its io_uring submissions, which may close fds;
+ *    pages, a rename, its exit) and its io_uring requests, submitted or
+ *    ended in its task work, which may close fds;
  *  - user space reads what live threads kept once the hooks are gone.
  * A batch the ring has no room for is folded, call by call, as a call
- * with no room is. Included by dftrace.bpf.c, after fold.bpf.h.
+ * with no room is. The points where fds may change (fds_may_change())
+ * also make a fold look its file up again (call_file() in fold.bpf.h).
+ * Included by dftrace.bpf.c, after fold.bpf.h.
  */
 #ifndef IOBATCH_BPF_H
 #define IOBATCH_BPF_H
