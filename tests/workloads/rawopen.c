@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * rawopen: no libc, so that its first call after the exec that starts it
- * is an open (a libc program's start-up makes others first: access,
- * readlink...). It opens b.dat in its cwd, preads it three times (100
- * bytes each) and exits: see "io exec-reuse".
+ * rawopen (x86-64): no libc, so that its first call after the exec that
+ * starts it is an open (a libc program's start-up makes others first:
+ * access, readlink...). It opens b.dat in its cwd, preads it three times
+ * (100 bytes each) and exits: see "io exec-reuse".
  */
 #include <fcntl.h>
 #include <sys/syscall.h>
