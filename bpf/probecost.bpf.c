@@ -50,3 +50,37 @@ int BPF_PROG(floor_exit, struct pt_regs *regs, long ret)
 		last_ns = bpf_ktime_get_ns() - last_ns;
 	return 0;
 }
+
+/* The same floor for a tracer that follows a process tree, whose filter
+ * is the task's own storage (children get theirs at fork; here the
+ * target's task marks itself at its first call): what following a tree
+ * costs over the pid filter. */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u64);
+} marks SEC(".maps");
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(tree_enter, struct pt_regs *regs, long nr)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	__u64 *ts = bpf_task_storage_get(&marks, t, 0, 0);
+
+	if (!ts && t->tgid == target_tgid)
+		ts = bpf_task_storage_get(&marks, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (ts)
+		*ts = bpf_ktime_get_ns();
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(tree_exit, struct pt_regs *regs, long ret)
+{
+	__u64 *ts = bpf_task_storage_get(&marks, bpf_get_current_task_btf(), 0, 0);
+
+	if (ts)
+		last_ns = bpf_ktime_get_ns() - *ts;
+	return 0;
+}

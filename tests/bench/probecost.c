@@ -6,9 +6,12 @@
  * probecost floor -- CMD...: runs CMD under the floor of a syscall tracer
  * (tp_btf sys_enter and sys_exit, a pid filter and a clock read each), for
  * make bench to time beside the tracer on the same loop.
+ * probecost tree -- CMD...: the same with task storage as the filter, the
+ * floor of a tracer that follows a process tree.
  */
 #include <sys/wait.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +59,8 @@ static double with_program(const char *which, long n)
 							     skel->progs.raw_enter, false);
 	bpf_program__set_autoload(skel->progs.floor_enter, false);
 	bpf_program__set_autoload(skel->progs.floor_exit, false);
+	bpf_program__set_autoload(skel->progs.tree_enter, false);
+	bpf_program__set_autoload(skel->progs.tree_exit, false);
 	if (probecost_bpf__load(skel))
 		goto out;
 	link = bpf_program__attach(strcmp(which, "classic") ? skel->progs.raw_enter :
@@ -69,8 +74,9 @@ out:
 	return ns;
 }
 
-/* CMD, started held so that the filter knows its pid, under the floor. */
-static int run_floor(char **cmd)
+/* CMD, started held so that the filter knows its pid, under the floor
+ * (tree: with task storage as the filter). */
+static int run_floor(char **cmd, bool tree)
 {
 	struct probecost_bpf *skel = NULL;
 	int go[2], status = 1;
@@ -91,12 +97,15 @@ static int run_floor(char **cmd)
 	close(go[0]);
 	skel = probecost_bpf__open();
 	if (pid > 0 && skel) {
+		struct bpf_program *enter = tree ? skel->progs.tree_enter : skel->progs.floor_enter;
+		struct bpf_program *exit = tree ? skel->progs.tree_exit : skel->progs.floor_exit;
+		struct bpf_program *p;
+
 		skel->rodata->target_tgid = pid;
-		bpf_program__set_autoload(skel->progs.classic_lseek, false);
-		bpf_program__set_autoload(skel->progs.raw_enter, false);
-		if (!probecost_bpf__load(skel) &&
-		    bpf_program__attach(skel->progs.floor_enter) &&
-		    bpf_program__attach(skel->progs.floor_exit) && write(go[1], "g", 1) == 1)
+		bpf_object__for_each_program(p, skel->obj)
+			bpf_program__set_autoload(p, p == enter || p == exit);
+		if (!probecost_bpf__load(skel) && bpf_program__attach(enter) &&
+		    bpf_program__attach(exit) && write(go[1], "g", 1) == 1)
 			status = 0;
 	}
 	close(go[1]);
@@ -110,8 +119,9 @@ int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 500000;
 
-	if (argc > 3 && !strcmp(argv[1], "floor") && !strcmp(argv[2], "--"))
-		return run_floor(argv + 3);
+	if (argc > 3 && (!strcmp(argv[1], "floor") || !strcmp(argv[1], "tree")) &&
+	    !strcmp(argv[2], "--"))
+		return run_floor(argv + 3, !strcmp(argv[1], "tree"));
 	struct stat st;
 	double none, classic, raw;
 
