@@ -45,9 +45,19 @@ static int quiet(enum libbpf_print_level l, const char *f, va_list ap)
 	return l == LIBBPF_WARN ? vfprintf(stderr, f, ap) : 0;
 }
 
+/* Only a and b (b may be NULL) are loaded: each measurement its own. */
+static void load_only(struct probecost_bpf *skel, struct bpf_program *a, struct bpf_program *b)
+{
+	struct bpf_program *p;
+
+	bpf_object__for_each_program(p, skel->obj)
+		bpf_program__set_autoload(p, p == a || p == b);
+}
+
 static double with_program(const char *which, long n)
 {
 	struct probecost_bpf *skel = probecost_bpf__open();
+	struct bpf_program *prog;
 	struct bpf_link *link = NULL;
 	double ns = -1;
 
@@ -55,16 +65,11 @@ static double with_program(const char *which, long n)
 		return -1;
 	skel->rodata->target_tgid = getpid();
 	skel->rodata->lseek_nr = SYS_lseek;
-	bpf_program__set_autoload(strcmp(which, "classic") ? skel->progs.classic_lseek :
-							     skel->progs.raw_enter, false);
-	bpf_program__set_autoload(skel->progs.floor_enter, false);
-	bpf_program__set_autoload(skel->progs.floor_exit, false);
-	bpf_program__set_autoload(skel->progs.tree_enter, false);
-	bpf_program__set_autoload(skel->progs.tree_exit, false);
+	prog = strcmp(which, "classic") ? skel->progs.raw_enter : skel->progs.classic_lseek;
+	load_only(skel, prog, NULL);
 	if (probecost_bpf__load(skel))
 		goto out;
-	link = bpf_program__attach(strcmp(which, "classic") ? skel->progs.raw_enter :
-							      skel->progs.classic_lseek);
+	link = bpf_program__attach(prog);
 	if (!link)
 		goto out;
 	ns = ns_per_call(n);
@@ -99,11 +104,9 @@ static int run_floor(char **cmd, bool tree)
 	if (pid > 0 && skel) {
 		struct bpf_program *enter = tree ? skel->progs.tree_enter : skel->progs.floor_enter;
 		struct bpf_program *exit = tree ? skel->progs.tree_exit : skel->progs.floor_exit;
-		struct bpf_program *p;
 
 		skel->rodata->target_tgid = pid;
-		bpf_object__for_each_program(p, skel->obj)
-			bpf_program__set_autoload(p, p == enter || p == exit);
+		load_only(skel, enter, exit);
 		if (!probecost_bpf__load(skel) && bpf_program__attach(enter) &&
 		    bpf_program__attach(exit) && write(go[1], "g", 1) == 1)
 			status = 0;
