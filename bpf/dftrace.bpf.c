@@ -13,6 +13,7 @@
 #include <bpf/bpf_core_read.h>
 #define BPF_USDT_MAX_SPEC_CNT 1024
 #include <bpf/usdt.bpf.h>
+#include "usdtargs.bpf.h"
 #include "dftrace.h"
 #include "syscall_regs.h"
 
@@ -817,19 +818,19 @@ static __always_inline int emit_annot(int op, const char *a, const char *b,
 }
 
 SEC("usdt")
-int BPF_USDT(region_begin, const char *cat, const char *name, long long count)
+int DFT_USDT(region_begin, const char *cat, const char *name, long long count)
 {
 	return emit_annot(DFT_ANNOT_BEGIN, cat, name, count);
 }
 
 SEC("usdt")
-int BPF_USDT(region_end, const char *cat, const char *name, long long count)
+int DFT_USDT(region_end, const char *cat, const char *name, long long count)
 {
 	return emit_annot(DFT_ANNOT_END, cat, name, count);
 }
 
 SEC("usdt")
-int BPF_USDT(meta, const char *cat, const char *name, long long is_end)
+int DFT_USDT(meta, const char *cat, const char *name, long long is_end)
 {
 	return emit_annot(DFT_ANNOT_META, cat, name, is_end);
 }
@@ -845,7 +846,7 @@ static __always_inline void set_step(const char *key, long long value)
 }
 
 SEC("usdt")
-int BPF_USDT(ctx_int, const char *key, long long value)
+int DFT_USDT(ctx_int, const char *key, long long value)
 {
 	if (steps_on && tracked(bpf_get_current_task_btf()))
 		set_step(key, value);
@@ -853,25 +854,25 @@ int BPF_USDT(ctx_int, const char *key, long long value)
 }
 
 SEC("usdt")
-int BPF_USDT(ctx_str, const char *key, const char *value)
+int DFT_USDT(ctx_str, const char *key, const char *value)
 {
 	return emit_annot(DFT_ANNOT_CTX_STR, key, value, 0);
 }
 
 SEC("usdt")
-int BPF_USDT(ctx_clear, const char *key)
+int DFT_USDT(ctx_clear, const char *key)
 {
 	return emit_annot(DFT_ANNOT_CTX_CLEAR, key, NULL, 0);
 }
 
 SEC("usdt")
-int BPF_USDT(arg_int, const char *key, long long value)
+int DFT_USDT(arg_int, const char *key, long long value)
 {
 	return emit_annot(DFT_ANNOT_ARG_INT, key, NULL, value);
 }
 
 SEC("usdt")
-int BPF_USDT(arg_str, const char *key, const char *value)
+int DFT_USDT(arg_str, const char *key, const char *value)
 {
 	return emit_annot(DFT_ANNOT_ARG_STR, key, value, 0);
 }
@@ -885,7 +886,7 @@ static __always_inline int python_region(int op, const char *name)
 }
 
 SEC("usdt")
-int BPF_USDT(py_gc_start, int generation)
+int DFT_USDT(py_gc_start, int generation)
 {
 	python_region(DFT_ANNOT_BEGIN, "gc");
 	return emit_annot_from(DFT_ANNOT_ARG_INT, "generation", NULL, generation,
@@ -893,21 +894,21 @@ int BPF_USDT(py_gc_start, int generation)
 }
 
 SEC("usdt")
-int BPF_USDT(py_gc_done, long long collected)
+int DFT_USDT(py_gc_done, long long collected)
 {
 	emit_annot_from(DFT_ANNOT_ARG_INT, "collected", NULL, collected, FROM_BPF_A);
 	return python_region(DFT_ANNOT_END, "gc");
 }
 
 SEC("usdt")
-int BPF_USDT(py_import_start, const char *module)
+int DFT_USDT(py_import_start, const char *module)
 {
 	python_region(DFT_ANNOT_BEGIN, "import");
 	return emit_annot_from(DFT_ANNOT_ARG_STR, "module", module, 0, FROM_BPF_A);
 }
 
 SEC("usdt")
-int BPF_USDT(py_import_done, const char *module, int found)
+int DFT_USDT(py_import_done, const char *module, int found)
 {
 	emit_annot_from(DFT_ANNOT_ARG_INT, "found", NULL, found, FROM_BPF_A);
 	return python_region(DFT_ANNOT_END, "import");
