@@ -203,14 +203,10 @@ int BPF_PROG(io_uring_submit_req, struct io_kiocb *req)
 	return 0;
 }
 
-/* The tracepoint gives the request as void *: cast, its fields are plain
- * loads, where a BPF_CORE_READ is a helper call (~35 ns each here). */
-extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
-
 SEC("tp_btf/io_uring_complete")
 int BPF_PROG(io_uring_complete, void *ring, void *req_ptr, struct io_uring_cqe *cqe)
 {
-	struct io_kiocb *req = bpf_rdonly_cast(req_ptr, bpf_core_type_id_kernel(struct io_kiocb));
+	struct io_kiocb *req = kernel_ptr(struct io_kiocb, req_ptr);
 	/* completed in any context: the request alone names it */
 	struct async_key key = { (__u64)req_ptr, 0, DFT_ASYNC_URING };
 	struct dft_task *st;
@@ -230,8 +226,7 @@ int BPF_PROG(io_uring_complete, void *ring, void *req_ptr, struct io_uring_cqe *
 	f = req->file;
 	if (f && a->opcode != IORING_OP_OPENAT && a->opcode != IORING_OP_OPENAT2 &&
 	    a->opcode != IORING_OP_STATX && a->opcode != IORING_OP_CLOSE) {
-		a->file.dev = f->f_inode->i_sb->s_dev;
-		a->file.ino = f->f_inode->i_ino;
+		a->file = file_id(f);
 	}
 	send_async(a);
 	return 0;

@@ -270,17 +270,29 @@ static __always_inline bool quiet_step(void)
 	return steps_on && !step_active;
 }
 
-/* An inode's (dev, ino): the kernel's name for a file (see dftrace.h). */
-static __always_inline struct dft_file_id inode_id(struct inode *i)
-{
-	struct dft_file_id id = { BPF_CORE_READ(i, i_sb, s_dev), BPF_CORE_READ(i, i_ino) };
+/* A kernel pointer, typed again however it was read: its fields are then
+ * plain loads, where a BPF_CORE_READ is a helper call (~35 ns each here).
+ * The cast itself costs nothing: the verifier makes it a move. */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+#define kernel_ptr(type, p) \
+	((type *)bpf_rdonly_cast((const void *)(p), bpf_core_type_id_kernel(type)))
 
+/* An inode's (dev, ino): the kernel's name for a file (see dftrace.h). */
+static __always_inline struct dft_file_id inode_id(struct inode *ip)
+{
+	struct inode *i = kernel_ptr(struct inode, ip);
+	struct dft_file_id id = { i->i_sb->s_dev, i->i_ino };
+
+	/* clang would share the loads with a caller's other branch, a map
+	 * value's: one instruction may not take both kinds of pointer */
+	barrier_var(id.dev);
+	barrier_var(id.ino);
 	return id;
 }
 
 static __always_inline struct dft_file_id file_id(struct file *f)
 {
-	return inode_id(BPF_CORE_READ(f, f_inode));
+	return inode_id(kernel_ptr(struct file, f)->f_inode);
 }
 
 /* The file behind an fd of the current task, or NULL. */
