@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * I/O submitted now and done later, which syscalls do not show whole:
- * io_uring requests (io_uring_submit_req, io_uring_complete: paired by
- * the request) and Linux AIO iocbs (decoded at io_submit's return, paired
- * with io_getevents' events by the iocb's address). One record per
- * request: what, on which file, when submitted, how long, what result.
+ * io_uring requests (io_uring_submit_req, io_uring_complete: a record at
+ * each, which user space pairs by the request) and Linux AIO iocbs
+ * (decoded at io_submit's return, paired here with io_getevents' events
+ * by the iocb's address: one record per iocb). What, on which file, when
+ * submitted, how long, what result.
  * A ring's SQPOLL thread and io-wq workers are threads of its owner
  * process: their requests are charged to the thread that made the ring.
  * Included by dftrace.bpf.c, after the helpers it uses.
@@ -19,19 +20,17 @@ const volatile int nr_io_uring_register = -1;
 
 #define REGISTER_FILES_MAX 64	/* fds of one registration named */
 
-/* requests in flight: the request (io_uring) or (process, iocb) (AIO) */
+/* AIO's iocbs in flight: (process, iocb) */
 struct async_key {
 	__u64 ptr;
 	__u32 tgid;
 	__u32 engine;
 };
 
-/* a request's record up to its name: most have none, and a map update
- * copies the whole value */
+/* a request's record up to its name: most have none (an iocb has none) */
 #define ASYNC_HEAD __builtin_offsetof(struct dft_async, path)
 
 struct async_head { char bytes[ASYNC_HEAD]; };
-struct async_path { char name[DFT_ASYNC_PATH]; };
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);	/* cancelled ones age out */
@@ -40,15 +39,9 @@ struct {
 	__type(value, struct async_head);
 } inflight SEC(".maps");
 
-/* the names of the requests that have one (openat, statx) */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 4096);
-	__type(key, struct async_key);
-	__type(value, struct async_path);
-} inflight_path SEC(".maps");
-
-/* the thread that made a ring, to charge its SQPOLL thread's requests */
+/* The rings tracked tasks submit to, whose completions are sent: each
+ * with the thread that made it, to charge its SQPOLL thread's requests
+ * (0: made before the tracer came). */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 4096);
@@ -92,25 +85,17 @@ static __always_inline void send_async(struct dft_async *a)
 		count_lost(DFT_NR_MAX + DFT_EV_ASYNC);
 }
 
-/* The request of key, done: its record in the scratch, out of the maps. */
+/* The iocb of key, done: its record in the scratch, out of the map. */
 static __always_inline struct dft_async *async_done(struct async_key *key)
 {
 	__u32 zero = 0;
 	struct dft_async *a = bpf_map_lookup_elem(&async_scratch, &zero);
-	void *head = bpf_map_lookup_elem(&inflight, key), *path;
+	void *head = bpf_map_lookup_elem(&inflight, key);
 
 	if (!a || !head)
 		return NULL;
 	__builtin_memcpy(a, head, ASYNC_HEAD);
 	bpf_map_delete_elem(&inflight, key);
-	if (a->path_len) {
-		path = bpf_map_lookup_elem(&inflight_path, key);
-		if (path)
-			__builtin_memcpy(a->path, path, DFT_ASYNC_PATH);
-		else
-			a->path_len = 0;
-		bpf_map_delete_elem(&inflight_path, key);
-	}
 	return a;
 }
 
@@ -169,9 +154,8 @@ SEC("tp_btf/io_uring_submit_req")
 int BPF_PROG(io_uring_submit_req, struct io_kiocb *req)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
-	struct async_key key = { (__u64)req, 0, DFT_ASYNC_URING };
 	__u64 ring = (__u64)req->ctx;
-	__u32 *owner, tid = t->pid;
+	__u32 *owner, tid = t->pid, unknown = 0;
 	struct dft_task *st = tracked(t);
 	struct dft_async *a;
 
@@ -180,16 +164,20 @@ int BPF_PROG(io_uring_submit_req, struct io_kiocb *req)
 		return 0;
 	if (st)
 		fds_may_change(st);	/* the request may close or open fds */
+	owner = bpf_map_lookup_elem(&ring_owner, &ring);
+	if (!owner)
+		bpf_map_update_elem(&ring_owner, &ring, &unknown, BPF_NOEXIST);
 	if (!st) {
 		/* loaded apart: one load may not take two kinds of pointer */
 		__u32 leader = BPF_CORE_READ(t, group_leader, pid);
 
-		owner = bpf_map_lookup_elem(&ring_owner, &ring);
-		tid = owner ? *owner : leader;
+		tid = owner && *owner ? *owner : leader;
 	}
 	a = new_async(t, tid, DFT_ASYNC_URING);
 	if (!a)
 		return 0;
+	a->h.kind = DFT_EV_URING_SUBMIT;
+	a->req = (__u64)req;
 	a->opcode = req->opcode;
 	a->fd = req->cqe.fd;
 	a->fixed = req->flags & REQ_F_FIXED_FILE ? 1 : 0;
@@ -197,9 +185,7 @@ int BPF_PROG(io_uring_submit_req, struct io_kiocb *req)
 	if (quiet_step())
 		a->h.flags |= DFT_F_QUIET;
 	describe_req(a, req);
-	bpf_map_update_elem(&inflight, &key, a, BPF_ANY);
-	if (a->path_len)
-		bpf_map_update_elem(&inflight_path, &key, a->path, BPF_ANY);
+	send_async(a);
 	return 0;
 }
 
@@ -207,28 +193,34 @@ SEC("tp_btf/io_uring_complete")
 int BPF_PROG(io_uring_complete, void *ring, void *req_ptr, struct io_uring_cqe *cqe)
 {
 	struct io_kiocb *req = kernel_ptr(struct io_kiocb, req_ptr);
-	/* completed in any context: the request alone names it */
-	struct async_key key = { (__u64)req_ptr, 0, DFT_ASYNC_URING };
+	struct task_struct *t = bpf_get_current_task_btf();
+	__u64 key = (__u64)ring;
+	struct dft_uring_done *e;
 	struct dft_task *st;
-	struct dft_async *a;
 	struct file *f;
+	int op;
 
-	a = async_done(&key);
-	if (!a)
+	/* completed in any context: the ring says whose it is */
+	if (!bpf_map_lookup_elem(&ring_owner, &key))
 		return 0;
 	/* in a thread's task work (a deferred close...): its calls kept
 	 * since the submission go ahead of this end */
-	st = tracked(bpf_get_current_task_btf());
+	st = tracked(t);
 	if (st)
 		fds_may_change(st);
-	a->dur = bpf_ktime_get_ns() - a->h.ts;
-	a->res = cqe->res;
+	e = reserve(sizeof(*e), DFT_NR_MAX + DFT_EV_ASYNC);
+	if (!e)
+		return 0;
+	fill_header(&e->h, DFT_EV_URING_DONE, t);
+	e->req = (__u64)req_ptr;
+	e->res = cqe->res;
+	e->file.dev = e->file.ino = 0;
+	op = req->opcode;
 	f = req->file;
-	if (f && a->opcode != IORING_OP_OPENAT && a->opcode != IORING_OP_OPENAT2 &&
-	    a->opcode != IORING_OP_STATX && a->opcode != IORING_OP_CLOSE) {
-		a->file = file_id(f);
-	}
-	send_async(a);
+	if (f && op != IORING_OP_OPENAT && op != IORING_OP_OPENAT2 &&
+	    op != IORING_OP_STATX && op != IORING_OP_CLOSE)
+		e->file = file_id(f);
+	bpf_ringbuf_submit(e, wakeup_flag());
 	return 0;
 }
 

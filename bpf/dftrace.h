@@ -83,6 +83,8 @@ enum dft_kind {
 	DFT_EV_FILEID,	    /* an fd's file by (dev, ino), at mmap or registration */
 	DFT_EV_FOLD,	    /* a thread's folded calls, sent as it exits */
 	DFT_EV_IO,	    /* a syscall, as DFT_EV_SYSCALL, in one cache line */
+	DFT_EV_URING_SUBMIT, /* an io_uring request, submitted: a dft_async */
+	DFT_EV_URING_DONE,  /* the completion of one: a dft_uring_done */
 	DFT_EV__COUNT
 };
 
@@ -259,7 +261,10 @@ struct dft_mmap_run {
 };
 
 /* An io_uring request or a Linux AIO iocb, from submission to completion
- * (io_uring's tracepoints; AIO's io_submit and io_getevents). */
+ * (io_uring's tracepoints; AIO's io_submit and io_getevents). An AIO
+ * iocb comes whole; an io_uring request in two records, submitted and
+ * done, which user space pairs by the request's address: keeping it in a
+ * map for the kernel to pair cost an insert, a lookup and a delete. */
 #define DFT_ASYNC_PATH 256
 
 enum dft_async_engine { DFT_ASYNC_URING = 1, DFT_ASYNC_AIO };
@@ -277,7 +282,17 @@ struct dft_async {
 	unsigned char fixed;	/* a registered file */
 	unsigned short path_len;	/* openat, statx: the name, with its NUL */
 	unsigned short pad;
+	unsigned long long req;	/* io_uring: the request's address */
 	char path[DFT_ASYNC_PATH];
+};
+
+/* An io_uring request's end: its DFT_EV_URING_SUBMIT record says what it
+ * was. h.ts: the completion; h.tgid/tid: whoever completed it. */
+struct dft_uring_done {
+	struct dft_header h;
+	unsigned long long req;
+	long long res;
+	struct dft_file_id file;	/* when the kernel had it; else 0s */
 };
 
 /* A file opened when the ring buffer had no room to say so: its name

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <linux/io_uring.h>
 
 #include "check.h"
 #include "correlate/trace.h"
@@ -378,8 +379,68 @@ static void test_io_records(void)
 	free_trace();
 }
 
+/* An io_uring read of fd 5 submitted now, as request req. */
+static void uring_submit(uint64_t req)
+{
+	struct dft_async e = { .h = header(DFT_EV_URING_SUBMIT, PID, PID, 0),
+			       .offset = 4096, .len = 4096, .fd = 5,
+			       .opcode = IORING_OP_READ, .engine = DFT_ASYNC_URING,
+			       .req = req };
+
+	feed(&e, offsetof(struct dft_async, path));
+}
+
+/* Its end, ms milliseconds after the last record. */
+static void uring_done(uint64_t req, long long res, uint64_t ms)
+{
+	struct dft_uring_done d = { .h = { .kind = DFT_EV_URING_DONE, .tgid = CHILD,
+					   .tid = CHILD },
+				    .req = req, .res = res };
+
+	d.h.ts = clock_ns += ms * 1000000;
+	feed(&d, sizeof(d));
+}
+
+/* A request's submission and end come as two records, paired by its
+ * address; its event is written at the end, charged to the submitter. */
+static void test_uring_records(void)
+{
+	new_trace();
+	sys_path(PID, SYS_openat, 5, "/d/u.bin", AT_FDCWD, O_RDONLY);
+	uring_submit(0xa0);
+	uring_submit(0xb0);
+	uring_done(0xb0, 4096, 3);
+	uring_done(0xa0, 100, 2);
+	CHECK(lines_with(4, "\"name\":\"io_uring_read\"", "\"dur\":3000,",
+			 "\"ret\":4096", "\"offset\":4096") == 1 &&
+	      lines_with(3, "\"name\":\"io_uring_read\"", "\"dur\":5001,", "\"ret\":100") == 1,
+	      "two requests ended out of order: each its own result and time");
+	CHECK(lines_with(2, "\"name\":\"io_uring_read\"", "\"tid\":4194401,") == 2,
+	      "charged to the thread that submitted, not the one that completed");
+	uring_done(0xa0, 7, 1);
+	uring_done(0xc0, 7, 1);
+	CHECK(lines_with(2, "\"name\":\"io_uring_read\"", "\"ret\":7") == 0,
+	      "an end whose start was paired already, or never came, writes nothing");
+	uring_submit(0xd0);
+	uring_submit(0xd0);
+	uring_done(0xd0, 11, 4);
+	CHECK(lines_with(3, "\"name\":\"io_uring_read\"", "\"ret\":11", "\"dur\":4000,") == 1,
+	      "an address submitted again (its end lost): the later request");
+	for (uint64_t req = 1; req <= 65536; req++)
+		uring_submit(req << 8);
+	uring_submit(0xe0);
+	uring_done(1 << 8, 21, 1);
+	uring_done(65536ull << 8, 22, 1);
+	uring_done(0xe0, 23, 1);
+	CHECK(lines_with(1, "\"ret\":21") == 0 && lines_with(1, "\"ret\":22") == 1 &&
+	      lines_with(1, "\"ret\":23") == 1,
+	      "past 65536 requests never ended the older half goes, the newer stay");
+	free_trace();
+}
+
 int main(void)
 {
+	test_uring_records();
 	test_io_records();
 	test_correlation();
 	test_annotations();

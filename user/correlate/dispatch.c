@@ -67,6 +67,7 @@ void trace_free(struct trace *t)
 	model_free(&t->model);
 	fileids_free(&t->fileids);
 	fold_phases_free(t);
+	uring_pending_free(t);
 	phase_totals_free(&t->stats.phases);
 	free(t);
 }
@@ -150,6 +151,14 @@ int trace_handle_record(void *ctx, void *data, size_t size)
 	case DFT_EV_ASYNC:
 		if (size >= offsetof(struct dft_async, path))
 			on_async_record(t, data, size);
+		break;
+	case DFT_EV_URING_SUBMIT:
+		if (size >= offsetof(struct dft_async, path))
+			on_uring_submit(t, data, size);
+		break;
+	case DFT_EV_URING_DONE:
+		if (size >= sizeof(struct dft_uring_done))
+			on_uring_done(t, data);
 		break;
 	}
 	return 0;

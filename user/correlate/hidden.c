@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <linux/io_uring.h>
@@ -224,14 +225,82 @@ static void on_async(struct trace *t, const struct dft_async *e)
 }
 
 /* The kernel sends only as much of the name as there is. */
+static void read_async(struct dft_async *e, const void *data, size_t size)
+{
+	size_t n = size < sizeof(*e) ? size : sizeof(*e);
+
+	memcpy(e, data, n);
+	memset((char *)e + n, 0, sizeof(*e) - n);
+	if (e->path_len > n - offsetof(struct dft_async, path))
+		e->path_len = n - offsetof(struct dft_async, path);
+}
+
 void on_async_record(struct trace *t, const void *data, size_t size)
 {
 	struct dft_async e;
-	size_t n = size < sizeof(e) ? size : sizeof(e);
 
-	memcpy(&e, data, n);
-	memset((char *)&e + n, 0, sizeof(e) - n);
-	if (e.path_len > n - offsetof(struct dft_async, path))
-		e.path_len = n - offsetof(struct dft_async, path);
+	read_async(&e, data, size);
 	on_async(t, &e);
+}
+
+/* ---- io_uring: a request's two records, paired by its address ---- */
+
+/* Requests never done (a lost end, a ring torn down) would pile up: past
+ * this many kept, the older half goes, as the kernel's LRU map did. */
+#define URING_PENDING_MAX 65536
+
+static void forget_older_half(struct hmap *pending)
+{
+	uint64_t key, val, lo = UINT64_MAX, hi = 0, mid, *old;
+	size_t it = 0, n = 0;
+
+	while (hmap_next(pending, &it, &key, &val)) {
+		uint64_t ts = ((struct dft_async *)(uintptr_t)val)->h.ts;
+
+		lo = ts < lo ? ts : lo;
+		hi = ts > hi ? ts : hi;
+	}
+	mid = lo + (hi - lo) / 2;
+	old = malloc(pending->n * sizeof(*old));
+	if (!old)
+		return;
+	for (it = 0; hmap_next(pending, &it, &key, &val);)
+		if (((struct dft_async *)(uintptr_t)val)->h.ts <= mid)
+			old[n++] = key;
+	while (n)
+		free(hmap_del_ptr(pending, old[--n]));
+	free(old);
+}
+
+void on_uring_submit(struct trace *t, const void *data, size_t size)
+{
+	struct dft_async *e = malloc(sizeof(*e));
+
+	if (!e)
+		return;
+	read_async(e, data, size);
+	/* the address's request before this one lost its end */
+	free(hmap_del_ptr(&t->uring_pending, e->req));
+	if (t->uring_pending.n >= URING_PENDING_MAX)
+		forget_older_half(&t->uring_pending);
+	if (hmap_put_ptr(&t->uring_pending, e->req, e))
+		free(e);
+}
+
+void on_uring_done(struct trace *t, const struct dft_uring_done *d)
+{
+	struct dft_async *e = hmap_del_ptr(&t->uring_pending, d->req);
+
+	if (!e) /* submitted before the tracer came, or its start was lost */
+		return;
+	e->dur = d->h.ts - e->h.ts;
+	e->res = d->res;
+	e->file = d->file;
+	on_async(t, e);
+	free(e);
+}
+
+void uring_pending_free(struct trace *t)
+{
+	hmap_free_ptrs(&t->uring_pending);
 }

@@ -20,6 +20,7 @@ struct trace {
 	struct fileids fileids;		/* files by (dev, ino) */
 	bool root_execd;	/* -- CMD: until then, the root runs our code */
 	struct hmap phase_ids;	/* dft_phase_id -> its cat and name */
+	struct hmap uring_pending; /* io_uring requests submitted, not done */
 };
 
 /* correlate.c: syscalls and the life of processes */
@@ -38,8 +39,12 @@ void end_event(struct trace *t, struct sink *s);
 /* hidden.c: I/O no syscall shows whole (mappings, io_uring, AIO) */
 void on_mmap(struct trace *t, const struct dft_mmap *e);
 void on_fileid(struct trace *t, const struct dft_fileid *e);
-/* an io_uring or AIO record of size bytes (its name may be cut short) */
+/* an AIO record of size bytes, or an io_uring request's submission (its
+ * name may be cut short), and an io_uring request's end */
 void on_async_record(struct trace *t, const void *data, size_t size);
+void on_uring_submit(struct trace *t, const void *data, size_t size);
+void on_uring_done(struct trace *t, const struct dft_uring_done *d);
+void uring_pending_free(struct trace *t);
 
 /* folded.c: totals the kernel folded */
 void on_fold_record(struct trace *t, const struct dft_fold_rec *r);

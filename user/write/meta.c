@@ -290,7 +290,8 @@ static const char *kind_name(size_t kind)
 		[DFT_EV_EXIT] = "exit", [DFT_EV_COMM] = "comm",
 		[DFT_EV_ANNOT] = "annotation", [DFT_EV_MMAP] = "mmap_run",
 		[DFT_EV_ASYNC] = "async_io", [DFT_EV_FILEID] = "file_name",
-		[DFT_EV_FOLD] = "fold",
+		[DFT_EV_FOLD] = "fold", [DFT_EV_URING_SUBMIT] = "io_uring_submit",
+		[DFT_EV_URING_DONE] = "io_uring_done",
 	};
 
 	return kind < DFT_EV__COUNT && names[kind] ? names[kind] : "other";
