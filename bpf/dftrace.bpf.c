@@ -42,6 +42,10 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 const volatile struct dft_sc_cfg sc_cfg[DFT_NR_MAX];
 /* records a CPU writes between two wakeups of the consumer */
 const volatile __u32 wakeup_records = 4096;
+/* Calls stop taking the ring past this many bytes unread (see
+ * ring_for_calls()); each CPU looks every calls_check records. */
+const volatile __u64 calls_max = ~0ull;
+const volatile __u32 calls_check = 64;
 /* This architecture's numbers of the calls recorded only in some forms;
  * -1 until the loader sets them from <sys/syscall.h>. */
 const volatile int nr_mmap = -1, nr_fcntl = -1, nr_openat2 = -1;
@@ -88,6 +92,20 @@ struct {
 	__type(key, __u32);
 	__type(value, __u32);
 } since_wakeup SEC(".maps");
+
+/* Per CPU: records since it last asked how full the ring is, and the
+ * answer: whether calls fold. */
+struct ring_view {
+	__u32 since_query;
+	__u32 calls_fold;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ring_view);
+} ring_views SEC(".maps");
 
 struct path_scratch {
 	struct dft_paths p;
@@ -151,6 +169,26 @@ static __always_inline __u64 wakeup_flag(void)
 		return BPF_RB_NO_WAKEUP;
 	*n = 0;
 	return BPF_RB_FORCE_WAKEUP;
+}
+
+/* Whether a call may take the ring. A call can be folded into a total;
+ * a fork, an exec, an exit, a run of mapped pages, a name, an annotation
+ * or an io_uring request can't: calls leave them the ring's last part,
+ * and fold past calls_max bytes unread. Asking is the 180 ns read above,
+ * so each CPU asks every calls_check records, few enough that all CPUs
+ * together cannot overrun the part left between two asks. */
+static __always_inline bool ring_for_calls(void)
+{
+	__u32 zero = 0;
+	struct ring_view *v = bpf_map_lookup_elem(&ring_views, &zero);
+
+	if (!v)
+		return true;
+	if (++v->since_query >= calls_check) {
+		v->since_query = 0;
+		v->calls_fold = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > calls_max;
+	}
+	return !v->calls_fold;
 }
 
 /* A record of the given size, or NULL after counting it as lost. */
@@ -585,9 +623,11 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	c = &sc_cfg[nr & NR_MASK];
 	now = bpf_ktime_get_ns();
 	/* under --profile only what changes the fd tables goes, for the
-	 * model only */
-	if (!profile_on || c->interest == DFT_INTEREST_MODEL)
+	 * model only; past calls_max, only that too */
+	if (c->interest == DFT_INTEREST_MODEL || (!profile_on && ring_for_calls()))
 		sent = emit_syscall(st, c, nr, ret, now, profile_on || quiet_step());
+	else if (!profile_on)
+		sent = false;
 	/* folded: all under --profile, else what found no room */
 	if ((profile_on || !sent) && !fold_call(st, ret, now))
 		count_lost(nr & NR_MASK);

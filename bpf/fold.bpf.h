@@ -107,7 +107,7 @@ static __always_inline struct dft_fold *total_of(struct dft_fold_key *k, __u64 f
 /* The thread's running total out: as a record, which user space adds to
  * the total of its key (a record costs less than a hash map update: a
  * new key is a lookup, an insert and a lookup again); into the map being
- * filled, for user space to drain, when the ring has no room. False if
+ * filled, for user space to drain, when the ring has no room for calls. False if
  * the map had none either. */
 static __always_inline bool flush_acc(struct dft_task *st, struct task_struct *t)
 {
@@ -118,7 +118,7 @@ static __always_inline bool flush_acc(struct dft_task *st, struct task_struct *t
 	if (!a->used)
 		return true;
 	a->used = 0;
-	r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+	r = ring_for_calls() ? bpf_ringbuf_reserve(&events, sizeof(*r), 0) : NULL;
 	if (r) {
 		fill_header(&r->h, DFT_EV_FOLD, t);
 		r->key = a->key;

@@ -91,7 +91,8 @@ __noinline int fold_kept(struct dft_task *st, __u32 i)
 	return 0;
 }
 
-/* What the thread kept, out as one record; folded if it has no room.
+/* What the thread kept, out as one record; folded if it has no room (or
+ * leaves the ring to what can't be folded).
  * Global too, for the same reason; the hot path's test stays inline. */
 __noinline int send_kept(struct dft_task *st)
 {
@@ -103,8 +104,9 @@ __noinline int send_kept(struct dft_task *st)
 	st->nbatch = 0;
 	if (n > DFT_IO_BATCH)
 		n = DFT_IO_BATCH;
-	if (!n || !bpf_ringbuf_output(&events, st->batch, n * sizeof(struct dft_io),
-				      wakeup_flag()))
+	if (!n || (ring_for_calls() &&
+		   !bpf_ringbuf_output(&events, st->batch, n * sizeof(struct dft_io),
+				       wakeup_flag())))
 		return 0;
 	for (unsigned int i = 0; i < DFT_IO_BATCH; i++) {
 		if (i >= n)

@@ -49,6 +49,27 @@ calls_bytes() {
 		"$(cut -f2 <<<"$want" | awk '{ s += $1 } END { print s }')"
 }
 
+@test "overload: what can't be folded still finds room: forks, execs, exits and mapped pages beside two floods of calls" {
+	head -c 1048576 /dev/urandom >"$D/f"
+	traced -b 65536 -- sh -c "\"$LOOP\" lseek \"$D/f\" 1000000 >/dev/null &
+		\"$LOOP\" lseek \"$D/f\" 1000000 >/dev/null & \"$WL/mapped\" \"$D\"; wait"
+	valid
+	# the floods overflowed the ring: their calls came folded
+	run tpy events "$TRACE" --name lseek --fields args.folded
+	[[ "$output" == *overload* ]]
+	# and nothing else was lost: every process, every mapped page
+	run tpy lost "$TRACE" --total
+	expect_eq "records lost" "$output" 0
+	read -r _ _ _ pages _ <<<"$(grep -P '^mpass\t.*\t1\t' "$TRUTH")"
+	run tpy bytes "$TRACE" --by name --path "$D/scan" --name mmap_read
+	expect_eq "read through the mapping, two passes" "$output" "$(printf 'mmap_read\t2\t%d' $((2 * pages * 4096)))"
+	run tpy bytes "$TRACE" --by name --path "$D/dirty" --name mmap_write
+	expect_eq "dirtied" "$output" "$(printf 'mmap_write\t1\t65536')"
+	# sh and the three programs it started: each exec'd and exited
+	run tpy events "$TRACE" --cat PROC --fields name
+	expect_eq "execs, exits" "$(grep -cx exec <<<"$output") $(grep -cx exit <<<"$output")" "4 4"
+}
+
 @test "profile: one total per file and op, every byte, every call, no events one by one" {
 	head -c 1048576 /dev/urandom >"$D/f"
 	traced --profile -- "$LOOP" pread "$D/f" 50000

@@ -48,6 +48,19 @@ int loader_check_system(void)
 	return 0;
 }
 
+/* Calls leave the ring's last eighth to the records that can't be folded
+ * (bpf/dftrace.bpf.c, ring_for_calls()). Each CPU asks how full the ring
+ * is every calls_check records: between two asks all CPUs together may
+ * add that many calls of up to 256 bytes, which must fit in the eighth. */
+static void set_calls_limit(struct dftrace_bpf *skel, size_t ringbuf_size)
+{
+	size_t spare = ringbuf_size / 8;
+	size_t check = spare / 256 / libbpf_num_possible_cpus();
+
+	skel->rodata->calls_max = ringbuf_size - spare;
+	skel->rodata->calls_check = check < 1 ? 1 : check > 64 ? 64 : check;
+}
+
 static int configure(struct dftrace_bpf *skel, const struct loader_opts *o)
 {
 	sc_fill_config((struct dft_sc_cfg *)skel->rodata->sc_cfg);
@@ -61,6 +74,7 @@ static int configure(struct dftrace_bpf *skel, const struct loader_opts *o)
 	skel->rodata->nr_io_uring_register = SYS_io_uring_register;
 	/* a quarter of the ring, in records of ~96 bytes, shared by the CPUs */
 	skel->rodata->wakeup_records = o->ringbuf_size / 4 / 96 / libbpf_num_possible_cpus() ?: 1;
+	set_calls_limit(skel, o->ringbuf_size);
 	skel->rodata->lost_by_proc_on = o->lost_by_proc;
 	skel->rodata->hide_privileged = o->hide_privileged;
 	skel->rodata->profile_on = o->profile;
