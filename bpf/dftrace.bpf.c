@@ -378,7 +378,7 @@ static __always_inline __u64 fd_ino(long fd)
 {
 	struct file *f = fd_file(fd);
 
-	return f ? BPF_CORE_READ(f, f_inode, i_ino) : 0;
+	return f ? file_id(f).ino : 0;
 }
 
 /* fd's file by (dev, ino), for I/O that will name it so (see dftrace.h);
@@ -611,7 +611,7 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	long nr = SC_NR(regs);
 	struct dft_task *st = traced_call(nr);
 	const volatile struct dft_sc_cfg *c;
-	bool sent = true;
+	bool sent = false;
 	__u64 now;
 
 	if (!st || st->nr != nr)
@@ -626,9 +626,7 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	 * model only; past calls_max, only that too */
 	if (c->interest == DFT_INTEREST_MODEL || (!profile_on && ring_for_calls()))
 		sent = emit_syscall(st, c, nr, ret, now, profile_on || quiet_step());
-	else if (!profile_on)
-		sent = false;
-	/* folded: all under --profile, else what found no room */
+	/* folded: all under --profile, else what was not sent */
 	if ((profile_on || !sent) && !fold_call(st, ret, now))
 		count_lost(nr & NR_MASK);
 	st->nr = -1;
