@@ -45,8 +45,9 @@ jfield() { "$PY" -c 'import json,sys; d=json.loads(sys.argv[1]); print(eval(sys.
 @test "merge: timestamps keep the ns: a 0-us call no longer starts in its neighbour's us" {
 	traced -- "$WL/io" basic "$D"
 	merged -o "$T/view.json" "$TRACE"
-	# every event at the time the tracer measured: args.ns10 is SSEE, the
-	# 10-ns steps after ts and after ts + dur
+	# every event at the time the tracer measured: args.ns10d is D…DSS, the
+	# duration in 10 ns and the 10-ns steps after ts; and both ends keep
+	# the µs that ts and dur say
 	run "$PY" -c '
 import json, sys
 sys.path.insert(0, "'"$ROOT"'/tests/lib")
@@ -55,8 +56,9 @@ from trace import Trace
 doc, t = chrome.load(sys.argv[1]), Trace.load(sys.argv[2])
 base = doc["baseTimeNanoseconds"]
 def span(e):
-    s, t = divmod(e["args"]["ns10"], 100)
-    return e["ts"] * 1000 + s * 10, (e["ts"] + e["dur"]) * 1000 + t * 10 - e["ts"] * 1000 - s * 10
+    d, s = divmod(e["args"]["ns10d"], 100)
+    assert (e["ts"] * 1000 + s * 10 + d * 10) // 1000 == e["ts"] + e["dur"], e
+    return e["ts"] * 1000 + s * 10, d * 10
 want = {e["id"]: span(e) for e in t.xevents if e.get("cat") != "dftracer"}
 got = {e["args"]["event_id"]: (round(e["ts"] * 1000) + base, round(e["dur"] * 1000))
        for e in doc["traceEvents"] if e["ph"] == "X"}

@@ -49,7 +49,7 @@ def diff(what, want, got):
 
 
 # Region args the program cannot know in advance, or that every event has.
-BASE_ARGS = {"hhash", "level", "p_idx", "ns10", "phase_cat", "phase", "epoch", "step",
+BASE_ARGS = {"hhash", "level", "p_idx", "ns10d", "phase_cat", "phase", "epoch", "step",
              "count"}
 
 

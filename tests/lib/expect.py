@@ -30,10 +30,13 @@ SKIP_CATS = {"dftracer", "dftrace.profiler"}
 
 
 def span_ns(e):
-    """start and end in ns, with dftrace-bpf's args.ns10 (SSEE, 10 ns)."""
-    ns = e.get("args", {}).get("ns10")
-    s, t = divmod(ns, 100) if isinstance(ns, int) else (0, 0)
-    return e["ts"] * 1000 + s * 10, (e["ts"] + e["dur"]) * 1000 + t * 10
+    """start and end in ns, with dftrace-bpf's args.ns10d (D…DSS, 10 ns)."""
+    ns = e.get("args", {}).get("ns10d")
+    if not isinstance(ns, int):
+        return e["ts"] * 1000, (e["ts"] + e["dur"]) * 1000
+    d, s = divmod(ns, 100)
+    start = e["ts"] * 1000 + s * 10
+    return start, start + d * 10
 
 
 def is_region(e):

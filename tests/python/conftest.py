@@ -73,7 +73,7 @@ def env(pythonpath=PYTHONPATH):
 
 
 # Args every event has (the host, its nesting, the ns of its times).
-EVENT_ARGS = ("hhash", "level", "p_idx", "ns10")
+EVENT_ARGS = ("hhash", "level", "p_idx", "ns10d")
 
 
 def own_args(e):

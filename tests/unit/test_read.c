@@ -274,6 +274,36 @@ static void check_scanner(void)
 	      v.len == 6, "js_get finds a top-level key after a nested one of the same name");
 }
 
+/* An event's ends to 10 ns: ns10d (D…DSS) as written now, ns10 (SSEE)
+ * as earlier traces have it, and an ns10d that contradicts dur. */
+static void check_fine_times(void)
+{
+	struct rec e = { .ts_ns = 10000, .dur_ns = 2000 };
+	struct rec_fine f = REC_FINE_NONE;
+	int64_t s, t;
+
+	CHECK(rec_fine_member(SPAN_LIT("ns10d"), SPAN_LIT("20631"), &f) && f.ns10d == 20631,
+	      "ns10d is taken");
+	rec_span_ns(&e, f, &s, &t);
+	CHECK(s == 10310 && t == 12370, "ns10d 20631 at 10 us, dur 2: 10.31 to 12.37 us "
+	      "(%lld %lld)", (long long)s, (long long)t);
+	f = REC_FINE_NONE;
+	CHECK(rec_fine_member(SPAN_LIT("ns10"), SPAN_LIT("3137"), &f) && f.ns10 == 3137 &&
+	      !rec_fine_member(SPAN_LIT("ns"), SPAN_LIT("1"), &f), "ns10 is taken, ns not");
+	rec_span_ns(&e, f, &s, &t);
+	CHECK(s == 10310 && t == 12370, "ns10 3137, the same times");
+	f = (struct rec_fine){ .ns10d = 30031, .ns10 = -1 };
+	rec_span_ns(&e, f, &s, &t);
+	CHECK(s == 10000 && t == 12000, "an ns10d ending in another us than dur says is not believed");
+	f = (struct rec_fine){ .ns10d = INT64_MAX, .ns10 = -1 };
+	rec_span_ns(&e, f, &s, &t);
+	CHECK(s == 10000 && t == 12000, "nor a huge one");
+	f = (struct rec_fine){ .ns10d = 99, .ns10 = -1 };
+	e.dur_ns = 0;
+	rec_span_ns(&e, f, &s, &t);
+	CHECK(s == 10990 && t == 10990, "an instant at 10.99 us");
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -281,6 +311,7 @@ int main(void)
 		return 1;
 	}
 	check_scanner();
+	check_fine_times();
 	check_shapes();
 	check_chrome_shapes();
 	check_gzip();

@@ -134,7 +134,7 @@ static void file_of_hash(struct ev_input *in, struct span fhash, struct ev *out)
 
 /* The args an analysis needs, in one pass over them. */
 static void read_args(struct ev_input *in, const struct rec *e, struct ev *out,
-		      int64_t *ns, int64_t *ret)
+		      struct rec_fine *fine, int64_t *ret)
 {
 	const char *p = e->args.p, *end = e->args.p + e->args.len;
 	struct span k, v;
@@ -164,8 +164,7 @@ static void read_args(struct ev_input *in, const struct rec *e, struct ev *out,
 				out->calls = 1;
 			break;
 		case 'n':
-			if (SPAN_IS(k, "ns10"))
-				js_int(v, ns);
+			rec_fine_member(k, v, fine);
 			break;
 		case 'f':
 			if (SPAN_IS(k, "fname"))
@@ -208,7 +207,8 @@ static int lifecycle(struct ev_input *in, const struct rec *e)
 
 int ev_from_rec(struct ev_input *in, const struct rec *e, struct ev *out)
 {
-	int64_t ns = -1, ret = 0;
+	struct rec_fine fine = REC_FINE_NONE;
+	int64_t ret = 0;
 
 	if (e->ph == 'M') {
 		learn_meta(in, e);
@@ -230,9 +230,9 @@ int ev_from_rec(struct ev_input *in, const struct rec *e, struct ev *out)
 			    .parent = -1, .calls = 1 };
 	out->pid = e->pid_num ? (uint32_t)e->pid : 0;
 	out->tid = e->tid_num ? (uint32_t)e->tid : 0;
-	read_args(in, e, out, &ns, &ret);
+	read_args(in, e, out, &fine, &ret);
 	out->has_ids = out->has_ids && out->id >= 0;
-	rec_span_ns(e, ns, &out->start, &out->end);
+	rec_span_ns(e, fine, &out->start, &out->end);
 	if (out->kind == EV_IO) {
 		out->bytes_kind = sc_bytes_of(e->name.p, e->name.len);
 		out->bytes = out->bytes_kind != SC_BYTES_NONE && ret > 0 ? ret : 0;

@@ -46,10 +46,11 @@ static bool arg_int(const struct rec *e, const char *key, int64_t *out)
 /* An X event's start and end, to the ns where the file says them. */
 static void event_span(const struct rec *e, int64_t *start, int64_t *end)
 {
-	int64_t ns = -1;
+	struct rec_fine fine = REC_FINE_NONE;
 
-	arg_int(e, "ns10", &ns);
-	rec_span_ns(e, ns, start, end);
+	if (!arg_int(e, "ns10d", &fine.ns10d))
+		arg_int(e, "ns10", &fine.ns10);
+	rec_span_ns(e, fine, start, end);
 }
 
 static void add_anchor(struct source *s, int64_t n, int64_t start, int64_t end,

@@ -36,16 +36,49 @@ struct rec {
 	struct span arg_key[REC_ARGS], arg_val[REC_ARGS];
 };
 
-/* An event's start and end in ns: ts and ts + dur, and what follows the
- * µs of each end where the file says: dftrace-bpf's args.ns10, SSEE in
- * steps of 10 ns (-1 when absent). */
-static inline void rec_span_ns(const struct rec *e, int64_t ns10, int64_t *start,
+/* What dftrace-bpf's args say below the µs of ts and dur, in steps of
+ * 10 ns (-1 when absent): "ns10d", D…DSS, the duration then the start's
+ * digits; or, in traces written before it, "ns10", SSEE, the digits of
+ * the start and of the end. */
+struct rec_fine {
+	int64_t ns10d, ns10;
+};
+
+#define REC_FINE_NONE ((struct rec_fine){ -1, -1 })
+
+/* Takes the member k: v into f when it is one of those; true if so. */
+static inline bool rec_fine_member(struct span k, struct span v, struct rec_fine *f)
+{
+	if (k.len < 4 || k.p[0] != 'n' || k.p[1] != 's')
+		return false;
+	if (SPAN_IS(k, "ns10d"))
+		return js_int(v, &f->ns10d);
+	if (SPAN_IS(k, "ns10"))
+		return js_int(v, &f->ns10);
+	return false;
+}
+
+/* An event's start and end in ns: ts and ts + dur, refined by f. An
+ * "ns10d" that disagrees with dur's µs (a file edited, or not ours) is
+ * not believed. */
+static inline void rec_span_ns(const struct rec *e, struct rec_fine f, int64_t *start,
 			       int64_t *end)
 {
-	bool has = ns10 >= 0 && ns10 < 10000;
+	int64_t s, d;
 
-	*start = e->ts_ns + (has ? ns10 / 100 * 10 : 0);
-	*end = e->ts_ns + e->dur_ns + (has ? ns10 % 100 * 10 : 0);
+	*start = e->ts_ns;
+	*end = e->ts_ns + e->dur_ns;
+	if (f.ns10d >= 0 && f.ns10d / 100 <= e->dur_ns / 10 + 100) {
+		s = e->ts_ns + f.ns10d % 100 * 10;
+		d = f.ns10d / 100 * 10;
+		if ((s + d) - (s + d) % 1000 == *end) {
+			*start = s;
+			*end = s + d;
+		}
+	} else if (f.ns10 >= 0 && f.ns10 < 10000) {
+		*start += f.ns10 / 100 * 10;
+		*end += f.ns10 % 100 * 10;
+	}
 }
 
 /* A {"traceEvents": ...} file's other keys that matter. */

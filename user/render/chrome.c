@@ -104,7 +104,7 @@ static void put_name_cat(struct jbuf *b, struct span name, struct span cat)
  * taken out (ts and dur carry them); the host hash dropped (the process
  * names say the host). One pass, into c->args. */
 struct x_args {
-	int64_t ns;		/* args.ns10, or -1 */
+	struct rec_fine fine;	/* args.ns10d (or ns10) */
 	bool fname[2];		/* args.fname / fname2 written */
 };
 
@@ -131,8 +131,8 @@ static void x_member(struct chrome_conv *c, struct x_args *x, struct span k,
 		    SPAN_IS(k, "fname") ? 2 : SPAN_IS(k, "fname2") ? 3 : -1;
 	const struct fh_path *path;
 
-	if (SPAN_IS(k, "ns10")) {
-		js_int(v, &x->ns);
+	if (rec_fine_member(k, v, &x->fine)) {
+		return;
 	} else if (SPAN_IS(k, "hhash")) {
 		return;
 	} else if (which >= 2) { /* -P: the path is there already */
@@ -148,12 +148,12 @@ static void x_member(struct chrome_conv *c, struct x_args *x, struct span k,
 	}
 }
 
-/* A dftrace X event: its ns from args.ns10, its files named, its
+/* A dftrace X event: its ns from args.ns10d, its files named, its
  * DFTracer id kept in args (an "id" means something else to viewers). */
 static void dftrace_x(struct chrome_conv *c, const struct rec *e,
 		      struct jbuf *b, int64_t *ts)
 {
-	struct x_args x = { .ns = -1 };
+	struct x_args x = { .fine = REC_FINE_NONE };
 	const char *p = e->args.p, *end = e->args.p + e->args.len;
 	int64_t start, stop;
 	struct span k, v;
@@ -172,7 +172,7 @@ static void dftrace_x(struct chrome_conv *c, const struct rec *e,
 	while (e->nargs < 0 && js_member(&p, end, &k, &v) == JS_OK)
 		x_member(c, &x, k, v);
 	jb_char(&c->args, '}');
-	rec_span_ns(e, x.ns, &start, &stop);
+	rec_span_ns(e, x.fine, &start, &stop);
 	*ts = rel(c, start);
 	put_name_cat(b, e->name, e->cat);
 	JB_LIT(b, ",\"ph\":\"X\"");

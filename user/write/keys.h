@@ -17,10 +17,11 @@
 	X(req_name) X(device) X(kind) X(exit_code) X(signal) X(core_dumped)  \
 	X(privileged) X(cmd) X(cmd_hash) X(exec_hash) X(cwd) X(ppid) X(date) \
 	X(version) X(num_events) X(lost)
-/* Keys every X event has, and those a region event adds. */
+/* Keys every X event has, and those a region event adds. ns10 is no
+ * longer written but stays taken: older traces' readers take it for time. */
 #define REGION_KEYS(X)                                                        \
-	X(hhash) X(level) X(p_idx) X(ns10) X(phase) X(phase_cat)    \
-	X(count) X(unbalanced)
+	X(hhash) X(level) X(p_idx) X(ns10d) X(ns10) X(phase)          \
+	X(phase_cat) X(count) X(unbalanced)
 
 /* Keys of the I/O the kernel sees outside syscalls (mmap runs, io_uring,
  * AIO) and of the totals it folds: a user's context key of the same name

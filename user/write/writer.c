@@ -220,11 +220,11 @@ void writer_begin_event(struct writer *w, struct sink *s, const struct proc *p,
 	JB_KEY_INT(b, level, n->level);
 	JB_KEY_INT(b, p_idx, n->parent_id);
 	/* The µs of ts and dur, as DFTracer's readers want them, hide the
-	 * order of calls within a µs: "ns10" keeps both ends to 10 ns, SSEE.
-	 * Those digits are noise to gzip: to the ns they cost 2 bytes an
-	 * event more (doc/trace-format.md), for a precision below a hook's
-	 * own jitter. */
-	JB_KEY_INT(b, ns10, wall_ns % 1000 / 10 * 100 + (wall_ns + dur_ns) % 1000 / 10);
+	 * order of calls within a µs: "ns10d" keeps both ends to 10 ns as
+	 * D…DSS, the duration in 10 ns and then the start's digits. A call's
+	 * duration repeats from call to call where its end's digits don't,
+	 * so gzip matches it (doc/trace-format.md has the figures). */
+	JB_KEY_INT(b, ns10d, ((wall_ns + dur_ns) / 10 - wall_ns / 10) * 100 + wall_ns / 10 % 100);
 	write_context(w, b, p, n);
 	w->stats->events++;
 }
