@@ -334,6 +334,15 @@ class Trace:
                       % (i, ev.get("pid")))
         else:
             ids[ev.get("pid")].add(i)
+        # ns10d, D…DSS: the duration and the start's 10-ns digits, ending in
+        # the µs that ts + dur says
+        f = args.get("ns10d")
+        if f is not None and (not isinstance(f, int) or isinstance(f, bool) or f < 0):
+            self._err(where, "ns10d is not a non-negative integer")
+        elif f is not None and isinstance(ev.get("ts"), int) and isinstance(ev.get("dur"), int):
+            d, s = divmod(f, 100)
+            if (ev["ts"] * 1000 + s * 10 + d * 10) // 1000 != ev["ts"] + ev["dur"]:
+                self._err(where, "ns10d %d ends outside ts + dur's µs" % f)
         for k in ("fhash", "fhash2"):
             if k in args:
                 h = args[k]
