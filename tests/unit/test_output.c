@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* Unit tests for user/output.c: plain and gzip round trips, commit and
  * abort, hostile targets (symlinks, directories, devices) and cutting a
- * failed output back to its last flush. */
+ * failed output back to its last flush; and the sink's batches, their
+ * lines grouped by thread. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +19,7 @@
 #include "check.h"
 #include "lib/invoker.h"
 #include "write/output.h"
+#include "write/sink.h"
 
 static char tmpdir[] = "/tmp/dftrace-test-output-XXXXXX";
 static char *data;		/* made-up trace lines */
@@ -768,6 +770,100 @@ static void test_failures(void)
 	test_failure(6, FAIL_IN_FLUSH, EIO, good);
 }
 
+static void put_line(struct sink *s, uint32_t tid, const char *text)
+{
+	jb_mem(&s->buf, text, strlen(text));
+	jb_char(&s->buf, '\n');
+	sink_line_end(s, tid);
+}
+
+/* A batch goes out metadata first, then each thread's lines in the order
+ * written, the threads in the order they came, then "end"; what was not
+ * marked as a line stays where it was at either end. */
+static void test_sink_groups(void)
+{
+	static const char want[] = "[\nM1\nM2\nM3\na1\na2\na3\nb1\nb2\nc1\nend\n]\n";
+	struct output_opts opts = { .path = path_in("g.pfw"), .gzip_level = -1 };
+	struct sink *s = NULL;
+	char err[256], *got;
+	size_t len;
+
+	CHECK(sink_open(&opts, &s, err, sizeof(err)) == 0, "a sink opens");
+	if (!s)
+		return;
+	JB_LIT(&s->buf, "[\n");
+	put_line(s, SINK_META, "M1");
+	put_line(s, 7, "a1");
+	put_line(s, 9, "b1");
+	put_line(s, SINK_META, "M2");
+	put_line(s, 7, "a2");
+	put_line(s, 7, "a3");
+	put_line(s, 3, "c1");
+	put_line(s, 9, "b2");
+	put_line(s, SINK_META, "M3");
+	put_line(s, SINK_LAST, "end");
+	JB_LIT(&s->buf, "]\n");
+	CHECK(output_commit(s->out, err, sizeof(err)) == 0 &&
+	      sink_close(s, err, sizeof(err)) == 0, "it closes");
+	got = slurp(opts.path, &len);
+	CHECK(got && same(got, len, want, sizeof(want) - 1), "lines grouped: '%.*s'",
+	      got ? (int)len : 0, got ? got : "");
+	free(got);
+}
+
+/* Over many batches and more threads than a batch groups: every line
+ * once, each thread's in order, and far fewer changes of thread. */
+static void test_sink_many_threads(void)
+{
+	enum { LINES = 60000, THREADS = 40 };
+	struct output_opts opts = { .path = path_in("m.pfw"), .gzip_level = 1 };
+	uint32_t next[THREADS + 1] = { 0 }, last = 0, changes_in = 0, changes_out = 0;
+	struct sink *s = NULL;
+	char err[256], line[96], *got, *text = NULL, *p;
+	size_t len, text_len = 0, lines = 0;
+	bool ordered = true;
+
+	CHECK(sink_open(&opts, &s, err, sizeof(err)) == 0, "a sink opens");
+	if (!s)
+		return;
+	srand(7);
+	for (int i = 0; i < LINES; i++) {
+		uint32_t tid = 1 + (rand() % 8 ? rand() % 3 : rand() % THREADS);
+
+		changes_in += tid != last;
+		last = tid;
+		snprintf(line, sizeof(line), "%u %u %.*s", tid, next[tid]++, 40, "0123456789012345678901234567890123456789");
+		put_line(s, tid, line);
+		if (sink_maybe_drain(s))
+			break;
+	}
+	CHECK(output_commit(s->out, err, sizeof(err)) == 0 &&
+	      sink_close(s, err, sizeof(err)) == 0, "it closes");
+	got = slurp(opts.path, &len);
+	if (!got || gunzip(got, len, &text, &text_len) != 1) {
+		CHECK(0, "the file gunzips");
+		free(got);
+		return;
+	}
+	memset(next, 0, sizeof(next));
+	last = 0;
+	for (p = text; p < text + text_len; p = strchr(p, '\n') + 1, lines++) {
+		unsigned tid, seq;
+
+		if (sscanf(p, "%u %u", &tid, &seq) != 2 || tid > THREADS || seq != next[tid]++) {
+			ordered = false;
+			break;
+		}
+		changes_out += tid != last;
+		last = tid;
+	}
+	CHECK(ordered && lines == LINES, "every line once, each thread's in order (%zu lines)", lines);
+	CHECK(changes_out * 4 < changes_in, "changes of thread: %u written, %u out", changes_in,
+	      changes_out);
+	free(got);
+	free(text);
+}
+
 int main(void)
 {
 	umask(022);
@@ -794,6 +890,8 @@ int main(void)
 	test_replaced_while_suspended();
 	test_rename_and_long_names();
 	test_failures();
+	test_sink_groups();
+	test_sink_many_threads();
 	nftw(tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	free(data);
 	free(line_end);

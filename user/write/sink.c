@@ -6,6 +6,10 @@
 /* Room for two batches: one being drained, one being built. */
 #define SINK_BUF_BYTES (2 * SINK_DRAIN_BYTES)
 
+/* Threads whose lines a batch groups; the others' keep their order,
+ * after them. */
+#define GROUP_THREADS 32
+
 static struct sink *sink_new(void)
 {
 	struct sink *s = calloc(1, sizeof(*s));
@@ -20,6 +24,7 @@ static struct sink *sink_new(void)
 static void sink_free(struct sink *s)
 {
 	jb_free(&s->buf);
+	free(s->runs);
 	hmap_free(&s->seen);
 	hmap_free(&s->named);
 	free(s);
@@ -53,6 +58,101 @@ bool sink_first_sight(struct sink *s, uint64_t hash)
 	return hmap_add(&s->seen, hash, 0) != 0;
 }
 
+void sink_new_run(struct sink *s, uint32_t tid)
+{
+	struct sink_run *r;
+
+	if (s->nruns == s->capruns && !s->runs_failed) {
+		uint32_t cap = s->capruns ? 2 * s->capruns : 256;
+
+		r = realloc(s->runs, cap * sizeof(*r));
+		if (!r) {
+			s->runs_failed = true;
+			return;
+		}
+		s->runs = r;
+		s->capruns = cap;
+	}
+	if (!s->runs_failed)
+		s->runs[s->nruns++] = (struct sink_run){ tid, (uint32_t)s->buf.len };
+}
+
+/* The group of run r: 0 for metadata, then the threads in the order
+ * their first run came (up to GROUP_THREADS), then the others, then
+ * SINK_LAST's lines. */
+static uint32_t group_of(uint32_t tid, uint32_t *tids, uint32_t *ntids)
+{
+	if (tid == SINK_META)
+		return 0;
+	if (tid == SINK_LAST)
+		return GROUP_THREADS + 2;
+	for (uint32_t i = 0; i < *ntids; i++) {
+		if (tids[i] == tid)
+			return i + 1;
+	}
+	if (*ntids == GROUP_THREADS)
+		return GROUP_THREADS + 1;
+	tids[(*ntids)++] = tid;
+	return *ntids;
+}
+
+/* Writes buf's runs of group g in the order written, coalescing runs
+ * that lie end to end. */
+static int write_group(struct sink *s, const uint8_t *group, uint8_t g)
+{
+	uint32_t from = 0, start = 0, end = 0;
+	int ret = 0;
+
+	for (uint32_t i = 0; i < s->nruns && !ret; from = s->runs[i++].end) {
+		if (group[i] != g)
+			continue;
+		if (from != end && end > start)
+			ret = output_write(s->out, s->buf.p + start, end - start);
+		if (from != end)
+			start = from;
+		end = s->runs[i].end;
+	}
+	if (!ret && end > start)
+		ret = output_write(s->out, s->buf.p + start, end - start);
+	return ret;
+}
+
+/* The lines of a batch go out one thread's after another's, each in the
+ * order written: a thread's events are alike from one to the next, and
+ * gzip finds them a line back rather than among other threads' (two
+ * threads of lseeks, 10.35 -> 9.68 bytes an event). Metadata lines go
+ * first, so an FH line still comes before any use of its hash; "end"
+ * goes last. Readers order by time anyway: regions are written at their
+ * end. */
+int sink_write_lines(struct sink *s)
+{
+	uint32_t tids[GROUP_THREADS], ntids = 0, tail;
+	uint8_t *group = NULL;
+	int ret = 0;
+
+	tail = s->nruns ? s->runs[s->nruns - 1].end : 0;
+	if (s->nruns > 1 && !s->runs_failed)
+		group = malloc(s->nruns);
+	if (group) {
+		for (uint32_t i = 0; i < s->nruns; i++)
+			group[i] = (uint8_t)group_of(s->runs[i].tid, tids, &ntids);
+		for (uint32_t g = 0; g <= GROUP_THREADS + 2 && !ret; g++) {
+			if (g <= GROUP_THREADS && g > ntids)
+				continue;
+			ret = write_group(s, group, (uint8_t)g);
+		}
+		free(group);
+	} else {
+		tail = 0;
+	}
+	if (!ret && s->buf.len > tail)
+		ret = output_write(s->out, s->buf.p + tail, s->buf.len - tail);
+	jb_reset(&s->buf);
+	s->nruns = 0;
+	s->runs_failed = false;
+	return ret;
+}
+
 int sink_flush(struct sink *s)
 {
 	int ret = 0;
@@ -60,8 +160,7 @@ int sink_flush(struct sink *s)
 	if (!s->out)
 		return 0;
 	if (s->buf.len)
-		ret = output_write(s->out, s->buf.p, s->buf.len);
-	jb_reset(&s->buf);
+		ret = sink_write_lines(s);
 	return ret ? ret : output_flush(s->out);
 }
 
@@ -92,7 +191,7 @@ int sink_close(struct sink *s, char *err, size_t errlen)
 	if (!s)
 		return 0;
 	if (s->out && s->buf.len)
-		output_write(s->out, s->buf.p, s->buf.len);
+		sink_write_lines(s);
 	if (s->out)
 		ret = output_close(s->out, err, errlen);
 	sink_free(s);

@@ -17,9 +17,25 @@ struct sink_named {
 	char comm[DFT_COMM_LEN], thread_comm[DFT_COMM_LEN];
 };
 
+/* Lines of buf up to end, since the run before: all of one thread's
+ * events (tid), or SINK_META/SINK_LAST lines (sink.c says why). */
+struct sink_run {
+	uint32_t tid;
+	uint32_t end;
+};
+
+/* Lines that go before every thread's (FH, SH, names, CM marks, start)
+ * or after (end). */
+#define SINK_META 0u
+#define SINK_LAST UINT32_MAX
+
 struct sink {
 	struct output *out;	/* NULL: lines stay in buf (tests) */
 	struct jbuf buf;	/* lines not yet handed to out */
+	struct sink_run *runs;	/* buf's lines, as runs */
+	uint32_t nruns, capruns;
+	bool runs_failed;	/* out of memory: buf goes out as written */
+	uint32_t line_tid;	/* the thread of the event being written */
 	struct hmap seen;	/* hashes whose FH/SH/HH line is written */
 	struct hmap named;	/* task -> hash of the name last written */
 	struct sink_named last_named;
@@ -38,20 +54,27 @@ int sink_open(const struct output_opts *o, struct sink **out, char *err,
 struct sink *sink_memory(void);
 /* True the first time hash is offered: the caller then writes its line. */
 bool sink_first_sight(struct sink *s, uint64_t hash);
+/* Ends a line of buf: one of thread tid's events, or SINK_META/LAST. */
+void sink_new_run(struct sink *s, uint32_t tid);
+static inline void sink_line_end(struct sink *s, uint32_t tid)
+{
+	if (s->nruns && s->runs[s->nruns - 1].tid == tid)
+		s->runs[s->nruns - 1].end = (uint32_t)s->buf.len;
+	else
+		sink_new_run(s, tid);
+}
+/* Hands buf to the output, its lines grouped by thread. */
+int sink_write_lines(struct sink *s);
 /* Lines are handed to the output in batches of this many bytes. */
 #define SINK_DRAIN_BYTES (256u << 10)
 /* Hands buffered lines to the output once enough have gathered. */
 static inline int sink_maybe_drain(struct sink *s)
 {
-	int ret;
-
 	if (__builtin_expect(s->buf.err, 0))
 		return s->buf.err; /* out of memory: lines are garbage */
 	if (s->buf.len < SINK_DRAIN_BYTES || !s->out)
 		return 0;
-	ret = output_write(s->out, s->buf.p, s->buf.len);
-	jb_reset(&s->buf);
-	return ret;
+	return sink_write_lines(s);
 }
 int sink_flush(struct sink *s);
 /* Flushes, then lets go of the file descriptor (see output_suspend). */

@@ -201,6 +201,7 @@ void writer_begin_event(struct writer *w, struct sink *s, const struct proc *p,
 	uint64_t ts = writer_wall_us(w, ts_ns);
 	uint64_t wall_ns = (uint64_t)((int64_t)ts_ns + w->clock_offset_ns);
 
+	s->line_tid = tid;
 	JB_LIT(b, "{\"id\":");
 	jb_u64(b, n->id);
 	jb_char(b, ',');
@@ -232,6 +233,7 @@ void writer_begin_event(struct writer *w, struct sink *s, const struct proc *p,
 int writer_end_event(struct sink *s)
 {
 	JB_LIT(&s->buf, "}}\n");
+	sink_line_end(s, s->line_tid);
 	s->events++;
 	return sink_maybe_drain(s);
 }
