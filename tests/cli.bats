@@ -264,10 +264,23 @@ lifecycle() {
 }
 
 @test "cli: the command starts with the signal dispositions it would have untraced (SIGPIPE not ignored)" {
-	want=$(sh -c 'grep SigIgn /proc/self/status')
+	# through timeout, as dft runs the tracer: it catches INT, QUIT, HUP
+	want=$(timeout 60 sh -c 'grep SigIgn /proc/self/status')
 	dft -q -o "$TRACE" -- sh -c 'grep SigIgn /proc/self/status'
 	expect_eq "status" "$DFT_STATUS" 0
 	expect_eq "ignored signals" "$(cat "$TRUTH")" "$want"
+}
+
+@test "cli: signals ignored where the tracer starts (nohup, a script's background job) stay ignored, for it and the command" {
+	ign="trap '' HUP INT PIPE; exec"
+	want=$(timeout 60 sh -c "$ign sh -c 'grep SigIgn /proc/self/status'")
+	expect_eq "HUP, INT and PIPE ignored untraced" "$(( 0x${want##*:	} & 0x1003 ))" $((0x1003))
+	timeout 60 sh -c "$ign \"\$0\" -q -o \"\$1\" -- sh -c 'grep SigIgn /proc/self/status; kill -HUP \$PPID; sleep 0.3; cat /etc/hostname'" \
+		"$DFT" "$TRACE" >"$TRUTH" 2>"$T/dft.err"
+	expect_eq "ignored signals" "$(head -1 "$TRUTH")" "$want"
+	# the HUP did not stop the tracer: what came after it is traced
+	valid
+	tpy paths "$TRACE" | grep -qx '"/etc/hostname"'
 }
 
 @test "cli: -- CMD found through an empty PATH entry (the current directory): start names that program" {

@@ -25,7 +25,7 @@ static void child(char **argv, const struct launch *l, int go_fd, int err_fd)
 		e = -errno;
 	/* The tracer ignores SIGPIPE; an ignored signal survives exec, and
 	 * the command must run as it would untraced. */
-	signal(SIGPIPE, SIG_DFL);
+	signal(SIGPIPE, l->sigpipe_ignored ? SIG_IGN : SIG_DFL);
 
 	if (!e && read(go_fd, &go, 1) != 1)
 		_exit(127); /* the tracer gave up on us */

@@ -17,6 +17,7 @@ struct launch {
 	pid_t pid;
 	int go_fd;	/* write end: one byte releases the child */
 	int err_fd;	/* read end: errno of a failed exec, or EOF */
+	bool sigpipe_ignored;	/* by whoever started the tracer */
 	bool stdout_to_stderr;	/* set before launch_prepare(): the trace
 				 * is our stdout, the child must not write
 				 * into it */

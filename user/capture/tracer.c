@@ -283,14 +283,27 @@ static int run_loop(struct tracer *tr)
 	return 0;
 }
 
-static void install_signals(void)
+static bool ignored(int sig)
 {
+	struct sigaction old;
+
+	return !sigaction(sig, NULL, &old) && old.sa_handler == SIG_IGN;
+}
+
+/* A signal ignored when we started (nohup, a background job of a
+ * script) stays ignored, for us and for the command, as a shell leaves
+ * it; the command gets SIGPIPE back as it was. */
+static void install_signals(struct launch *l)
+{
+	static const int stops[] = { SIGINT, SIGTERM, SIGHUP };
 	struct sigaction sa = { .sa_handler = on_signal };
 
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++) {
+		if (!ignored(stops[i]))
+			sigaction(stops[i], &sa, NULL);
+	}
+	l->sigpipe_ignored = ignored(SIGPIPE);
 	signal(SIGPIPE, SIG_IGN);
 }
 
@@ -603,7 +616,7 @@ int tracer_main(int argc, char **argv)
 		tr.deadline = started + tr.env.duration * NS_PER_S;
 	/* From here a signal must not kill us: a file would be left half
 	 * made. */
-	install_signals();
+	install_signals(&tr.launch);
 	tr.recording = open_recording();
 	tr.target = describe_target(&tr.env);
 	if (!tr.target || set_up(&tr))
