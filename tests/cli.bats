@@ -335,6 +335,28 @@ lifecycle() {
 	expect_eq "kill 9" "$(tpy events "$TRACE" --name exit --fields args.exit_code,args.signal)" $'137\t9'
 }
 
+@test "cli: --pid-file appears, with the tracer's pid, once tracing has begun: a call made right after it is traced" {
+	start_bg WL_PID sh -c 'while [ ! -e "$0/go" ]; do sleep 0.01; done; cat /etc/hostname >/dev/null; exit 0' "$D"
+	"$DFT" -q -o "$TRACE" -p "$WL_PID" --pid-file "$T/dft.pid" 2>"$T/dft.err" &
+	DFT_PID=$!
+	BG_PIDS+=("$DFT_PID")
+	wait_file "$T/dft.pid" 30
+	touch "$D/go"
+	await "$DFT_PID"
+	expect_eq "tracer status" "$AWAIT_STATUS" 0
+	expect_eq "pid file" "$(cat "$T/dft.pid")" "$DFT_PID"
+	valid
+	[ "$(tpy count "$TRACE" --name read --path /etc/hostname)" -gt 0 ]
+}
+
+@test "cli: a --pid-file that cannot be made: one error line, non-zero, no trace begun" {
+	run "$DFT" -q -o "$TRACE" --pid-file "$D/no/such/dir/t.pid" -- true
+	[ "$status" -ne 0 ]
+	[ "${#lines[@]}" = 1 ]
+	[[ "$output" == *"'$D/no/such/dir/t.pid'"* ]]
+	[ ! -e "$TRACE" ]
+}
+
 @test "cli: -p TID traces the thread's process, under the process id: no phantom process" {
 	start_workload "$WL/util" leaderexit "$D" wait
 	tid=$(ls "/proc/$WL_PID/task" | grep -vx "$WL_PID" | head -1)

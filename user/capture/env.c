@@ -41,7 +41,7 @@ static const char doc[] =
 "the exit status is CMD's. Under sudo, CMD runs as the invoking user and\n"
 "the trace file belongs to that user.\n";
 
-enum { OPT_CGROUP = 0x100, OPT_UID, OPT_COMM, OPT_PROFILE };
+enum { OPT_CGROUP = 0x100, OPT_UID, OPT_COMM, OPT_PROFILE, OPT_PID_FILE };
 
 static const struct argp_option opts[] = {
 	{ "pid", 'p', "PID", 0, "Attach to PID, its threads and descendants (repeatable)", 0 },
@@ -54,6 +54,7 @@ static const struct argp_option opts[] = {
 	{ "ringbuf-size", 'b', "SIZE", 0, "Kernel ring buffer size, a power of two from 4096 to 1G, K/M/G suffix (default 16M)", 0 },
 	{ "quiet", 'q', NULL, 0, "No status line and no summary", 0 },
 	{ "verbose", 'v', NULL, 0, "Print libbpf's debug output", 0 },
+	{ "pid-file", OPT_PID_FILE, "FILE", 0, "Write the tracer's pid to FILE once tracing has begun (probes live, targets followed): a script that starts the tracer in the background waits for it", 0 },
 	{ "torch", 't', NULL, 0, "With -- CMD: label PyTorch's phases (forward, backward, step, fetch, item, save, load, transfers, collectives) in the Python program without changing it", 0 },
 	{ "all", 'a', NULL, 0, "Every process on the host but the tracer, those started later too", 0 },
 	{ "cgroup", OPT_CGROUP, "DIR", 0, "The processes of a cgroup v2 directory and below it (a Slurm job, a pod, a systemd unit), those moved in later too", 0 },
@@ -212,6 +213,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 'a':
 		scope_add_all(&env->scope);
+		break;
+	case OPT_PID_FILE:
+		if (!*arg)
+			argp_error(state, "invalid --pid-file '': need a path");
+		env->pid_file = arg;
 		break;
 	case OPT_CGROUP:
 		if (scope_add_cgroup(&env->scope, arg, err, sizeof(err)))

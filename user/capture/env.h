@@ -24,6 +24,7 @@ struct env {
 	uint64_t ringbuf_size;
 	bool quiet;
 	bool verbose;
+	const char *pid_file;	/* written once tracing has begun */
 	bool torch;		/* label PyTorch phases in a launched python */
 	struct scope_opts scope;	/* -a, --cgroup, --uid, --comm */
 	double profile_s;	/* --profile: totals every so many seconds; 0: off */

@@ -56,6 +56,7 @@ struct tracer {
 	struct trace *trace;
 	struct sink *sink;	/* -o */
 	struct outdir *outdir;	/* -D */
+	struct output *pid_file;	/* --pid-file until it is in place */
 	struct invoker who;
 	struct launch launch;
 	struct usdt_attacher usdt;
@@ -481,12 +482,49 @@ static int start_trace(struct tracer *tr)
 	return err;
 }
 
+/* --pid-file: made as the invoker before anything else, so that a bad
+ * path stops us before a trace is begun; put in place, whole, once
+ * tracing has begun (a script waits for it to appear). */
+static int open_pid_file(struct tracer *tr)
+{
+	struct output_opts o = { .path = tr->env.pid_file, .gzip_level = -1, .as = &tr->who };
+	char err[512], pid[24];
+	int ret, len = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+
+	ret = output_open(&o, &tr->pid_file, err, sizeof(err));
+	if (ret) {
+		report_error("%s", err);
+		return ret;
+	}
+	ret = output_write(tr->pid_file, pid, (size_t)len);
+	if (ret)
+		report_error("cannot write '%s': %s", tr->env.pid_file, strerror(-ret));
+	return ret;
+}
+
+static int place_pid_file(struct tracer *tr)
+{
+	char err[512] = "";
+	int ret = output_commit(tr->pid_file, err, sizeof(err));
+
+	if (!ret)
+		ret = output_close(tr->pid_file, err, sizeof(err));
+	else
+		output_abort(tr->pid_file);
+	tr->pid_file = NULL;
+	if (ret)
+		report_error("%s", err);
+	return ret;
+}
+
 /* Everything up to the first traced syscall. */
 static int set_up(struct tracer *tr)
 {
 	char err[512];
 	int ret;
 
+	if (tr->env.pid_file && (ret = open_pid_file(tr)))
+		return ret;
 	ret = open_outputs(tr);
 	if (!ret && tr->env.torch && (ret = torch_environment(err, sizeof(err))))
 		report_error("%s", err);
@@ -507,6 +545,8 @@ static int set_up(struct tracer *tr)
 		trace_flush(tr->trace);
 	if (!ret && tr->sink && (ret = output_commit(tr->sink->out, err, sizeof(err))))
 		report_error("%s", err);
+	if (!ret && tr->pid_file)
+		ret = place_pid_file(tr);
 	return ret;
 }
 
@@ -628,6 +668,7 @@ cleanup:
 		fclose(tr.recording);
 	launch_abort(&tr.launch);
 	sink_abort(tr.sink);
+	output_abort(tr.pid_file);
 	usdt_free(&tr.usdt);
 	ring_close(&tr.ring);
 	trace_free(tr.trace);
