@@ -271,7 +271,7 @@ lifecycle() {
 	expect_eq "ignored signals" "$(cat "$TRUTH")" "$want"
 }
 
-@test "cli: signals ignored where the tracer starts (nohup, a script's background job) stay ignored, for it and the command" {
+@test "cli: signals ignored where the tracer starts (nohup, a script's background job) stay ignored for the command, and an ignored HUP does not stop the tracer" {
 	ign="trap '' HUP INT PIPE; exec"
 	want=$(timeout 60 sh -c "$ign sh -c 'grep SigIgn /proc/self/status'")
 	expect_eq "HUP, INT and PIPE ignored untraced" "$(( 0x${want##*:	} & 0x1003 ))" $((0x1003))
@@ -333,6 +333,17 @@ lifecycle() {
 	expect_eq "exit 3" "$(tpy events "$TRACE" --name exit --fields args.exit_code,args.signal)" $'3\t-'
 	dft -q -o "$TRACE" -- "$WL/util" kill 9
 	expect_eq "kill 9" "$(tpy events "$TRACE" --name exit --fields args.exit_code,args.signal)" $'137\t9'
+}
+
+@test "cli: kill -INT stops the tracer even where INT was ignored when it started (a script's background job)" {
+	timeout 60 sh -c "trap '' INT; exec \"\$0\" -q -o \"\$1\" --comm not-this-one --pid-file \"\$2\"" \
+		"$DFT" "$TRACE" "$T/dft.pid" 2>"$T/dft.err" &
+	BG_PIDS+=("$!")
+	wait_file "$T/dft.pid" 30
+	kill -INT "$(cat "$T/dft.pid")"
+	await "$!" 30
+	expect_eq "tracer status" "$AWAIT_STATUS" 0
+	valid
 }
 
 @test "cli: --pid-file appears, with the tracer's pid, once tracing has begun: a call made right after it is traced" {

@@ -23,9 +23,14 @@ static void child(char **argv, const struct launch *l, int go_fd, int err_fd)
 		e = -errno;
 	if (!e && l->stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
 		e = -errno;
-	/* The tracer ignores SIGPIPE; an ignored signal survives exec, and
-	 * the command must run as it would untraced. */
-	signal(SIGPIPE, l->sigpipe_ignored ? SIG_IGN : SIG_DFL);
+	/* The command runs as it would untraced: the tracer's handlers go
+	 * at exec, but its SIGPIPE, ignored, would stay; and what was
+	 * ignored when the tracer started must be again. */
+	signal(SIGPIPE, SIG_DFL);
+	for (int sig = 1; sig < NSIG; sig++) {
+		if (sigismember(&l->ignored, sig) == 1)
+			signal(sig, SIG_IGN);
+	}
 
 	if (!e && read(go_fd, &go, 1) != 1)
 		_exit(127); /* the tracer gave up on us */

@@ -4,6 +4,7 @@
 #ifndef CAPTURE_LAUNCH_H
 #define CAPTURE_LAUNCH_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -17,7 +18,8 @@ struct launch {
 	pid_t pid;
 	int go_fd;	/* write end: one byte releases the child */
 	int err_fd;	/* read end: errno of a failed exec, or EOF */
-	bool sigpipe_ignored;	/* by whoever started the tracer */
+	sigset_t ignored;	/* of the signals the tracer handles, those
+				 * ignored when it started: the command's */
 	bool stdout_to_stderr;	/* set before launch_prepare(): the trace
 				 * is our stdout, the child must not write
 				 * into it */

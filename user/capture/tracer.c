@@ -291,20 +291,25 @@ static bool ignored(int sig)
 	return !sigaction(sig, NULL, &old) && old.sa_handler == SIG_IGN;
 }
 
-/* A signal ignored when we started (nohup, a background job of a
- * script) stays ignored, for us and for the command, as a shell leaves
- * it; the command gets SIGPIPE back as it was. */
+/* INT and TERM stop us even where they were ignored (a script's
+ * background job ignores INT, and scripts stop tracers with kill -INT);
+ * a HUP ignored (nohup) stays ignored. The command gets back what was
+ * ignored when we started, as it would have untraced. */
 static void install_signals(struct launch *l)
 {
-	static const int stops[] = { SIGINT, SIGTERM, SIGHUP };
+	static const int caught[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
 	struct sigaction sa = { .sa_handler = on_signal };
 
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++) {
-		if (!ignored(stops[i]))
-			sigaction(stops[i], &sa, NULL);
+	sigemptyset(&l->ignored);
+	for (size_t i = 0; i < sizeof(caught) / sizeof(caught[0]); i++) {
+		if (ignored(caught[i]))
+			sigaddset(&l->ignored, caught[i]);
 	}
-	l->sigpipe_ignored = ignored(SIGPIPE);
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (!sigismember(&l->ignored, SIGHUP))
+		sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 }
 
