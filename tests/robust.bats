@@ -37,10 +37,10 @@ rate_note() {
 
 @test "flood: SIGINT stops tracing within 100 ms while events keep coming" {
 	flood_start
-	"$DFT" -q -o "$TRACE" -p "$WL_PID" 2>"$T/dft.err" &
+	"$DFT" -q -o "$TRACE" -p "$WL_PID" --pid-file "$T/dft.pid" 2>"$T/dft.err" &
 	DFT_PID=$!
 	BG_PIDS+=("$DFT_PID")
-	sleep 1
+	wait_file "$T/dft.pid" 30
 	sent=$(now_us)
 	kill -INT "$DFT_PID"
 	await "$DFT_PID" 30
@@ -74,7 +74,15 @@ rate_note() {
 	"$DFT" -q -o "$TRACE" -p "$WL_PID" 2>"$T/dft.err" &
 	DFT_PID=$!
 	BG_PIDS+=("$DFT_PID")
-	sleep 0.5	# loaded (about 0.1 s) and attaching
+	# loaded, its hooks attached (their links are open), the tree's
+	# passes over /proc next: loading alone takes 0.1 to 0.6 s, and a
+	# fixed sleep sometimes ended before it ("interrupted before tracing
+	# started", exit 1: honoured, but not what this test is about)
+	for _ in $(seq 1000); do
+		ls -l "/proc/$DFT_PID/fd" 2>/dev/null | grep -q 'anon_inode:bpf_link' && break
+		sleep 0.01
+	done
+	sleep 0.02
 	kill -TERM "$DFT_PID"
 	await "$DFT_PID" 10
 	kill -USR1 "$WL_PID"
