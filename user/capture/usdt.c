@@ -107,6 +107,7 @@ static int providers_in(int fd)
 	return found;
 }
 
+/* Each region's begin before its end: attach_file() goes last to first. */
 static const struct {
 	enum provider provider;
 	const char *probe;
@@ -129,7 +130,12 @@ static void attach_file(struct usdt_attacher *u, const char *path,
 {
 	int attached = 0;
 
-	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
+	/* Last to first, so that each region's end probe is live before its
+	 * begin: a process that runs meanwhile (CPython collecting at
+	 * start-up) may then leave an end without a begin, flagged, but
+	 * never a begin without an end, which would hold every later region
+	 * of its thread as its child. */
+	for (size_t i = sizeof(probes) / sizeof(probes[0]); i-- > 0;) {
 		struct bpf_program *prog =
 			*(struct bpf_program **)((char *)u->skel + probes[i].prog_offset);
 		struct bpf_link *l;
