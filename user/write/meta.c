@@ -34,7 +34,6 @@ static void write_hash_meta(struct writer *w, struct sink *s, const char *kind,
 	JB_LIT(b, ",\"value\":\"");
 	jb_hex16(b, hash);
 	JB_LIT(b, "\"}}\n");
-	sink_line_end(s, SINK_META);
 }
 
 void writer_fh(struct writer *w, struct sink *s, uint32_t pid,
@@ -69,7 +68,6 @@ static void write_name_meta(struct sink *s, const char *what, uint32_t pid,
 	JB_LIT(b, ",\"args\":{\"name\":");
 	jb_str(b, name, strnlen(name, DFT_COMM_LEN));
 	JB_LIT(b, "}}\n");
-	sink_line_end(s, SINK_META);
 }
 
 /* process_name and thread_name lines are written when a task is first
@@ -107,7 +105,6 @@ static void write_pr(struct sink *s, uint32_t pid, const char *key, int value)
 	JB_LIT(b, "\",\"value\":\"");
 	jb_u64(b, value);
 	JB_LIT(b, "\"}}\n");
-	sink_line_end(s, SINK_META);
 }
 
 /* A process's place in its job, with its name (and again after an exec). */
@@ -186,7 +183,6 @@ void writer_cm(struct writer *w, struct sink *s, const struct proc *p,
 	JB_LIT(b, ",\"value\":\"");
 	jb_mem(b, value, n);
 	JB_LIT(b, "\"}}\n");
-	sink_line_end(s, SINK_META);
 }
 
 /* ---- start, end, losses ---- */
@@ -255,7 +251,8 @@ static void write_lifecycle(struct writer *w, struct sink *s, const char *name,
 	if (lost >= 0)
 		JB_KEY_INT(b, lost, lost);
 	JB_LIT(b, "}}\n");
-	sink_line_end(s, strcmp(name, "end") ? SINK_META : SINK_LAST);
+	if (!strcmp(name, "end"))
+		sink_line_end(s, SINK_LAST);
 }
 
 void writer_start(struct writer *w, struct sink *s, const struct lifecycle *l,
@@ -286,7 +283,6 @@ static void write_lost_line(struct sink *s, uint32_t pid, const char *op,
 	JB_LIT(b, ",\"value\":");
 	jb_u64(b, n);
 	JB_LIT(b, "}}\n");
-	sink_line_end(s, SINK_META);
 }
 
 static const char *kind_name(size_t kind)

@@ -77,9 +77,9 @@ void sink_new_run(struct sink *s, uint32_t tid)
 		s->runs[s->nruns++] = (struct sink_run){ tid, (uint32_t)s->buf.len };
 }
 
-/* The group of run r: 0 for metadata, then the threads in the order
- * their first run came (up to GROUP_THREADS), then the others, then
- * SINK_LAST's lines. */
+/* The group of a run of tid's lines: 0 for metadata, then the threads
+ * in the order their first run came (up to GROUP_THREADS), then the
+ * others, then SINK_LAST's lines. */
 static uint32_t group_of(uint32_t tid, uint32_t *tids, uint32_t *ntids)
 {
 	if (tid == SINK_META)
@@ -120,9 +120,9 @@ static int write_group(struct sink *s, const uint8_t *group, uint8_t g)
 /* The lines of a batch go out one thread's after another's, each in the
  * order written: a thread's events are alike from one to the next, and
  * gzip finds them a line back rather than among other threads' (two
- * threads of lseeks, 10.35 -> 9.68 bytes an event). Metadata lines go
- * first, so an FH line still comes before any use of its hash; "end"
- * goes last. Readers order by time anyway: regions are written at their
+ * threads of lseeks, 10.35 -> 9.68 bytes an event). The lines written
+ * between events go first, so an FH line still comes before any use of
+ * its hash; "end" goes last. Readers order by time anyway: regions are written at their
  * end. */
 int sink_write_lines(struct sink *s)
 {

@@ -24,8 +24,8 @@ struct sink_run {
 	uint32_t end;
 };
 
-/* Lines that go before every thread's (FH, SH, names, CM marks, start)
- * or after (end). */
+/* Lines that go before every thread's (what was written between events:
+ * FH, SH, names, CM marks, start) or after (end). */
 #define SINK_META 0u
 #define SINK_LAST UINT32_MAX
 
@@ -62,6 +62,16 @@ static inline void sink_line_end(struct sink *s, uint32_t tid)
 		s->runs[s->nruns - 1].end = (uint32_t)s->buf.len;
 	else
 		sink_new_run(s, tid);
+}
+/* Marks what was written since the last line marked, if anything, as
+ * SINK_META: called as an event begins, so that no line written between
+ * events needs a mark of its own. */
+static inline void sink_meta_so_far(struct sink *s)
+{
+	uint32_t marked = s->nruns ? s->runs[s->nruns - 1].end : 0;
+
+	if (s->buf.len > marked)
+		sink_line_end(s, SINK_META);
 }
 /* Hands buf to the output, its lines grouped by thread. */
 int sink_write_lines(struct sink *s);

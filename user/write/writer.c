@@ -201,6 +201,7 @@ void writer_begin_event(struct writer *w, struct sink *s, const struct proc *p,
 	uint64_t ts = writer_wall_us(w, ts_ns);
 	uint64_t wall_ns = (uint64_t)((int64_t)ts_ns + w->clock_offset_ns);
 
+	sink_meta_so_far(s);
 	s->line_tid = tid;
 	JB_LIT(b, "{\"id\":");
 	jb_u64(b, n->id);
