@@ -48,17 +48,28 @@ int loader_check_system(void)
 	return 0;
 }
 
-/* Calls leave the ring's last eighth to the records that can't be folded
- * (bpf/dftrace.bpf.c, ring_for_calls()). Each CPU asks how full the ring
- * is every calls_check records: between two asks all CPUs together may
- * add that many calls of up to 256 bytes, which must fit in the eighth. */
+/* Calls leave the end of the ring to the records that can't be folded
+ * (bpf/dftrace.bpf.c, ring_for_calls()). That part holds two things:
+ * - the calls that get in before a CPU next asks how full the ring is
+ *   (each asks every calls_check records; calls of up to 256 bytes);
+ * - room for the records themselves: an eighth of the ring, and at
+ *   least two exec records (13 KiB each), or one where a quarter of the
+ *   ring is less. The room must come on top of the calls, or a flood of
+ *   calls can fill it up to the byte and an exec finds none. */
 static void set_calls_limit(struct dftrace_bpf *skel, size_t ringbuf_size)
 {
-	size_t spare = ringbuf_size / 8;
-	size_t check = spare / 256 / libbpf_num_possible_cpus();
+	size_t two_execs = 2 * sizeof(struct dft_exec);
+	size_t room = two_execs < ringbuf_size / 4 ? two_execs : ringbuf_size / 4;
+	int possible = libbpf_num_possible_cpus();
+	size_t ncpus = possible > 0 ? possible : 1;
+	size_t check;
 
-	skel->rodata->calls_max = ringbuf_size - spare;
-	skel->rodata->calls_check = check < 1 ? 1 : check > 64 ? 64 : check;
+	if (room < ringbuf_size / 8)
+		room = ringbuf_size / 8;
+	check = room / 256 / ncpus;
+	check = check < 1 ? 1 : check > 64 ? 64 : check;
+	skel->rodata->calls_max = ringbuf_size - room - check * 256 * ncpus;
+	skel->rodata->calls_check = check;
 }
 
 static int configure(struct dftrace_bpf *skel, const struct loader_opts *o)
