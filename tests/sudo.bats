@@ -63,15 +63,18 @@ make_privileged() {
 	make_privileged
 	as_nobody dft -q -o "$T/mine/t.pfw.gz" -- sh -c '"$0" readfile "$1"; "$2" exit 0' \
 		"$T/priv-stress" "$T/secret" "$WL/util"
-	expect_eq "status" "$DFT_STATUS" 0
-	grep -q "	$T/secret	.*	read	read	7	" "$TRUTH" # it did read it
+	expect_eq "status" "$DFT_STATUS" 0 || { sed 's/^/#   /' "$T/dft.err"; false; }
+	# it did read it
+	grep -q "	$T/secret	.*	read	read	7	" "$TRUTH" || { echo "# no read of the secret in the truth:"; sed 's/^/#   /' "$TRUTH"; false; }
 	TRACE="$T/mine/t.pfw.gz" valid
 	ppid=$(awk -F'\t' -v p="$T/secret" '$1 == "io" && $2 == p {print $3; exit}' "$TRUTH")
 	expect_eq "the program's events" \
-		"$(tpy events "$T/mine/t.pfw.gz" --pid "$ppid" --fields name,args.privileged)" $'exec\ttrue'
+		"$(tpy events "$T/mine/t.pfw.gz" --pid "$ppid" --fields name,args.privileged)" $'exec\ttrue' ||
+		{ tpy events "$T/mine/t.pfw.gz" --fields pid,tid,name,args.privileged | sed 's/^/#   /'; false; }
 	expect_eq "paths of the secret" "$(tpy paths "$T/mine/t.pfw.gz" | grep -c secret)" 0
 	# the rest of the command is still traced
-	[ "$(tpy count "$T/mine/t.pfw.gz" --name exit)" -ge 2 ]
+	run tpy count "$T/mine/t.pfw.gz" --name exit
+	[ "$output" -ge 2 ] || { echo "# exits: $output"; false; }
 	# as plain root nothing is hidden
 	: >"$TRUTH"
 	dft -q -o "$TRACE" -- sh -c '"$0" readfile "$1"' "$T/priv-stress" "$T/secret"
