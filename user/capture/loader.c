@@ -53,9 +53,10 @@ int loader_check_system(void)
  * - the calls that get in before a CPU next asks how full the ring is
  *   (each asks every calls_check records; calls of up to 256 bytes);
  * - room for the records themselves: an eighth of the ring, and at
- *   least two exec records (13 KiB each), or one where a quarter of the
- *   ring is less. The room must come on top of the calls, or a flood of
- *   calls can fill it up to the byte and an exec finds none. */
+ *   least two exec records (13 KiB each), or a quarter of the ring where
+ *   that is less (one exec from 64K up). The room comes on top of the
+ *   calls, or a flood of calls can fill it to the byte and an exec
+ *   finds none. */
 static void set_calls_limit(struct dftrace_bpf *skel, size_t ringbuf_size)
 {
 	size_t two_execs = 2 * sizeof(struct dft_exec);
