@@ -23,6 +23,9 @@
 /* include/linux/fs.h: an inode of the kernel's own, such as the shmem
  * behind anonymous shared memory and SysV segments: memory, not a file */
 #define S_PRIVATE 512
+/* include/uapi/linux/stat.h */
+#define S_IFMT 00170000
+#define S_IFREG 0100000
 
 /* The file of a mapping; ino 0 for the kernel's own. m is the hook's
  * BTF pointer: its fields are plain loads, where a BPF_CORE_READ is a
@@ -231,7 +234,11 @@ int BPF_PROG(writeback_dirty_folio, struct folio *folio, struct address_space *m
 	struct dft_file_id file;
 	unsigned long long index;
 
-	if (!st || !mapping)
+	/* Only a file's own pages: a filesystem without a journal dirties
+	 * its metadata (an inode's atime at exec, which is no call of the
+	 * table) in the block device's pages, in the task's own context. */
+	if (!st || !mapping || !mapping->host ||
+	    (mapping->host->i_mode & S_IFMT) != S_IFREG)
 		return 0;
 	file = file_of(mapping);
 	if (!file.ino)

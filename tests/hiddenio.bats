@@ -144,3 +144,22 @@ check_fio() {
 	expect_eq "files read through mappings" "$(sort -u <<<"$output")" \
 		"$(printf '%s\n' /etc/ld.so.cache "$D/dirty" "$D/scan" | sort)"
 }
+
+@test "mmap: an exec that updates its program's atime on a filesystem without a journal is no mmap_write" {
+	command -v mkfs.ext4 >/dev/null || skip "needs mkfs.ext4 (e2fsprogs)"
+	truncate -s 16M "$T/fs.img"
+	mkfs.ext4 -q -F -O ^has_journal "$T/fs.img"
+	mkdir "$T/fs"
+	mount -o loop,relatime "$T/fs.img" "$T/fs" || skip "cannot mount a loop device here"
+	MOUNTS+=("$T/fs")
+	cp "$WL/util" "$T/fs/prog"
+	# an old atime, which relatime renews at the exec, and the inode's
+	# block clean: the exec itself dirties it, in the block device's pages
+	touch -a -t 200001010000 "$T/fs/prog"
+	sync -f "$T/fs"
+	traced -- sh -c '"$0" exit 0' "$T/fs/prog"
+	atime=$(stat -c %X "$T/fs/prog")
+	[ "$atime" -gt 946771200 ] || { echo "# the exec left the atime at $atime: nothing was dirtied"; false; }
+	run tpy events "$TRACE" --name mmap_read,mmap_write --fields name,path
+	expect_eq "mapped I/O" "$(grep -v /etc/ld.so.cache <<<"$output" || true)" ""
+}
