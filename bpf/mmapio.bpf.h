@@ -234,14 +234,13 @@ int BPF_PROG(writeback_dirty_folio, struct folio *folio, struct address_space *m
 	struct dft_file_id file;
 	unsigned long long index;
 
+	if (!st || !mapping)
+		return 0;
+	file = file_of(mapping);
 	/* Only a file's own pages: a filesystem without a journal dirties
 	 * its metadata (an inode's atime at exec, which is no call of the
 	 * table) in the block device's pages, in the task's own context. */
-	if (!st || !mapping || !mapping->host ||
-	    (mapping->host->i_mode & S_IFMT) != S_IFREG)
-		return 0;
-	file = file_of(mapping);
-	if (!file.ino)
+	if (!file.ino || (mapping->host->i_mode & S_IFMT) != S_IFREG)
 		return 0;
 	index = folio->index;
 	add_pages(st, t, file, index, index + folio_pages(folio), 1, 0);

@@ -57,16 +57,16 @@ int loader_check_system(void)
  *   that is less (one exec from 64K up). The room comes on top of the
  *   calls, or a flood of calls can fill it to the byte and an exec
  *   finds none. */
-static void set_calls_limit(struct dftrace_bpf *skel, size_t ringbuf_size)
+static void set_calls_limit(struct dftrace_bpf *skel, size_t ringbuf_size, size_t ncpus)
 {
-	size_t two_execs = 2 * sizeof(struct dft_exec);
-	size_t room = two_execs < ringbuf_size / 4 ? two_execs : ringbuf_size / 4;
-	int possible = libbpf_num_possible_cpus();
-	size_t ncpus = possible > 0 ? possible : 1;
+	size_t room = ringbuf_size / 8;
+	size_t execs = 2 * sizeof(struct dft_exec);
 	size_t check;
 
-	if (room < ringbuf_size / 8)
-		room = ringbuf_size / 8;
+	if (execs > ringbuf_size / 4)
+		execs = ringbuf_size / 4;
+	if (room < execs)
+		room = execs;
 	check = room / 256 / ncpus;
 	check = check < 1 ? 1 : check > 64 ? 64 : check;
 	skel->rodata->calls_max = ringbuf_size - room - check * 256 * ncpus;
@@ -75,6 +75,9 @@ static void set_calls_limit(struct dftrace_bpf *skel, size_t ringbuf_size)
 
 static int configure(struct dftrace_bpf *skel, const struct loader_opts *o)
 {
+	int possible = libbpf_num_possible_cpus();
+	size_t ncpus = possible > 0 ? possible : 1;
+
 	sc_fill_config((struct dft_sc_cfg *)skel->rodata->sc_cfg);
 	skel->rodata->nr_mmap = SYS_mmap;
 	skel->rodata->nr_fcntl = SYS_fcntl;
@@ -85,8 +88,8 @@ static int configure(struct dftrace_bpf *skel, const struct loader_opts *o)
 	skel->rodata->nr_io_pgetevents = SYS_io_pgetevents;
 	skel->rodata->nr_io_uring_register = SYS_io_uring_register;
 	/* a quarter of the ring, in records of ~96 bytes, shared by the CPUs */
-	skel->rodata->wakeup_records = o->ringbuf_size / 4 / 96 / libbpf_num_possible_cpus() ?: 1;
-	set_calls_limit(skel, o->ringbuf_size);
+	skel->rodata->wakeup_records = o->ringbuf_size / 4 / 96 / ncpus ?: 1;
+	set_calls_limit(skel, o->ringbuf_size, ncpus);
 	skel->rodata->lost_by_proc_on = o->lost_by_proc;
 	skel->rodata->hide_privileged = o->hide_privileged;
 	skel->rodata->profile_on = o->profile;
