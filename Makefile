@@ -14,11 +14,16 @@ $(error dftrace-bpf: architecture '$(ARCH)' is not supported (no vmlinux/$(ARCH)
 endif
 
 LIBBPF_CFLAGS := $(shell pkg-config --cflags libbpf 2>/dev/null)
-LIBBPF_LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf)
+# One binary for every distribution: libbpf, libelf and zlib linked in
+# (Ubuntu 22.04 ships libbpf 0.5, RHEL 8 none), and ISA-L loaded at run
+# time where it is installed (Debian ships no static one; lib/gz.c falls
+# back to zlib), so that the tracer needs only libc's family. The tests
+# and benches link the same way.
+STATIC_LIBS := -Wl,-Bstatic -lbpf -lelf -lz -Wl,-Bdynamic
 CFLAGS ?= -O2 -g
 CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
 	  -I$(OUT) -Ibpf -Iuser -Iinclude $(LIBBPF_CFLAGS)
-LDLIBS := $(LIBBPF_LIBS) -lelf -lz -lisal -lm
+LDLIBS := $(STATIC_LIBS) -lm -ldl
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Ibpf \
 	      -idirafter /usr/include/$(shell $(CC) -dumpmachine) \
 	      $(LIBBPF_CFLAGS) -Wall -Wno-unused-function

@@ -89,3 +89,29 @@ PY
 	[ "$(printf '%s\n' "$reads" | cut -f1 | sort -u)" = forward ]
 	[ "$(printf '%s\n' "$reads" | awk -F'\t' '{s += $2} END {print s}')" = 12345 ]
 }
+
+@test "install: one binary for every distribution: it needs only libc's family (libbpf, libelf and zlib linked in)" {
+	run ldd "$ROOT/dftrace-bpf"
+	echo "$output" | sed 's/^/# /'
+	libs=$(awk '$1 ~ /\.so/ { sub(/.*\//, "", $1); print $1 }' <<<"$output" |
+		grep -v -E '^(linux-vdso|libc|libm|libdl|libpthread|ld-linux[-a-z0-9_]*)\.so' || true)
+	[ -z "$libs" ]
+}
+
+@test "install: gzip by igzip where libisal.so.2 is, else zlib: each reads what the other wrote" {
+	cd "$T"
+	for w in igzip zlib; do
+		for r in igzip zlib; do
+			wenv=; renv=
+			[ "$w" = zlib ] && wenv=zlib
+			[ "$r" = zlib ] && renv=zlib
+			DFTRACE_BPF_GZIP=$wenv "$ROOT/dftrace-bpf" -q -o "$T/$w.pfw.gz" -- cat /etc/hostname >/dev/null
+			zcat "$T/$w.pfw.gz" >"$T/$w.plain"
+			run env DFTRACE_BPF_GZIP=$renv "$ROOT/dftrace-bpf" summary --by op --csv "$T/$w.pfw.gz"
+			[ "$status" = 0 ]
+			grep -q '^"read",' <<<"$output"
+		done
+	done
+	# the same events either way
+	[ "$(grep -c . "$T/igzip.plain")" = "$(grep -c . "$T/zlib.plain")" ]
+}

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
 #include <fcntl.h>
-#include <isa-l/igzip_lib.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "lib/gz.h"
 #include "read/input.h"
 
 #define RAW_BUF_SIZE (1 << 20)	/* compressed bytes read at a time */
@@ -17,7 +17,7 @@ struct input {
 	bool gzip;
 	bool eof;		/* the file has no more raw bytes */
 	bool member_done;	/* between two gzip members */
-	struct inflate_state zs;
+	struct gz_reader *zs;
 	unsigned char *raw;
 	size_t raw_len;		/* unconsumed raw bytes, from raw_pos */
 	size_t raw_pos;
@@ -44,8 +44,7 @@ static int refill(struct input *in, char *err, size_t errlen)
 
 static void start_member(struct input *in)
 {
-	isal_inflate_init(&in->zs);
-	in->zs.crc_flag = ISAL_GZIP;
+	gz_reader_reset(in->zs);
 	in->member_done = false;
 }
 
@@ -63,6 +62,10 @@ int input_rewind(struct input *in, char *err, size_t errlen)
 		return -EIO;
 	memcpy(magic, in->raw, in->raw_len >= 2 ? 2 : 0);
 	in->gzip = in->raw_len >= 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+	if (in->gzip && !in->zs && !(in->zs = gz_reader_new())) {
+		snprintf(err, errlen, "cannot read '%s': %s", in->path, strerror(ENOMEM));
+		return -ENOMEM;
+	}
 	if (in->gzip)
 		start_member(in);
 	return 0;
@@ -124,6 +127,8 @@ static ssize_t inflate_some(struct input *in, void *buf, size_t n, char *err,
 			    size_t errlen)
 {
 	for (;;) {
+		const unsigned char *raw;
+		ssize_t made;
 		int rc;
 
 		if (in->member_done) {
@@ -133,21 +138,15 @@ static ssize_t inflate_some(struct input *in, void *buf, size_t n, char *err,
 		}
 		if (!in->raw_len && !in->eof && refill(in, err, errlen))
 			return -EIO;
-		in->zs.next_in = in->raw + in->raw_pos;
-		in->zs.avail_in = in->raw_len;
-		in->zs.next_out = buf;
-		in->zs.avail_out = n;
-		rc = isal_inflate(&in->zs);
-		in->raw_pos += in->raw_len - in->zs.avail_in;
-		in->raw_len = in->zs.avail_in;
-		if (rc < 0)
-			return bad_gzip(in, rc == ISAL_INCORRECT_CHECKSUM ?
+		raw = in->raw + in->raw_pos;
+		made = gz_reader_get(in->zs, &raw, &in->raw_len, buf, n, &in->member_done);
+		in->raw_pos = raw - in->raw;
+		if (made < 0)
+			return bad_gzip(in, made == GZ_CHECKSUM ?
 					"gzip checksum mismatch" : "corrupt gzip data",
 					err, errlen);
-		if (in->zs.block_state == ISAL_BLOCK_FINISH)
-			in->member_done = true;
-		if (n - in->zs.avail_out)
-			return n - in->zs.avail_out;
+		if (made)
+			return made;
 		if (in->eof && !in->raw_len && !in->member_done)
 			return bad_gzip(in, "gzip stream cut short (truncated file)",
 					err, errlen);
@@ -176,6 +175,7 @@ void input_close(struct input *in)
 		return;
 	if (in->fd >= 0)
 		close(in->fd);
+	gz_reader_free(in->zs);
 	free(in->raw);
 	free(in->path);
 	free(in);

@@ -7,11 +7,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include <isa-l/igzip_lib.h>
+#include "lib/gz.h"
 #include "write/output.h"
 
 #define IN_BUF_SIZE (1 << 20)	/* uncompressed bytes gathered per write/deflate */
-#define Z_BUF_SIZE (256 << 10)	/* compressed bytes gathered per write */
 
 #define TEMP_PREFIX ".dftrace-"
 #define TEMP_NAME_LEN (sizeof(TEMP_PREFIX) - 1 + 6)
@@ -30,9 +29,7 @@ struct output {
 
 	unsigned char *buf;	/* pending uncompressed bytes */
 	size_t len;
-	struct isal_zstream zs;	/* ISA-L's igzip: one standard gzip stream */
-	unsigned char *level_buf;	/* the level's working memory */
-	unsigned char *zbuf;	/* deflate output */
+	struct gz_writer *zs;	/* one standard gzip stream */
 
 	uint64_t bytes_in, bytes_out;
 	/* The last good boundary: all data up to it is on disk and readable. */
