@@ -7,8 +7,8 @@ CLANG ?= clang
 BPFTOOL ?= bpftool
 OUT := build
 ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
-# An architecture is supported once vmlinux/<arch>/vmlinux.h and a line of
-# bpf/syscall_regs.h exist for it.
+# An architecture is supported once vmlinux/<arch>/vmlinux.h and its
+# lines of bpf/arch.h exist.
 ifeq ($(wildcard vmlinux/$(ARCH)/vmlinux.h),)
 $(error dftrace-bpf: architecture '$(ARCH)' is not supported (no vmlinux/$(ARCH)/vmlinux.h; see vmlinux/gen.sh))
 endif
@@ -63,8 +63,19 @@ $(OUT)/python/.built: $(PY_SRCS) $(wildcard include/dftrace/*.h)
 $(OUT) $(OUT)/tests $(OUT)/workloads $(OUT)/bench $(OUT)/examples:
 	@mkdir -p $@
 
-$(OUT)/dftrace.bpf.o: bpf/dftrace.bpf.c $(wildcard bpf/*.bpf.h) bpf/dftrace.h bpf/steps.h bpf/syscall_regs.h vmlinux/$(ARCH)/vmlinux.h | $(OUT)
+# The kernel side: one unit per feature (bpf/*.bpf.c but the bench's),
+# linked into one object, as retsnoop does. core, which defines what the
+# others declare, first.
+BPF_UNITS := bpf/core.bpf.c $(filter-out bpf/core.bpf.c bpf/probecost.bpf.c,$(wildcard bpf/*.bpf.c))
+BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUT)/bpf/%.bpf.o,$(BPF_UNITS))
+BPF_HDRS := $(wildcard bpf/*.h) vmlinux/$(ARCH)/vmlinux.h
+
+$(OUT)/bpf/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS)
+	@mkdir -p $(dir $@)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUT)/dftrace.bpf.o: $(BPF_OBJS) | $(OUT)
+	$(BPFTOOL) gen object $@ $^
 
 $(OUT)/dftrace.skel.h: $(OUT)/dftrace.bpf.o
 	$(BPFTOOL) gen skeleton $< name dftrace_bpf > $@.tmp && mv $@.tmp $@

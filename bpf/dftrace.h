@@ -7,7 +7,7 @@
 #include "fold.h"
 
 /* Long enough for any path the kernel accepts (PATH_MAX); a longer user
- * string is cut here and flagged DFT_F_TRUNC0/1. */
+ * string is cut here and flagged DFT_CALL_TRUNC0/1. */
 #define DFT_PATH_MAX 4096
 #define DFT_ARGV_MAX 1024
 /* The start of a new program's environment: where launchers' rank
@@ -42,6 +42,44 @@ struct dft_sc_cfg {
 	 * (read, pread, lseek, ioctl...): bit i set for each argument it
 	 * keeps, sent in a struct dft_io; 0: a struct dft_syscall */
 	unsigned char io_args;
+	unsigned char kind;	/* enum dft_sc_kind */
+};
+
+/* What the kernel side does for a call beyond its record: one byte per
+ * syscall number, so that no syscall number is written into bpf/. */
+enum dft_sc_kind {
+	DFT_SC_PLAIN,
+	DFT_SC_MMAP,		/* recorded for file mappings only; its file named */
+	DFT_SC_FCNTL,		/* recorded for the fd-duplicating commands only */
+	DFT_SC_OPENAT2,		/* flags and mode from its struct open_how */
+	DFT_SC_CLOSE,		/* its file kept at entry, for a fold */
+	/* handled whole by bpf/asyncio.bpf.c: no record of their own */
+	DFT_SC_AIO_SUBMIT,	/* io_submit: its iocbs go in flight */
+	DFT_SC_AIO_EVENTS,	/* io_getevents, io_pgetevents: iocbs end */
+	DFT_SC_URING_REGISTER,	/* io_uring_register: its files named */
+};
+
+/* The shapes of kernel interfaces that changed between versions, as the
+ * loader found them in this kernel's BTF (user/capture/features.c). The
+ * verifier drops the branches a kernel can't take. */
+enum dft_uring_complete_form {
+	DFT_URING_COMPLETE_CQE = 1,	/* (ctx, req, cqe): 6.14 and later */
+	DFT_URING_COMPLETE_RES,		/* (ctx, req, user_data, res, ...) */
+};
+
+struct dft_kernel_shape {
+	/* the kfunc bpf_rdonly_cast (6.2+): a kernel pointer read as a
+	 * number is typed again for plain loads; else BPF_CORE_READ */
+	unsigned char fast_reads;
+	/* sched_process_exit passes group_dead (6.16+); else it is
+	 * read from the process's count of live threads */
+	unsigned char exit_group_dead;
+	unsigned char uring_complete;	/* enum dft_uring_complete_form */
+	/* cgroup has ancestors[] (6.0+); else ancestor_ids[] */
+	unsigned char cgroup_ancestors;
+	/* the helpers bpf_find_vma and bpf_task_pt_regs (5.17+): a
+	 * mapping's own file, which overlayfs does not show elsewhere */
+	unsigned char find_vma;
 };
 
 #define DFT_FD_RET 0xf
@@ -110,32 +148,53 @@ enum dft_annot_op {
 #define DFT_CAT_LEN 64
 #define DFT_NAME_LEN 128
 
-enum dft_flags {
-	DFT_F_TRUNC0 = 1 << 0, /* path 0 did not fit DFT_PATH_MAX */
-	DFT_F_TRUNC1 = 1 << 1,
-	DFT_F_FAULT0 = 1 << 2, /* path 0 could not be read */
-	DFT_F_FAULT1 = 1 << 3,
-	DFT_F_THREAD = 1 << 4, /* fork: the child shares the parent's tgid */
-	DFT_F_UNTRACKED = 1 << 2, /* fork: no state for the child: untraced */
-	DFT_F_GROUP_DEAD = 1 << 5, /* exit: last thread of the process */
-	/* exec: the program raised privileges (setuid, setgid, file
+/* h.flags, one enum per kind of record: */
+/* DFT_EV_SYSCALL, DFT_EV_PATHS, DFT_EV_IO */
+enum dft_call_flags {
+	DFT_CALL_TRUNC0 = 1 << 0, /* path 0 did not fit DFT_PATH_MAX */
+	DFT_CALL_TRUNC1 = 1 << 1,
+	DFT_CALL_FAULT0 = 1 << 2, /* path 0 could not be read */
+	DFT_CALL_FAULT1 = 1 << 3,
+	/* made outside --steps' active windows: it keeps user space's
+	 * model right and is not written */
+	DFT_CALL_QUIET = 1 << 4,
+};
+
+enum dft_fork_flags {
+	DFT_FORK_THREAD = 1 << 0,	/* the child shares the parent's tgid */
+	DFT_FORK_UNTRACKED = 1 << 1,	/* no state for the child: untraced */
+};
+
+enum dft_exec_flags {
+	/* the program raised privileges (setuid, setgid, file
 	 * capabilities) and the tracer hides those: no longer traced */
-	DFT_F_PRIVILEGED = 1 << 6,
-	/* syscall: made outside --steps' active windows; it keeps user
-	 * space's model right and is not written */
-	DFT_F_QUIET = 1 << 7,
-	/* exec: the program is another tracer (dftrace-bpf): its process
-	 * leaves this trace, whatever put it in */
-	DFT_F_LEFT = 1 << 5,
+	DFT_EXEC_PRIVILEGED = 1 << 0,
+	/* the program is another tracer (dftrace-bpf): its process leaves
+	 * this trace, whatever put it in */
+	DFT_EXEC_LEFT = 1 << 1,
+};
+
+enum dft_exit_flags {
+	DFT_EXIT_GROUP_DEAD = 1 << 0,	/* the last thread of its process */
+};
+
+enum dft_annot_flags {
+	DFT_ANNOT_FAULT_CAT = 1 << 0,	/* cat could not be read: see cat_ptr */
+	DFT_ANNOT_FAULT_NAME = 1 << 1,
+};
+
+/* DFT_EV_URING_SUBMIT */
+enum dft_async_flags {
+	DFT_ASYNC_QUIET = 1 << 0,	/* as DFT_CALL_QUIET */
 };
 
 struct dft_header {
-	unsigned char kind;
-	unsigned char flags;
+	unsigned char kind;	/* enum dft_kind */
+	unsigned char flags;	/* the kind's enum dft_*_flags */
 	unsigned short nr; /* syscall number, or the dft_annot_op, or 0 */
 	unsigned int tgid;
 	unsigned int tid;
-	unsigned int pad;
+	unsigned int io_dur;	/* DFT_EV_IO: the call's duration in ns; else 0 */
 	unsigned long long ts; /* CLOCK_MONOTONIC ns at syscall entry */
 };
 
@@ -153,7 +212,7 @@ struct dft_syscall {
 #define DFT_IO_DUR_MAX 0xffffffffull /* ns: longer calls take a dft_syscall */
 
 struct dft_io {
-	struct dft_header h; /* h.pad: the duration in ns */
+	struct dft_header h; /* h.io_dur: the duration */
 	long long ret;
 	unsigned long long args[DFT_IO_NARGS]; /* those io_args names, in order */
 };
@@ -178,11 +237,24 @@ struct dft_fork {
 	char comm[DFT_COMM_LEN];
 };
 
+/* A file as the kernel names it: a syscall-free event (a page fault, a
+ * registered io_uring file) has no fd; user space finds the path. */
+struct dft_file_id {
+	unsigned long long dev, ino;
+};
+
 struct dft_exec {
 	struct dft_header h; /* tgid/tid after exec */
 	unsigned int old_tid;
 	unsigned short argv_len; /* bytes of NUL-separated argv in argv[] */
 	unsigned short filename_len; /* with its NUL; 0 if unreadable */
+	/* Files the exec mapped, as their pages' faults name them (the
+	 * mappings' vm_file): the program (at mm->start_code) and what runs
+	 * first (at the entry point: the ELF interpreter, ld.so, or the
+	 * program again). On overlayfs the layer's files, not the ones
+	 * stat() and, from 6.8, /proc/PID/maps show. 0s: not found, or a
+	 * kernel without bpf_find_vma (kshape.find_vma). */
+	struct dft_file_id prog, entry;
 	char comm[DFT_COMM_LEN];
 	char argv[DFT_ARGV_MAX];
 	/* The program as execve() named it (bprm->filename): relative, or
@@ -209,18 +281,33 @@ struct dft_annot {
 	struct dft_header h; /* nr holds the dft_annot_op */
 	long long value;
 	/* A string not yet paged in cannot be read from a uprobe: its
-	 * address goes along (flag DFT_F_FAULT0/1) for user space to read. */
+	 * address goes along (DFT_ANNOT_FAULT_CAT/NAME) for user space to read. */
 	unsigned long long cat_ptr, name_ptr;
-	char cat[DFT_CAT_LEN];
+	char cat[DFT_CAT_LEN];	/* zero after the string: see dft_phase_id() */
 	char name[DFT_NAME_LEN];
 };
 
-/* Per-task state in task storage: presence means "tracked". */
-/* A file as the kernel names it: a syscall-free event (a page fault, a
- * registered io_uring file) has no fd; user space finds the path. */
-struct dft_file_id {
-	unsigned long long dev, ino;
-};
+/* A region's id, for both sides: a hash of its record's cat and name,
+ * whole buffers, zero after each string. Word by word in a loop of fixed
+ * count: the verifier walks it once, where a loop that stops at the NUL
+ * is walked for each byte it might stop at. 0 is kept for "no region". */
+#define DFT_PHASE_WORDS ((DFT_CAT_LEN + DFT_NAME_LEN) / 8)
+typedef unsigned long long __attribute__((may_alias)) dft_word;
+
+static inline __attribute__((always_inline)) unsigned int
+dft_phase_id(const struct dft_annot *e)
+{
+	const dft_word *w = (const dft_word *)e->cat;
+	unsigned long long h = 0x9e3779b97f4a7c15ull;
+
+	for (int i = 0; i < DFT_PHASE_WORDS; i++) {
+		h = (h ^ w[i]) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	h ^= h >> 16;
+	return (unsigned int)h ? (unsigned int)h : 1;
+}
+
 
 /* Pages a thread touched through a file mapping since its last record
  * of the kind: a run of up to DFT_MMAP_RANGES page ranges of one file,
@@ -231,7 +318,7 @@ struct dft_mmap {
 	struct dft_header h;	/* ts: the first fault of the run */
 	unsigned long long last_ts;	/* the last one */
 	struct dft_file_id file;
-	unsigned int n;		/* page ranges [lo, hi), disjoint */
+	unsigned int n;		/* page ranges [lo, hi); they may overlap */
 	unsigned int faults;
 	unsigned int misses;	/* pages read from storage meanwhile: not cached */
 	unsigned int write;	/* pages dirtied (mmap_write), not read */

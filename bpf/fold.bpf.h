@@ -1,42 +1,22 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Calls folded into totals in the kernel (bpf/fold.h): every call under
+ * Calls folded in the kernel into totals (bpf/fold.h): every call under
  * --profile, and otherwise a call whose record the ring buffer had no
  * room for, so that overload loses no byte and no time. A thread adds to
  * a running total while its key stays the same, then sends it as a
- * record; when the ring is full, into one of two maps, one being filled
- * while user space drains the other (fold_gen flips them): a total is
- * never added to while it is read and deleted. Also each
- * thread's stack of region ids, which the totals are keyed by.
- * Included by dftrace.bpf.c, after the helpers it uses.
+ * record; when the ring is full, into the fold map being filled (see
+ * core.bpf.h). Also each thread's stack of region ids, which the totals
+ * are keyed by. The hot part is inline here; flush_acc() is in
+ * fold.bpf.c.
  */
 #ifndef FOLD_BPF_H
 #define FOLD_BPF_H
 
-const volatile bool profile_on;	/* --profile: fold every call */
-const volatile int nr_close = -1;
+#include "core.bpf.h"
 
-/* close's file, kept at its entry: a fold at its exit charges it */
-static __always_inline void keep_close_file(struct dft_task *st, long nr)
-{
-	struct dft_file_id none = { 0, 0 };
-	struct file *f;
-
-	if (nr != nr_close)
-		return;
-	f = fd_file(st->args[0]);
-	st->close_file = f ? file_id(f) : none;
-}
-__u32 fold_gen;			/* the map being filled: set by user space */
-__u32 fold_made;		/* a total was made since user space cleared it */
-
-struct fold_map {
-	__uint(type, BPF_MAP_TYPE_HASH);	/* preallocated: no allocation per new key */
-	__uint(max_entries, 8192);
-	__type(key, struct dft_fold_key);
-	__type(value, struct dft_fold);
-};
-struct fold_map fold0 SEC(".maps"), fold1 SEC(".maps");
+/* The thread's running total out: as a record, or into the map being
+ * filled when the ring has no room for calls. 0 if the map had none. */
+int flush_acc(struct dft_task *st);
 
 /* The thread's innermost region, as its id; 0: none. */
 static __always_inline __u32 phase_now(struct dft_task *st)
@@ -52,10 +32,10 @@ static __always_inline __u32 phase_now(struct dft_task *st)
 
 /* A region began or ended: as the trace's stack does, an end closes the
  * innermost region of its name and those inside it. */
-static __always_inline void track_phase(struct dft_task *st, int op, const char *cat,
-					const char *name)
+static __always_inline void track_phase(struct dft_task *st, int op,
+					const struct dft_annot *e)
 {
-	__u32 id = dft_phase_id(cat, DFT_CAT_LEN, name, DFT_NAME_LEN);
+	__u32 id = dft_phase_id(e);
 	__u32 d = st->phase_depth;
 
 	if (op == DFT_ANNOT_BEGIN) {
@@ -94,61 +74,27 @@ static __always_inline struct dft_fold *total_of(struct dft_fold_key *k, __u64 f
 {
 	void *map = fold_gen & 1 ? (void *)&fold1 : (void *)&fold0;
 	struct dft_fold *v = bpf_map_lookup_elem(map, k);
-	struct dft_fold zero = { .first_ns = first_ns };
 
 	if (v)
 		return v;
 	if (!fold_made)
 		fold_made = 1;
-	bpf_map_update_elem(map, k, &zero, BPF_NOEXIST);
-	return bpf_map_lookup_elem(map, k);
-}
-
-/* The thread's running total out: as a record, which user space adds to
- * the total of its key (a record costs less than a hash map update: a
- * new key is a lookup, an insert and a lookup again); into the map being
- * filled, for user space to drain, when the ring has no room for calls. False if
- * the map had none either. */
-static __always_inline bool flush_acc(struct dft_task *st, struct task_struct *t)
-{
-	struct dft_fold_acc *a = &st->acc;
-	struct dft_fold_rec *r;
-	struct dft_fold *v;
-
-	if (!a->used)
-		return true;
-	a->used = 0;
-	r = ring_for_calls() ? bpf_ringbuf_reserve(&events, sizeof(*r), 0) : NULL;
-	if (r) {
-		fill_header(&r->h, DFT_EV_FOLD, t);
-		r->key = a->key;
-		r->fold = a->fold;
-		bpf_ringbuf_submit(r, wakeup_flag());
-		return true;
-	}
-	/* into the map being filled: one begun before a flip lands in the
-	 * next interval, never in a map user space has drained already */
-	v = total_of(&a->key, a->fold.first_ns);
-	if (!v)
-		return false;
-	v->calls += a->fold.calls;
-	v->bytes += a->fold.bytes;
-	v->errors += a->fold.errors;
-	v->dur_ns += a->fold.dur_ns;
-	v->last_ns = a->fold.last_ns;
-	v->fd = a->fold.fd;
-	for (int i = 0; i < DFT_FOLD_BUCKETS; i++)
-		v->hist[i] += a->fold.hist[i];
-	return true;
+	bpf_map_update_elem(map, k, (void *)&fold_zero, BPF_NOEXIST);
+	v = bpf_map_lookup_elem(map, k);
+	/* another CPU may have made it first, with its own first call */
+	if (v && !v->first_ns)
+		v->first_ns = first_ns;
+	return v;
 }
 
 /* The fd a call is about: -1 for calls whose file is not named by an
  * fd still open at their exit. */
 static __always_inline int call_fd(long nr, const __u64 *args, long ret)
 {
-	unsigned char arg = sc_cfg[nr & NR_MASK].fd_arg;
+	const volatile struct dft_sc_cfg *c = &sc_cfg[nr & NR_MASK];
+	unsigned char arg = c->fd_arg;
 
-	if (!arg || nr == nr_close)
+	if (!arg || c->kind == DFT_SC_CLOSE)
 		return -1;
 	return arg == DFT_FD_RET ? ret : arg <= DFT_SC_NARGS ? (int)args[(arg - 1) & 7] : -1;
 }
@@ -165,7 +111,7 @@ static __always_inline struct file *call_file(struct dft_task *st, long ret, int
 	*fd = call_fd(st->nr, st->args, ret);
 	if (*fd >= 0 && st->fds_unchanged && a->used && a->fold.fd == *fd && files_own())
 		return (struct file *)a->file;
-	f = fd_file_fast(*fd);
+	f = fd_file(*fd);
 	if (!f)
 		*fd = -1;
 	st->fds_unchanged = files_own();
@@ -178,6 +124,7 @@ static __always_inline bool fold_call(struct dft_task *st, long ret, __u64 now)
 {
 	struct dft_fold_acc *a = &st->acc;
 	__u32 phase = phase_now(st), gen = fold_gen;
+	bool closing = sc_cfg[st->nr & NR_MASK].kind == DFT_SC_CLOSE;
 	struct dft_file_id id = { 0, 0 };
 	bool ok = true;
 	struct file *f;
@@ -185,16 +132,16 @@ static __always_inline bool fold_call(struct dft_task *st, long ret, __u64 now)
 
 	f = call_file(st, ret, &fd);
 	if (!a->used || a->key.nr != st->nr || a->fold.fd != fd || a->file != (__u64)f ||
-	    a->key.phase != phase || a->gen != gen || st->nr == nr_close) {
+	    a->key.phase != phase || a->gen != gen || closing) {
 		__u64 pid_tgid = bpf_get_current_pid_tgid();
 
-		ok = flush_acc(st, bpf_get_current_task_btf());
+		ok = flush_acc(st);
 		__builtin_memset(a, 0, sizeof(*a));
 		a->key.tgid = pid_tgid >> 32;
 		a->key.tid = (__u32)pid_tgid;
 		a->key.phase = phase;
 		a->key.nr = st->nr;
-		if (st->nr == nr_close) /* gone by now: sys_enter kept it */
+		if (closing) /* gone by now: sys_enter kept it */
 			id = st->close_file;
 		else if (f)
 			id = file_id(f);
@@ -207,52 +154,6 @@ static __always_inline bool fold_call(struct dft_task *st, long ret, __u64 now)
 	}
 	add_call(&a->fold, ret, now - st->ts, now, fd);
 	return ok;
-}
-
-struct flush_ctx {
-	__u32 tgid;
-	bool full;	/* a total found no room */
-};
-
-static long flush_one(void *map, struct dft_fold_key *k, struct dft_fold *v,
-		      struct flush_ctx *c)
-{
-	struct dft_fold_rec *r;
-
-	if (k->tgid != c->tgid)
-		return 0;
-	r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
-	if (!r) {
-		c->full = true;	/* no room: user space drains it later */
-		return 1;
-	}
-	fill_header(&r->h, DFT_EV_FOLD, bpf_get_current_task_btf());
-	r->key = *k;
-	r->fold = *v;
-	bpf_ringbuf_submit(r, 0);
-	bpf_map_delete_elem(map, k);
-	return 0;
-}
-
-/* A thread that folded calls exits: its running total goes out ahead of
- * its exit record; when the process ends, its totals in the map too
- * (looked for only if a total was made there since the maps last
- * flipped, which takes a full ring: a walk of the map costs ~0.5 ms),
- * while user space still knows the process. False if some found no room:
- * then no exit record may follow, or user space would forget the process
- * before it drains them. */
-static __always_inline bool flush_folds(struct dft_task *st, struct task_struct *t,
-					bool group_dead)
-{
-	struct flush_ctx c = { .tgid = t->tgid };
-
-	if (!flush_acc(st, t))
-		return false;
-	if (!group_dead || !fold_made)
-		return true;
-	bpf_for_each_map_elem(fold_gen & 1 ? (void *)&fold1 : (void *)&fold0,
-			      flush_one, &c, 0);
-	return !c.full;
 }
 
 #endif

@@ -4,7 +4,7 @@
  * --profile all of them, otherwise those whose record found the ring
  * buffer full. Keyed by process, thread, call, file and phase, as the
  * trace would have attributed them; user space writes each total as one
- * event. One definition for both sides, with the phase id both compute.
+ * event. One definition for both sides (the phase id: dftrace.h).
  */
 #ifndef DFT_FOLD_H
 #define DFT_FOLD_H
@@ -42,34 +42,31 @@ struct dft_fold_acc {
 	unsigned int used;
 };
 
-/* FNV-1a over cat, a 0xff, name (each up to its NUL or its size): a
- * region's id for both sides. 0 is kept for "no region". */
-static inline __attribute__((always_inline)) unsigned int
-dft_phase_id(const char *cat, unsigned int cat_size, const char *name,
-	     unsigned int name_size)
-{
-	unsigned int h = 2166136261u;
-
-	for (unsigned int i = 0; i < 64 && i < cat_size && cat[i]; i++)
-		h = (h ^ (unsigned char)cat[i]) * 16777619u;
-	h = (h ^ 0xffu) * 16777619u;
-	for (unsigned int i = 0; i < 128 && i < name_size && name[i]; i++)
-		h = (h ^ (unsigned char)name[i]) * 16777619u;
-	return h ? h : 1;
-}
-
-/* The bucket of a duration: floor(log2(ns)), 0 for 0 and 1. */
+/* The bucket of a duration: floor(log2(ns)), 0 for 0 and 1. Without
+ * branches: the verifier walks each branch's outcome apart, and a
+ * binary search of six branches cost it 64 walks. Each step halves the
+ * bits left: s is 1 if the upper half is not empty ((v + 2^k - 1) >> k,
+ * v < 2^k), times the half's width. */
 static inline __attribute__((always_inline)) unsigned int
 dft_fold_bucket(unsigned long long ns)
 {
-	unsigned int b = 0;
+	unsigned long long b, s;
 
-	if (ns >> 32) { b += 32; ns >>= 32; }
-	if (ns >> 16) { b += 16; ns >>= 16; }
-	if (ns >> 8) { b += 8; ns >>= 8; }
-	if (ns >> 4) { b += 4; ns >>= 4; }
-	if (ns >> 2) { b += 2; ns >>= 2; }
-	if (ns >> 1) b += 1;
+	s = ((ns >> 32) + 0xffffffffull) >> 32 << 5;
+	ns >>= s;
+	b = s;
+	s = ((ns >> 16) + 0xffff) >> 16 << 4;
+	ns >>= s;
+	b += s;
+	s = ((ns >> 8) + 0xff) >> 8 << 3;
+	ns >>= s;
+	b += s;
+	s = ((ns >> 4) + 0xf) >> 4 << 2;
+	ns >>= s;
+	b += s;
+	s = ((ns >> 2) + 0x3) >> 2 << 1;
+	ns >>= s;
+	b += s + (ns >> 1);
 	return b < DFT_FOLD_BUCKETS ? b : DFT_FOLD_BUCKETS - 1;
 }
 

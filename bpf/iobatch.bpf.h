@@ -17,10 +17,16 @@
  * A batch the ring has no room for is folded, call by call, as a call
  * with no room is. The points where fds may change (fds_may_change())
  * also make a fold look its file up again (call_file() in fold.bpf.h).
- * Included by dftrace.bpf.c, after fold.bpf.h.
+ * The hot part is inline here; what sends or folds a batch is in
+ * iobatch.bpf.c.
  */
 #ifndef IOBATCH_BPF_H
 #define IOBATCH_BPF_H
+
+#include "core.bpf.h"
+
+/* What the thread kept, out as one record; folded if it has no room. */
+int send_kept(struct dft_task *st);
 
 /* The call in flight as a dft_io: the arguments io_args names, packed. */
 static __always_inline void fill_io(struct dft_io *e, struct dft_task *st,
@@ -29,91 +35,13 @@ static __always_inline void fill_io(struct dft_io *e, struct dft_task *st,
 	unsigned int n = 0;
 
 	fill_call_header(&e->h, st, DFT_EV_IO);
-	e->h.pad = now - st->ts;
+	e->h.io_dur = now - st->ts;
 	e->ret = ret;
 	e->args[0] = e->args[1] = e->args[2] = 0;
 	for (int i = 0; i < DFT_SC_NARGS; i++) {
 		if (io_args & (1u << i) && n < DFT_IO_NARGS)
 			e->args[n++] = st->args[i];
 	}
-}
-
-/* The fd a kept record is about, and its file; fd -1 and NULL if none
- * (its fd_arg, found among the arguments io_args kept, in order). */
-static __always_inline struct file *kept_file(const struct dft_io *e, int *fd)
-{
-	const volatile struct dft_sc_cfg *c = &sc_cfg[e->h.nr & NR_MASK];
-	unsigned int arg = c->fd_arg, pos;
-	struct file *f = NULL;
-
-	*fd = -1;
-	if (arg >= 1 && arg <= DFT_SC_NARGS) {
-		pos = __builtin_popcount(c->io_args & ((1u << (arg - 1)) - 1));
-		if (pos < DFT_IO_NARGS)
-			f = fd_file_fast((int)e->args[pos]);
-		if (f)
-			*fd = (int)e->args[pos];
-	}
-	return f;
-}
-
-/* Kept record i of st into the map being filled. A global function: the
- * verifier checks it once, on its own, where inlined (or as a bpf_loop
- * body) it doubled the time to load every hook that flushes. */
-__noinline int fold_kept(struct dft_task *st, __u32 i)
-{
-	struct dft_file_id id = { 0, 0 };
-	struct dft_fold_key k = {};
-	struct dft_fold *v;
-	struct dft_io *e;
-	struct file *f;
-	long nr;
-	int fd;
-
-	if (!st)
-		return 0;
-	e = &st->batch[i & (DFT_IO_BATCH - 1)];
-	nr = e->h.nr;
-	f = kept_file(e, &fd);
-	if (f)
-		id = file_id(f);
-	k.tgid = e->h.tgid;
-	k.tid = e->h.tid;
-	k.phase = phase_now(st);
-	k.nr = nr;
-	k.dev = id.dev;
-	k.ino = id.ino;
-	v = total_of(&k, e->h.ts);
-	if (!v)
-		count_lost(nr & NR_MASK);
-	else
-		add_call(v, e->ret, e->h.pad, e->h.ts + e->h.pad, fd);
-	return 0;
-}
-
-/* What the thread kept, out as one record; folded if it has no room (or
- * leaves the ring to what can't be folded).
- * Global too, for the same reason; the hot path's test stays inline. */
-__noinline int send_kept(struct dft_task *st)
-{
-	unsigned int n;
-
-	if (!st)
-		return 0;
-	n = st->nbatch;
-	st->nbatch = 0;
-	if (n > DFT_IO_BATCH)
-		n = DFT_IO_BATCH;
-	if (!n || (ring_for_calls() &&
-		   !bpf_ringbuf_output(&events, st->batch, n * sizeof(struct dft_io),
-				       wakeup_flag())))
-		return 0;
-	for (unsigned int i = 0; i < DFT_IO_BATCH; i++) {
-		if (i >= n)
-			break;
-		fold_kept(st, i);
-	}
-	return 0;
 }
 
 static __always_inline void flush_batch(struct dft_task *st)
@@ -140,7 +68,7 @@ static __always_inline bool emit_io(struct dft_task *st, unsigned int io_args,
 	struct dft_io *e;
 
 	if (files_own() && n < DFT_IO_BATCH) {
-		fill_io(&st->batch[n], st, io_args, ret, now);
+		fill_io(&st->batch[n & (DFT_IO_BATCH - 1)], st, io_args, ret, now);
 		st->nbatch = ++n;
 		if (n == DFT_IO_BATCH)
 			flush_batch(st);

@@ -7,13 +7,28 @@
  * Here the spec is looked up once and the registers are copied out of
  * the context with plain loads. The specs and their maps stay libbpf's,
  * filled by the libbpf we link; a kind of argument not known here goes
- * to bpf_usdt_arg(). Included by dftrace.bpf.c, after <bpf/usdt.bpf.h>.
+ * to bpf_usdt_arg(). Included by annot.bpf.c, after <bpf/usdt.bpf.h>.
  */
 #ifndef USDTARGS_BPF_H
 #define USDTARGS_BPF_H
 
 #define DFT_USDT_ARGS_MAX 3
 #define USDT_REGS_WORDS (sizeof(struct pt_regs) / sizeof(long))
+
+/* The registers' copy, per CPU: on the stack it took a third of the 512
+ * bytes that older kernels allow a program and what it calls. A word
+ * more than pt_regs: the verifier bounds a register's aligned offset by
+ * the last byte's (167), not the last word's (160). */
+struct usdt_regs {
+	unsigned long w[USDT_REGS_WORDS + 1];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct usdt_regs);
+} usdt_regs SEC(".maps");
 
 /* A register of regs, the context's copy, by its offset in pt_regs. A
  * copy: the verifier takes context loads only at constant offsets, and
@@ -61,18 +76,20 @@ static __always_inline void usdt_args(struct pt_regs *ctx, long *args, int n)
 {
 	int id = __bpf_usdt_spec_id(ctx);
 	struct __bpf_usdt_spec *spec;
-	unsigned long regs[USDT_REGS_WORDS];
+	struct usdt_regs *regs;
+	__u32 zero = 0;
 
 	for (int i = 0; i < DFT_USDT_ARGS_MAX; i++)
 		if (i < n)
 			args[i] = 0;
 	spec = id < 0 ? NULL : bpf_map_lookup_elem(&__bpf_usdt_specs, &id);
-	if (!spec)
+	regs = bpf_map_lookup_elem(&usdt_regs, &zero);
+	if (!spec || !regs)
 		return;
-	__builtin_memcpy(regs, ctx, sizeof(regs));
+	__builtin_memcpy(regs->w, ctx, sizeof(struct pt_regs));
 	for (int i = 0; i < DFT_USDT_ARGS_MAX; i++)
 		if (i < n && i < spec->arg_cnt)
-			args[i] = usdt_arg(ctx, regs, spec, i);
+			args[i] = usdt_arg(ctx, regs->w, spec, i);
 }
 
 #define ___dft_usdt_args0() ctx

@@ -216,7 +216,7 @@ disk_full() {
 	disk_full 0
 }
 
-dftrace_version() { "$DFT" --version | awk '{print $2}'; }
+dftrace_version() { "$DFT" --version | awk 'NR == 1 {print $2}'; }
 
 # lifecycle TRACE: "version cmd exec-path cwd ppid" of start, then of end
 lifecycle() {

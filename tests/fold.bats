@@ -50,6 +50,7 @@ calls_bytes() {
 }
 
 @test "overload: what can't be folded still finds room: forks, execs, exits and mapped pages beside two floods of calls" {
+	require_feature mmap_read mmap_write
 	head -c 1048576 /dev/urandom >"$D/f"
 	traced -b 65536 -- sh -c "\"$LOOP\" lseek \"$D/f\" 1000000 >/dev/null &
 		\"$LOOP\" lseek \"$D/f\" 1000000 >/dev/null & \"$WL/mapped\" \"$D\"; wait"

@@ -50,6 +50,7 @@ check_fio() {
 }
 
 @test "fio mmap: pages read and dirtied through the mapping, sequential and random" {
+	require_feature mmap_read mmap_write
 	check_fio mmap read mmap_read
 	check_fio mmap randread mmap_read
 	check_fio mmap write mmap_write
@@ -57,6 +58,7 @@ check_fio() {
 }
 
 @test "fio io_uring: each request with its file, sequential and random" {
+	require_feature io_uring
 	check_fio io_uring read io_uring_read
 	check_fio io_uring randread io_uring_read
 	check_fio io_uring write io_uring_write
@@ -64,6 +66,7 @@ check_fio() {
 }
 
 @test "fio io_uring with sqthread_poll: the SQPOLL thread's requests are the submitter's" {
+	require_feature io_uring
 	check_fio io_uring read io_uring_read --sqthread_poll=1
 	check_fio io_uring randwrite io_uring_write --sqthread_poll=1
 	# fio's job process submitted them; no event comes from another task
@@ -74,6 +77,7 @@ check_fio() {
 }
 
 @test "fio io_uring with registered files and buffers: fixed requests are named" {
+	require_feature io_uring
 	check_fio io_uring randread io_uring_read_fixed --fixedbufs=1 --registerfiles=1
 	check_fio io_uring write io_uring_write_fixed --fixedbufs=1 --registerfiles=1
 }
@@ -94,6 +98,7 @@ check_fio() {
 }
 
 @test "io_uring through liburing: open, write, fsync, read, statx, close, a registered file" {
+	require_feature io_uring
 	traced -- "$WL/uring" "$D"
 	valid
 	check_truth --under "$D"
@@ -106,6 +111,7 @@ check_fio() {
 }
 
 @test "mmap: a cold pass and a cached pass over a mapping are told apart" {
+	require_feature mmap_read page_misses
 	traced -- "$WL/mapped" "$D"
 	valid
 	run tpy events "$TRACE" --path "$D/scan" --name mmap,mmap_read --fields name,args.ret,args.pages,args.misses
@@ -131,6 +137,7 @@ check_fio() {
 }
 
 @test "mmap: pages dirtied through a shared mapping are mmap_write, msync is there" {
+	require_feature mmap_write
 	traced -- "$WL/mapped" "$D"
 	run tpy bytes "$TRACE" --by name --path "$D/dirty" --name mmap_write,msync
 	expect_eq "dirtied" "$output" "$(printf 'mmap_write\t1\t65536\nmsync\t1\t0')"
@@ -138,6 +145,7 @@ check_fio() {
 }
 
 @test "mmap: loading programs and libraries is not data I/O" {
+	require_feature mmap_read
 	traced -- "$WL/mapped" "$D"
 	run tpy events "$TRACE" --name mmap_read,mmap_write --fields path
 	# the workload's files and ld.so's cache, which ld.so maps to read
@@ -146,6 +154,7 @@ check_fio() {
 }
 
 @test "mmap: an exec that updates its program's atime on a filesystem without a journal is no mmap_write" {
+	require_feature mmap_write
 	command -v mkfs.ext4 >/dev/null || skip "needs mkfs.ext4 (e2fsprogs)"
 	truncate -s 16M "$T/fs.img"
 	mkfs.ext4 -q -F -O ^has_journal "$T/fs.img"

@@ -56,6 +56,18 @@ teardown() {
 # trace.py, the trace reader and checker
 tpy() { "$PY" "$TRACEPY" "$@"; }
 
+# require_feature NAME...: skip unless this kernel gives the tracer each
+# feature (dftrace-bpf --version's table). The kernel lab checks that each
+# kernel has exactly its expected set, so a skip here is never a surprise.
+require_feature() {
+	local f table
+	table=$("$DFT" --version)
+	for f in "$@"; do
+		awk -v f="$f" '$1 == f { found = 1; exit $2 == "on" ? 0 : 1 } END { if (!found) exit 2 }' \
+			<<<"$table" || skip "$f is off on this kernel ($(uname -r))"
+	done
+}
+
 # dft [ARG...]: run the tracer in the foreground with a time limit; its
 # stdout (with -- CMD: the workload's ground truth) goes to $TRUTH, stderr
 # to $T/dft.err.  Sets DFT_STATUS; never fails by itself.

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <linux/io_uring.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "correlate/trace.h"
@@ -180,7 +181,7 @@ static void test_correlation(void)
 	struct dft_exit q = { .h = header(DFT_EV_EXIT, CHILD, CHILD, 0),
 			      .exit_code = 3 << 8 };
 
-	q.h.flags = DFT_F_GROUP_DEAD;
+	q.h.flags = DFT_EXIT_GROUP_DEAD;
 	feed(&q, sizeof(q));
 	CHECK(proc_get(trace_model(t), CHILD) == NULL, "an exited process is gone");
 	CHECK(lines_with(3, "\"name\":\"exit\"", "\"exit_code\":3", "\"pid\":4194402") == 1,
@@ -337,7 +338,7 @@ static void check_io_as_syscall(int nr, const uint64_t args[DFT_SC_NARGS],
 
 	memcpy(whole.args, args, sizeof(whole.args));
 	io.h.kind = DFT_EV_IO;
-	io.h.pad = 4321;
+	io.h.io_dur = 4321;
 	feed(&whole, sizeof(whole));
 	a = last_event();
 	feed(&io, sizeof(io));
@@ -438,8 +439,104 @@ static void test_uring_records(void)
 	free_trace();
 }
 
+/* What the kernel side does beyond each call's record: one byte per
+ * syscall number, from the table (no number in bpf/). */
+static void test_kernel_kinds(void)
+{
+	struct dft_sc_cfg cfg[DFT_NR_MAX];
+
+	sc_fill_config(cfg);
+	CHECK(cfg[SYS_mmap].kind == DFT_SC_MMAP && cfg[SYS_fcntl].kind == DFT_SC_FCNTL &&
+	      cfg[SYS_close].kind == DFT_SC_CLOSE && cfg[SYS_openat2].kind == DFT_SC_OPENAT2,
+	      "mmap, fcntl, close and openat2 have their kinds (%d %d %d %d)",
+	      cfg[SYS_mmap].kind, cfg[SYS_fcntl].kind, cfg[SYS_close].kind, cfg[SYS_openat2].kind);
+	CHECK(cfg[SYS_io_submit].kind == DFT_SC_AIO_SUBMIT &&
+	      cfg[SYS_io_getevents].kind == DFT_SC_AIO_EVENTS &&
+	      cfg[SYS_io_pgetevents].kind == DFT_SC_AIO_EVENTS &&
+	      cfg[SYS_io_uring_register].kind == DFT_SC_URING_REGISTER,
+	      "AIO's and io_uring_register's calls are handled whole by the kernel side");
+	CHECK(cfg[SYS_read].kind == DFT_SC_PLAIN && cfg[SYS_openat].kind == DFT_SC_PLAIN &&
+	      cfg[SYS_close_range].kind == DFT_SC_PLAIN,
+	      "the others are plain");
+}
+
+/* floor(log2(ns)), capped: what the kernel's branch-free steps must give. */
+static unsigned int bucket_by_loop(unsigned long long ns)
+{
+	unsigned int b = 0;
+
+	while (ns > 1) {
+		ns >>= 1;
+		b++;
+	}
+	return b < DFT_FOLD_BUCKETS ? b : DFT_FOLD_BUCKETS - 1;
+}
+
+/* The fold histogram's bucket and the region id, shared with bpf/. */
+static void test_fold_shared(void)
+{
+	struct dft_annot a = { 0 }, b = { 0 };
+	unsigned long long bad = 0;
+	bool same = true;
+
+	for (unsigned long long ns = 0; ns < (1u << 20); ns++)
+		if (dft_fold_bucket(ns) != bucket_by_loop(ns) && !bad)
+			bad = ns;
+	for (int k = 1; k < 64; k++)
+		for (int d = -1; d <= 1; d++)
+			if (dft_fold_bucket((1ull << k) + d) != bucket_by_loop((1ull << k) + d) && !bad)
+				bad = (1ull << k) + d;
+	CHECK(!bad && dft_fold_bucket(~0ull) == DFT_FOLD_BUCKETS - 1,
+	      "a duration's bucket is floor(log2(ns)), 0 for 0 and 1, the last past 2^31 (first wrong: %llu)",
+	      bad);
+	strcpy(a.cat, "compute");
+	strcpy(a.name, "forward");
+	strcpy(b.cat, "compute");
+	strcpy(b.name, "forward");
+	same = dft_phase_id(&a) == dft_phase_id(&b);
+	strcpy(b.name, "backward");
+	CHECK(same && dft_phase_id(&a) != dft_phase_id(&b) && dft_phase_id(&a) != 0,
+	      "a region's id: the same cat and name, the same id; another name, another");
+	memset(&b, 0, sizeof(b));
+	strcpy(b.cat, "compute");
+	strcpy(b.name + 1, "forward");	/* "" then junk: the kernel zeroes it */
+	CHECK(dft_phase_id(&b) != dft_phase_id(&a),
+	      "the id covers the whole buffers, so the kernel side zeroes them first");
+}
+
+/* A run of mapped pages comes as the thread touched its ranges: they may
+ * overlap, and user space merges them. */
+static void test_mmap_records(void)
+{
+	struct trace_config cfg = { .cmdline = "unit test", .root_pid = PID };
+	struct dft_mmap m = { .h = header(DFT_EV_MMAP, PID, PID, 0), .file = { 9, 77 },
+			      .n = 4, .write = 1, .lo = { 2, 0, 10, 5 }, .hi = { 6, 4, 12, 6 } };
+	char want[64];
+	long page = sysconf(_SC_PAGESIZE);
+
+	out = sink_memory();
+	cfg.single = out;
+	if (trace_new(&t, &cfg)) {
+		printf("Bail out! trace_new failed\n");
+		exit(1);
+	}
+	trace_adopt(t, PID);
+	m.last_ts = m.h.ts + 500;
+	feed(&m, sizeof(m));
+	snprintf(want, sizeof(want), "\"ret\":%ld,", 8 * page);
+	CHECK(lines_with(3, "\"name\":\"mmap_write\"", want, "\"pages\":8") == 1,
+	      "[2,6) [0,4) [10,12) [5,6): 8 pages dirtied, not 11");
+	snprintf(want, sizeof(want), "\"span\":%ld", 12 * page);
+	CHECK(lines_with(3, "\"name\":\"mmap_write\"", "\"offset\":0,", want) == 1,
+	      "from page 0 over 12 pages, in the kernel's page size");
+	free_trace();
+}
+
 int main(void)
 {
+	test_kernel_kinds();
+	test_fold_shared();
+	test_mmap_records();
 	test_uring_records();
 	test_io_records();
 	test_correlation();

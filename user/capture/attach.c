@@ -47,24 +47,35 @@ int attach_task(int tasks_fd, pid_t tid)
 	return ret;
 }
 
-int attach_read_task(int tasks_fd, pid_t tid, struct dft_task *st)
+/* The threads of the processes in the adopt map, marked by the kernel
+ * side's iterator; the map emptied. How many were not marked before. */
+static int adopt_pending(const struct attach_opts *o)
 {
-	int fd = pidfd_of(tid), ret = 0;
+	__u32 tids[256], key, next;
+	int fd, added = 0;
+	ssize_t n;
 
-	if (fd < 0)
-		return -errno;
-	if (bpf_map_lookup_elem(tasks_fd, &fd, st))
-		ret = -errno;
-	close(fd);
-	return ret;
+	if (o->adopt_fd < 0 || bpf_map_get_next_key(o->adopt_fd, NULL, &next))
+		return 0;
+	fd = bpf_iter_create(o->adopt_iter_fd);
+	while (fd >= 0 && (n = read(fd, tids, sizeof(tids))) > 0)
+		added += n / sizeof(tids[0]);
+	if (fd >= 0)
+		close(fd);
+	while (!bpf_map_get_next_key(o->adopt_fd, NULL, &key))
+		bpf_map_delete_elem(o->adopt_fd, &key);
+	return added;
 }
 
-/* Marks every thread of pid; returns how many were not marked before. */
-static int attach_threads(int tasks_fd, pid_t pid)
+/* Marks every thread of pid; returns how many were not marked before.
+ * Those a pidfd cannot name (before 6.9) wait for adopt_pending(). */
+static int attach_threads(const struct attach_opts *o, pid_t pid)
 {
 	char dir[64];
 	struct dirent *de;
-	int added = 0;
+	int added = 0, ret;
+	__u32 key = pid;
+	__u8 one = 1;
 	DIR *d;
 
 	snprintf(dir, sizeof(dir), "/proc/%d/task", pid);
@@ -74,8 +85,13 @@ static int attach_threads(int tasks_fd, pid_t pid)
 	while ((de = readdir(d))) {
 		pid_t tid = atoi(de->d_name);
 
-		if (tid > 0 && attach_task(tasks_fd, tid) == 1)
+		if (tid <= 0)
+			continue;
+		ret = attach_task(o->tasks_fd, tid);
+		if (ret == 1)
 			added++;
+		else if (ret == -EINVAL && tid != pid && o->adopt_fd >= 0)
+			bpf_map_update_elem(o->adopt_fd, &key, &one, BPF_ANY);
 	}
 	closedir(d);
 	return added;
@@ -190,7 +206,7 @@ static size_t first_child(const struct pid_pair *all, size_t n, pid_t ppid)
 static int mark_process(const struct attach_opts *o, pid_t pid)
 {
 	int leader = attach_task(o->tasks_fd, pid);
-	int added = attach_threads(o->tasks_fd, pid);
+	int added = attach_threads(o, pid);
 
 	if (leader == 1)
 		o->adopt(pid, o->ctx);
@@ -236,6 +252,8 @@ static int attach_pass(const struct attach_opts *o, const pid_t *pids, int npids
 		}
 	}
 out:
+	if (added >= 0)
+		added += adopt_pending(o);
 	hmap_free(&seen);
 	free(all);
 	free(queue);
@@ -263,9 +281,10 @@ int attach_tree(const struct attach_opts *o, const pid_t *pids, int npids,
 							   strerror(-ret));
 			return ret;
 		}
-		attach_threads(o->tasks_fd, pids[i]);
+		attach_threads(o, pids[i]);
 		o->adopt(pids[i], o->ctx);
 	}
+	adopt_pending(o);
 	for (int pass = 0; pass < MAX_PASSES; pass++) {
 		added = attach_pass(o, pids, npids);
 		if (added <= 0)

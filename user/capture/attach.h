@@ -9,10 +9,10 @@
 #include "dftrace.h"
 
 /* Marks one task (any thread): 1 if newly marked, 0 if it already was
- * (the fork hook marks the children of marked tasks), or -errno. */
+ * (the fork hook marks the children of marked tasks), or -errno:
+ * -EINVAL for a thread other than its process's first before Linux 6.9,
+ * where a pidfd names none (see attach_opts.adopt_*). */
 int attach_task(int tasks_fd, pid_t tid);
-/* A marked task's state: 0, or -errno (gone, not marked). */
-int attach_read_task(int tasks_fd, pid_t tid, struct dft_task *st);
 
 /* What -p may name: a live user-space process other than the tracer.
  * Stores its process id in *tgid (a thread id names its process).
@@ -21,6 +21,10 @@ int attach_check_target(pid_t pid, pid_t *tgid, char *err, size_t errlen);
 
 struct attach_opts {
 	int tasks_fd;
+	/* Before 6.9: the kernel side marks the threads of the processes
+	 * put in the map adopt_fd when its task iterator adopt_iter_fd (a
+	 * link) is read, and says their thread ids. -1: not used. */
+	int adopt_fd, adopt_iter_fd;
 	pid_t self;		/* the tracer: never marked, nor below it */
 	bool skip_gone;		/* pids that are gone are passed over, not errors */
 	void (*adopt)(pid_t pid, void *ctx); /* once per process we marked */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "capture/env.h"
+#include "capture/features.h"
 #include "version.h"
 
 #define DEFAULT_GZIP_LEVEL 2
@@ -11,7 +12,19 @@
 #define MIN_RINGBUF_SIZE 4096
 #define MAX_RINGBUF_SIZE (1ull << 30)
 
-const char *argp_program_version = "dftrace-bpf " DFTRACE_VERSION;
+/* --version: ours, and what this kernel offers the tracer. */
+static void print_version(FILE *out, struct argp_state *state)
+{
+	struct features f;
+
+	fprintf(out, "dftrace-bpf %s\n", DFTRACE_VERSION);
+	if (features_probe(&f))
+		fprintf(out, "kernel: no BTF at '/sys/kernel/btf/vmlinux': cannot trace\n");
+	else
+		features_print(&f, out);
+}
+
+void (*argp_program_version_hook)(FILE *, struct argp_state *) = print_version;
 
 static const char doc[] =
 "Trace the file I/O and device ioctls of a process tree into a\n"

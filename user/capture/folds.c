@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <time.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
-#include "capture/attach.h"
 #include "capture/folds.h"
 #include "dftrace.skel.h"
 
-void folds_init(struct folds *f, struct dftrace_bpf *skel, uint64_t interval_ns)
+void folds_init(struct folds *f, struct dftrace_bpf *skel, int kept_iter_fd,
+		uint64_t interval_ns)
 {
 	f->map_fd[0] = bpf_map__fd(skel->maps.fold0);
 	f->map_fd[1] = bpf_map__fd(skel->maps.fold1);
 	f->names_fd = bpf_map__fd(skel->maps.lost_names);
-	f->tasks_fd = bpf_map__fd(skel->maps.tasks);
+	f->kept_iter_fd = kept_iter_fd;
 	f->gen = &skel->bss->fold_gen;
 	f->made = &skel->bss->fold_made;
 	f->interval_ns = interval_ns;
@@ -72,6 +73,32 @@ void folds_tick(struct folds *f, struct trace *t, uint64_t now_ns)
 	trace_write_folds(t);
 }
 
+/* Entries of one process: its threads have all exited, so none is
+ * added to while it is taken. */
+static void drain_process(int fd, struct trace *t, uint32_t pid)
+{
+	struct dft_fold_key key, next;
+	struct dft_fold val;
+	int more = bpf_map_get_next_key(fd, NULL, &next) == 0;
+
+	while (more) {
+		key = next;
+		more = bpf_map_get_next_key(fd, &key, &next) == 0;
+		if (key.tgid == pid && bpf_map_lookup_and_delete_elem(fd, &key, &val) == 0)
+			trace_fold(t, &key, &val);
+	}
+}
+
+void folds_process_ended(void *ctx, struct trace *t, uint32_t pid)
+{
+	struct folds *f = ctx;
+
+	/* only the map being filled can hold some, and only if a total
+	 * was made there since the last flip: usually none */
+	if (*(volatile uint32_t *)f->made)
+		drain_process(f->map_fd[*f->gen & 1], t, pid);
+}
+
 bool folds_lost_name(void *ctx, const struct dft_name_key *k, char *path, size_t size)
 {
 	struct folds *f = ctx;
@@ -80,26 +107,32 @@ bool folds_lost_name(void *ctx, const struct dft_name_key *k, char *path, size_t
 	       bpf_map_lookup_and_delete_elem(f->names_fd, k, path) == 0;
 }
 
+/* A live thread's state, as the kernel side's kept_calls iterator gives
+ * it: the calls it kept to send in a batch (its last records), and what
+ * it added to a total since its last flush. */
+static void take_kept(struct trace *t, const struct dft_task *st)
+{
+	if (st->nbatch)
+		trace_handle_record(t, (void *)st->batch, (st->nbatch < DFT_IO_BATCH ?
+						   st->nbatch : DFT_IO_BATCH) * sizeof(struct dft_io));
+	if (st->acc.used)
+		trace_fold(t, &st->acc.key, &st->acc.fold);
+}
+
 void folds_finish(struct folds *f, struct trace *t)
 {
-	const struct model *m = trace_model(t);
 	struct dft_task st;
-	size_t it = 0;
-	uint64_t tid, v;
+	int fd;
 
 	drain(f->names_fd, t, take_name);
 	drain(f->map_fd[0], t, take_fold);
 	drain(f->map_fd[1], t, take_fold);
-	/* live threads: the calls they kept to send in a batch (their last
-	 * records), and what they added to a total since its last flush */
-	while (hmap_next(&m->threads, &it, &tid, &v)) {
-		if (attach_read_task(f->tasks_fd, tid, &st))
-			continue;
-		if (st.nbatch)
-			trace_handle_record(t, st.batch, (st.nbatch < DFT_IO_BATCH ?
-							  st.nbatch : DFT_IO_BATCH) * sizeof(struct dft_io));
-		if (st.acc.used)
-			trace_fold(t, &st.acc.key, &st.acc.fold);
-	}
+	/* an iterator, not a lookup per thread: before 6.9 a pidfd names
+	 * no thread but a process's first */
+	fd = f->kept_iter_fd >= 0 ? bpf_iter_create(f->kept_iter_fd) : -1;
+	while (fd >= 0 && read(fd, &st, sizeof(st)) == sizeof(st))
+		take_kept(t, &st);
+	if (fd >= 0)
+		close(fd);
 	trace_write_folds(t);
 }

@@ -15,13 +15,16 @@ struct dftrace_bpf;
 struct folds {
 	int map_fd[2];
 	int names_fd;		/* files opened with no room to name them */
-	int tasks_fd;		/* each thread's running total, at the end */
+	/* the task iterator of live threads' kept calls and running totals,
+	 * read at the end (a link); -1: none */
+	int kept_iter_fd;
 	uint32_t *gen;		/* the kernel's fold_gen: the map it fills */
 	uint32_t *made;		/* the kernel's fold_made: a total since */
 	uint64_t interval_ns, next_ns;
 };
 
-void folds_init(struct folds *f, struct dftrace_bpf *skel, uint64_t interval_ns);
+void folds_init(struct folds *f, struct dftrace_bpf *skel, int kept_iter_fd,
+		uint64_t interval_ns);
 /* If the interval is over: the filled map's totals, each to the trace. */
 void folds_tick(struct folds *f, struct trace *t, uint64_t now_ns);
 /* The trace's lost_name (struct trace_config); ctx: the struct folds. */
@@ -29,5 +32,8 @@ bool folds_lost_name(void *ctx, const struct dft_name_key *k, char *path, size_t
 /* Both maps and the threads' running totals, once nothing adds to them
  * any more. */
 void folds_finish(struct folds *f, struct trace *t);
+/* trace_config.process_ended: the totals of a process that ended, taken
+ * from the map being filled (ctx: the struct folds). */
+void folds_process_ended(void *ctx, struct trace *t, uint32_t pid);
 
 #endif

@@ -5,9 +5,9 @@
 #include <linux/capability.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
+#include "capture/features.h"
 #include "capture/loader.h"
 #include "capture/report.h"
 #include "dftrace.h"
@@ -35,15 +35,20 @@ static bool has_bpf_caps(void)
 	       (eff & CAP(CAP_SYS_ADMIN));
 }
 
-int loader_check_system(void)
+int loader_check_system(struct features *f)
 {
 	if (!has_bpf_caps()) {
 		report_error("permission denied: tracing needs root or CAP_BPF and CAP_PERFMON; run with sudo");
 		return -EPERM;
 	}
-	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+	if (access("/sys/kernel/btf/vmlinux", R_OK) || features_probe(f)) {
 		report_error("no kernel BTF at '/sys/kernel/btf/vmlinux': this kernel needs CONFIG_DEBUG_INFO_BTF=y");
 		return -ENOENT;
+	}
+	if (f->core_missing) {
+		report_error("this kernel (%s) has no %s: dftrace-bpf needs Linux %s or later",
+			     f->release, f->core_missing, LOADER_MIN_LINUX);
+		return -ENOSYS;
 	}
 	return 0;
 }
@@ -79,14 +84,7 @@ static int configure(struct dftrace_bpf *skel, const struct loader_opts *o)
 	size_t ncpus = possible > 0 ? possible : 1;
 
 	sc_fill_config((struct dft_sc_cfg *)skel->rodata->sc_cfg);
-	skel->rodata->nr_mmap = SYS_mmap;
-	skel->rodata->nr_fcntl = SYS_fcntl;
-	skel->rodata->nr_close = SYS_close;
-	skel->rodata->nr_openat2 = SYS_openat2;
-	skel->rodata->nr_io_submit = SYS_io_submit;
-	skel->rodata->nr_io_getevents = SYS_io_getevents;
-	skel->rodata->nr_io_pgetevents = SYS_io_pgetevents;
-	skel->rodata->nr_io_uring_register = SYS_io_uring_register;
+	features_configure(o->features, skel, o->scope && o->scope->cgroup_level);
 	/* a quarter of the ring, in records of ~96 bytes, shared by the CPUs */
 	skel->rodata->wakeup_records = o->ringbuf_size / 4 / 96 / ncpus ?: 1;
 	set_calls_limit(skel, o->ringbuf_size, ncpus);
@@ -103,7 +101,7 @@ static int configure(struct dftrace_bpf *skel, const struct loader_opts *o)
 		skel->rodata->steps_on = true;
 		skel->rodata->steps = *o->steps;
 		/* before any step annotation it is step 0, as in torch */
-		skel->data->step_active = dft_step_active(o->steps, 0);
+		skel->bss->step_active = dft_step_active(o->steps, 0);
 	}
 	return bpf_map__set_max_entries(skel->maps.events, o->ringbuf_size);
 }
@@ -130,4 +128,14 @@ int loader_open(struct dftrace_bpf **out, const struct loader_opts *o)
 	if (err)
 		report_error("cannot attach the BPF programs: %s", strerror(-err));
 	return err;
+}
+
+struct bpf_link *loader_iter(struct bpf_program *prog)
+{
+	struct bpf_link *l = bpf_program__attach_iter(prog, NULL);
+
+	if (!l)
+		report_error("cannot attach the task iterator '%s': %s",
+			     bpf_program__name(prog), strerror(errno));
+	return l;
 }

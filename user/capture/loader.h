@@ -8,6 +8,11 @@
 #include <stdint.h>
 
 struct dftrace_bpf;
+struct features;
+
+/* What the core needs (user/capture/features.c): BTF, the ring buffer,
+ * task storage, callbacks, the syscall and process tracepoints. */
+#define LOADER_MIN_LINUX "5.13"
 
 struct loader_opts {
 	uint64_t ringbuf_size;
@@ -16,11 +21,16 @@ struct loader_opts {
 	const struct dft_steps *steps;	/* --steps, or NULL */
 	const struct dft_scope *scope;	/* -a, --cgroup, --uid, --comm, or NULL */
 	bool profile;		/* --profile: every call folded into totals */
+	const struct features *features;	/* this kernel's */
 };
 
-/* Root or the BPF capabilities, and kernel BTF: 0 or -errno. */
-int loader_check_system(void);
+/* Root or the BPF capabilities, kernel BTF, and what the core needs:
+ * 0 or -errno. Fills *f with this kernel's features. */
+int loader_check_system(struct features *f);
 /* *skel is set even on failure, for the caller's cleanup to destroy. */
 int loader_open(struct dftrace_bpf **skel, const struct loader_opts *o);
+/* A task iterator's link, which outlives the detach of the hooks: its fd
+ * makes iterations (bpf_iter_create). NULL, said on stderr, on failure. */
+struct bpf_link *loader_iter(struct bpf_program *prog);
 
 #endif

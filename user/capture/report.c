@@ -43,6 +43,11 @@ void report_init(struct report *r)
 	clock_gettime(CLOCK_MONOTONIC, &r->launched);
 }
 
+void report_loaded(struct report *r)
+{
+	clock_gettime(CLOCK_MONOTONIC, &r->loaded);
+}
+
 void report_begin(struct report *r, bool quiet)
 {
 	clock_gettime(CLOCK_MONOTONIC, &r->started);
@@ -117,7 +122,10 @@ void report_summary(struct report *r, const struct trace_stats *st,
 	fprintf(stderr, "tracer cpu: %s\n", cpu);
 	units_ns(attach, sizeof(attach), (r->started.tv_sec - r->launched.tv_sec) * 1000000000ll +
 		 (r->started.tv_nsec - r->launched.tv_nsec));
+	units_ns(cpu, sizeof(cpu), (r->loaded.tv_sec - r->launched.tv_sec) * 1000000000ll +
+		 (r->loaded.tv_nsec - r->launched.tv_nsec));
 	fprintf(stderr, "attach: %s\n", attach);
+	fprintf(stderr, "load: %s (the kernel programs verified and attached, of the attach)\n", cpu);
 	if (st->files_reopened)
 		fprintf(stderr, "files reopened: %llu (descriptors ran short: files were closed while idle)\n",
 			(unsigned long long)st->files_reopened);

@@ -21,6 +21,7 @@
 #include <bpf/libbpf.h>
 #include "capture/attach.h"
 #include "capture/env.h"
+#include "capture/features.h"
 #include "capture/launch.h"
 #include "capture/loader.h"
 #include "capture/folds.h"
@@ -64,10 +65,14 @@ struct tracer {
 	struct folds folds;	/* the kernel's totals of folded calls */
 	FILE *recording;	/* $DFTRACE_BPF_RECORD: raw records, for make bench */
 	struct report report;
+	struct features features;	/* this kernel's */
+	/* task iterators: -p's threads before 6.9, live threads' kept calls */
+	struct bpf_link *adopt_iter, *kept_iter;
+	char features_list[256];	/* as the trace's start says them */
 	struct rlimit nofile_at_start;	/* the command gets it back */
 	char program[PATH_MAX];	/* -- CMD: the file it execs, or "" */
 	char *target;		/* what start and end say was traced */
-	uint64_t deadline;	/* -d, counted from start-up; 0: none */
+	uint64_t deadline;	/* -d, counted from when tracing began; 0: none */
 	uint32_t batch;		/* records in the current batch */
 	int child_status;
 	bool child_reaped;
@@ -164,15 +169,22 @@ static int load_and_attach(struct tracer *tr)
 				 .hide_privileged = tr->who.other,
 				 .steps = tr->env.steps_on ? &tr->env.steps : NULL,
 				 .scope = tr->env.scope.on ? &tr->env.scope.k : NULL,
-				 .profile = tr->env.profile_s > 0 };
+				 .profile = tr->env.profile_s > 0,
+				 .features = &tr->features };
 	int err = loader_open(&tr->skel, &o);
 
 	if (err)
 		return err;
+	tr->adopt_iter = loader_iter(tr->skel->progs.adopt_threads);
+	tr->kept_iter = loader_iter(tr->skel->progs.kept_calls);
+	if (!tr->adopt_iter || !tr->kept_iter)
+		return -errno;
+	report_loaded(&tr->report);
 	/* without --profile only overload folds: drained once a second */
-	folds_init(&tr->folds, tr->skel, tr->env.profile_s > 0 ?
+	folds_init(&tr->folds, tr->skel, bpf_link__fd(tr->kept_iter), tr->env.profile_s > 0 ?
 		   (uint64_t)(tr->env.profile_s * NS_PER_S) : NS_PER_S);
-	usdt_init(&tr->usdt, tr->skel, tr->env.verbose);
+	usdt_init(&tr->usdt, tr->features.on[FEATURE_annotations] ? tr->skel : NULL,
+		  tr->env.verbose);
 	lost_init(&tr->lost, bpf_map__fd(tr->skel->maps.lost),
 		  o.lost_by_proc ? bpf_map__fd(tr->skel->maps.lost_by_proc) : -1);
 	return 0;
@@ -333,11 +345,19 @@ static bool attach_tick(void *ctx)
 	return !stop_signal && !time_up(tr) && !trace_stats(tr->trace)->write_error;
 }
 
+/* How running tasks are marked (attach.c); skip_gone: a scope's. */
+static struct attach_opts attach_options(struct tracer *tr, bool skip_gone)
+{
+	return (struct attach_opts){ .tasks_fd = bpf_map__fd(tr->skel->maps.tasks),
+				     .adopt_fd = bpf_map__fd(tr->skel->maps.adopt),
+				     .adopt_iter_fd = bpf_link__fd(tr->adopt_iter),
+				     .self = getpid(), .skip_gone = skip_gone,
+				     .adopt = adopt, .keep_going = attach_tick, .ctx = tr };
+}
+
 static int attach_targets(struct tracer *tr)
 {
-	struct attach_opts o = { .tasks_fd = bpf_map__fd(tr->skel->maps.tasks),
-				 .self = getpid(), .adopt = adopt,
-				 .keep_going = attach_tick, .ctx = tr };
+	struct attach_opts o = attach_options(tr, false);
 	char err[512];
 	int ret = attach_tree(&o, tr->env.pids, tr->env.npids, err, sizeof(err));
 
@@ -352,9 +372,7 @@ static int attach_targets(struct tracer *tr)
 /* The processes already in a scope, with what runs below them. */
 static int attach_scope(struct tracer *tr)
 {
-	struct attach_opts o = { .tasks_fd = bpf_map__fd(tr->skel->maps.tasks),
-				 .self = getpid(), .skip_gone = true, .adopt = adopt,
-				 .keep_going = attach_tick, .ctx = tr };
+	struct attach_opts o = attach_options(tr, true);
 	char err[512];
 	int n, ret;
 	pid_t *pids = scope_processes(&tr->env.scope, getpid(), &n);
@@ -471,8 +489,10 @@ static int start_trace(struct tracer *tr)
 		.on_program = offer_program, .on_found = found_process,
 		.on_program_ctx = &tr->usdt,
 		.lost_name = folds_lost_name, .lost_name_ctx = &tr->folds,
+		.process_ended = folds_process_ended,
 		.steps = tr->env.steps_on ? &tr->env.steps : NULL,
 		.profile = tr->env.profile_s > 0,
+		.features = tr->features_list,
 	};
 	int err;
 
@@ -646,7 +666,6 @@ static FILE *open_recording(void)
 int tracer_main(int argc, char **argv)
 {
 	struct tracer tr = { .launch = { .pid = -1, .go_fd = -1, .err_fd = -1 } };
-	uint64_t started = now_ns();
 	int ret = 1;
 
 	report_init(&tr.report);
@@ -655,10 +674,11 @@ int tracer_main(int argc, char **argv)
 	set_tracer_comm(TRACER_COMM);
 	libbpf_set_print(print_libbpf);
 	raise_fd_limit(&tr);
-	if (loader_check_system() || check_targets(&tr.env) || invoker_init(&tr.who))
+	if (loader_check_system(&tr.features) || check_targets(&tr.env) || invoker_init(&tr.who))
 		goto cleanup;
-	if (tr.env.duration > 0)
-		tr.deadline = started + tr.env.duration * NS_PER_S;
+	if (!tr.env.quiet)
+		features_warn(&tr.features);
+	features_list(&tr.features, tr.features_list, sizeof(tr.features_list));
 	/* From here a signal must not kill us: a file would be left half
 	 * made. */
 	install_signals(&tr.launch);
@@ -666,6 +686,9 @@ int tracer_main(int argc, char **argv)
 	tr.target = describe_target(&tr.env);
 	if (!tr.target || set_up(&tr))
 		goto cleanup;
+	/* -d counts tracing, not the start-up before it */
+	if (tr.env.duration > 0)
+		tr.deadline = now_ns() + tr.env.duration * NS_PER_S;
 	report_begin(&tr.report, tr.env.quiet);
 	ret = trace_and_wait(&tr);
 cleanup:
@@ -678,6 +701,8 @@ cleanup:
 	ring_close(&tr.ring);
 	trace_free(tr.trace);
 	outdir_free(tr.outdir);
+	bpf_link__destroy(tr.adopt_iter);
+	bpf_link__destroy(tr.kept_iter);
 	dftrace_bpf__destroy(tr.skel);
 	invoker_free(&tr.who);
 	free(tr.target);

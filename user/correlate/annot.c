@@ -137,12 +137,12 @@ static const struct istr *user_key(const char *k, bool context)
 static const struct dft_annot *complete(const struct dft_annot *in,
 					struct dft_annot *copy)
 {
-	if (!(in->h.flags & (DFT_F_FAULT0 | DFT_F_FAULT1)))
+	if (!(in->h.flags & (DFT_ANNOT_FAULT_CAT | DFT_ANNOT_FAULT_NAME)))
 		return in;
 	*copy = *in;
-	if (in->h.flags & DFT_F_FAULT0)
+	if (in->h.flags & DFT_ANNOT_FAULT_CAT)
 		read_remote_str(in->h.tgid, in->cat_ptr, copy->cat, sizeof(copy->cat));
-	if (in->h.flags & DFT_F_FAULT1)
+	if (in->h.flags & DFT_ANNOT_FAULT_NAME)
 		read_remote_str(in->h.tgid, in->name_ptr, copy->name, sizeof(copy->name));
 	return copy;
 }

@@ -98,7 +98,7 @@ static void name_files(struct proc *p, const struct sc_desc *d,
 			if (npath < 2 && str[npath])
 				out->f[npath] = resolve_arg(
 					p, d, e, i, str[npath], len[npath],
-					flags & (npath ? DFT_F_TRUNC1 : DFT_F_TRUNC0));
+					flags & (npath ? DFT_CALL_TRUNC1 : DFT_CALL_TRUNC0));
 			npath++;
 			break;
 		default:
@@ -268,7 +268,7 @@ void on_syscall(struct trace *t, const struct dft_syscall *e,
 		return;
 	}
 	name_files(p, d, e, str, len, flags, &f);
-	if (e->h.flags & DFT_F_QUIET) { /* outside --steps' windows */
+	if (e->h.flags & DFT_CALL_QUIET) { /* outside --steps' windows */
 		apply_effect(t, p, d, e, &f);
 		return;
 	}
@@ -329,9 +329,9 @@ void on_fork(struct trace *t, const struct dft_fork *e)
 
 	if (!p)
 		return;
-	if (e->h.flags & DFT_F_UNTRACKED)
+	if (e->h.flags & DFT_FORK_UNTRACKED)
 		t->stats.untracked_children++;
-	if (e->h.flags & DFT_F_THREAD) {
+	if (e->h.flags & DFT_FORK_THREAD) {
 		thread_add(&t->model, e->child_tid, p->pid, e->comm);
 		return;
 	}
@@ -432,6 +432,12 @@ static struct thread *become_new_program(struct trace *t, struct proc *p,
 					    e->argv_len >= DFT_ARGV_MAX);
 	th = thread_add(&t->model, e->h.tid, p->pid, p->comm);
 	p->exe = prog;
+	/* their pages are loading code, by the ids their faults name them
+	 * with (on overlayfs, not those /proc shows) */
+	if (e->prog.ino)
+		fileid_learn(&t->fileids, e->prog.dev, e->prog.ino, NULL, true);
+	if (e->entry.ino)
+		fileid_learn(&t->fileids, e->entry.dev, e->entry.ino, NULL, true);
 	if (prog && indirect)
 		name_after(p, th, prog);
 	return th;
@@ -469,9 +475,9 @@ static void forget_process(struct trace *t, struct proc *p, uint32_t tid,
 
 void on_exec(struct trace *t, const struct dft_exec *e)
 {
-	bool privileged = e->h.flags & DFT_F_PRIVILEGED;
+	bool privileged = e->h.flags & DFT_EXEC_PRIVILEGED;
 	/* it became another tracer: its own, not ours */
-	bool left = e->h.flags & DFT_F_LEFT;
+	bool left = e->h.flags & DFT_EXEC_LEFT;
 	struct proc *p = trace_proc(t, e->h.tgid);
 	struct sink *s;
 
@@ -514,10 +520,12 @@ void on_exit_record(struct trace *t, const struct dft_exit *e)
 
 	if (p && th && th->phases.depth)
 		close_regions(t, p, th, 0, e->h.ts, "open_at_exit");
-	if (!p || !(e->h.flags & DFT_F_GROUP_DEAD)) {
+	if (!p || !(e->h.flags & DFT_EXIT_GROUP_DEAD)) {
 		forget_thread(t, p, e->h.tid);
 		return;
 	}
+	if (t->cfg.process_ended)
+		t->cfg.process_ended(t->cfg.lost_name_ctx, t, p->pid);
 	if ((s = proc_event(t, p, e->h.tid, "exit", e->h.ts))) {
 		writer_exit_args(s, e->exit_code);
 		end_event(t, s);

@@ -51,6 +51,7 @@ int trace_new(struct trace **out, const struct trace_config *cfg)
 	}
 	window_init(&t->window, cfg->steps);
 	t->writer.window = &t->window;
+	t->writer.features = cfg->features;
 	root = describe_root(cfg);
 	files_init(&t->files, cfg->single, cfg->outdir, cfg->lost, &t->writer,
 		   &t->stats, &root);

@@ -21,7 +21,7 @@ struct phase_name {
 void fold_learn_phase(struct trace *t, const struct dft_annot *raw,
 		      const struct istr *cat, const struct istr *name)
 {
-	uint32_t id = dft_phase_id(raw->cat, sizeof(raw->cat), raw->name, sizeof(raw->name));
+	uint32_t id = dft_phase_id(raw);
 	struct phase_name *n = hmap_get_ptr(&t->phase_ids, id);
 
 	if (n)

@@ -12,11 +12,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include <linux/io_uring.h>
 #include "correlate/state.h"
 #include "model/paths.h"
 
-#define PAGE_4K 4096
+/* The kernel's page size, which its page indexes count in. */
+static uint64_t page_size(void)
+{
+	static uint64_t size;
+
+	if (!size)
+		size = (uint64_t)sysconf(_SC_PAGESIZE);
+	return size;
+}
 
 /* io_uring's and AIO's operations, as events name them. */
 static const char *uring_name(unsigned int op)
@@ -84,24 +93,53 @@ static void write_io(struct trace *t, struct proc *p, struct thread *th,
 	count(t, io->name, th, io->ret);
 }
 
+/* The run's ranges as the thread touched them (they may overlap: the
+ * kernel side leaves the merging here), sorted and merged; how many. */
+static unsigned int merge_ranges(const struct dft_mmap *e, uint64_t *lo, uint64_t *hi)
+{
+	unsigned int n = 0, m = e->n < DFT_MMAP_RANGES ? e->n : DFT_MMAP_RANGES;
+
+	for (unsigned int i = 0; i < m; i++) {
+		unsigned int j = n++;
+
+		if (e->hi[i] <= e->lo[i]) {
+			n--;
+			continue;
+		}
+		/* insertion by lo: eight at most */
+		for (; j > 0 && lo[j - 1] > e->lo[i]; j--) {
+			lo[j] = lo[j - 1];
+			hi[j] = hi[j - 1];
+		}
+		lo[j] = e->lo[i];
+		hi[j] = e->hi[i];
+	}
+	m = n;
+	n = 0;
+	for (unsigned int i = 0; i < m; i++) {
+		if (n && lo[i] <= hi[n - 1]) {
+			hi[n - 1] = hi[i] > hi[n - 1] ? hi[i] : hi[n - 1];
+			continue;
+		}
+		lo[n] = lo[i];
+		hi[n++] = hi[i];
+	}
+	return n;
+}
+
 /* Pages of the run newly mapped in (a read), or dirtied (a write); and
  * the span they lie in. */
 static uint64_t run_pages(struct proc *p, const struct dft_mmap *e,
 			  uint64_t *first, uint64_t *end)
 {
 	struct pageset *set = e->write ? NULL : proc_pageset(p, e->file.dev, e->file.ino);
-	unsigned int n = e->n < DFT_MMAP_RANGES ? e->n : DFT_MMAP_RANGES;
-	uint64_t pages = 0;
+	uint64_t lo[DFT_MMAP_RANGES], hi[DFT_MMAP_RANGES], pages = 0;
+	unsigned int n = merge_ranges(e, lo, hi);
 
-	*first = n ? UINT64_MAX : 0;
-	*end = 0;
-	for (unsigned int i = 0; i < n; i++) {
-		if (e->hi[i] <= e->lo[i])
-			continue;
-		pages += set ? pageset_add(set, e->lo[i], e->hi[i]) : e->hi[i] - e->lo[i];
-		*first = e->lo[i] < *first ? e->lo[i] : *first;
-		*end = e->hi[i] > *end ? e->hi[i] : *end;
-	}
+	*first = n ? lo[0] : 0;
+	*end = n ? hi[n - 1] : 0;
+	for (unsigned int i = 0; i < n; i++)
+		pages += set ? pageset_add(set, lo[i], hi[i]) : hi[i] - lo[i];
 	return pages;
 }
 
@@ -109,7 +147,7 @@ void on_mmap(struct trace *t, const struct dft_mmap *e)
 {
 	struct proc *p = trace_proc(t, e->h.tgid);
 	struct thread *th = p ? trace_thread(t, p, e->h.tid) : NULL;
-	uint64_t first, end, pages;
+	uint64_t first, end, pages, page = page_size();
 	struct istr *path;
 
 	/* the launched command, before its exec, is the tracer's code */
@@ -122,14 +160,16 @@ void on_mmap(struct trace *t, const struct dft_mmap *e)
 		fileid_learn(&t->fileids, e->file.dev, e->file.ino, NULL, true);
 		return;
 	}
+	if (fileid_is_code(&t->fileids, e->file.dev, e->file.ino))
+		return;
 	/* named first: that learns from /proc whether it is code */
 	path = fileid_path(&t->fileids, p->pid, e->file.dev, e->file.ino);
 	if (fileid_is_code(&t->fileids, e->file.dev, e->file.ino))
 		return;
 	pages = run_pages(p, e, &first, &end);
 	struct io_arg args[] = {
-		IO_ARG(offset, first * PAGE_4K),
-		IO_ARG(span, (end - first) * PAGE_4K),
+		IO_ARG(offset, first * page),
+		IO_ARG(span, (end - first) * page),
 		IO_ARG(pages, pages),
 		IO_ARG(faults, e->faults),
 		IO_ARG(misses, e->misses),
@@ -137,7 +177,7 @@ void on_mmap(struct trace *t, const struct dft_mmap *e)
 	struct hidden_io io = {
 		.name = e->write ? "mmap_write" : "mmap_read",
 		.ts_ns = e->h.ts, .dur_ns = e->last_ts - e->h.ts,
-		.ret = pages * PAGE_4K, .args = args,
+		.ret = pages * page, .args = args,
 		/* dirtied pages: misses mean nothing there */
 		.nargs = e->write ? 3 : 5,
 	};
@@ -218,7 +258,7 @@ static void on_async(struct trace *t, const struct dft_async *e)
 		return;
 	if (uring)
 		named = uring_effect(p, e);
-	if (e->h.flags & DFT_F_QUIET) /* outside --steps' windows */
+	if (e->h.flags & DFT_ASYNC_QUIET) /* outside --steps' windows */
 		return;
 	io.file = named ? named : async_file(t, p, e);
 	write_io(t, p, th, &io);

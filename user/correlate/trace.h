@@ -39,6 +39,12 @@ struct trace_config {
 	bool (*lost_name)(void *ctx, const struct dft_name_key *k, char *path,
 			  size_t size);
 	void *lost_name_ctx;
+	/* A process ended: the totals of its calls the kernel left in its
+	 * maps, each handed to trace_fold() before the process is forgotten
+	 * (ctx: lost_name_ctx). */
+	void (*process_ended)(void *ctx, struct trace *t, uint32_t pid);
+	/* The kernel's features, for the start and end events (or NULL). */
+	const char *features;
 	void *on_program_ctx;
 };
 

@@ -32,17 +32,19 @@
 /* Handled whole by the kernel side (AIO's submissions and completions
  * become one record per iocb; io_uring's registered files, their names):
  * no record of their own. */
-#define KERNEL_SIDE(sc) { #sc, #sc, CAT_POSIX, FX_NONE, { SKIP }, .silent = true }
+#define KERNEL_SIDE(sc, kind) { #sc, #sc, CAT_POSIX, FX_NONE, { SKIP }, .silent = true, \
+				.kernel = kind }
 
 static struct sc_desc table[DFT_NR_MAX] = {
-	[SYS_io_submit] = KERNEL_SIDE(io_submit),
-	[SYS_io_getevents] = KERNEL_SIDE(io_getevents),
-	[SYS_io_pgetevents] = KERNEL_SIDE(io_pgetevents),
-	[SYS_io_uring_register] = KERNEL_SIDE(io_uring_register),
+	[SYS_io_submit] = KERNEL_SIDE(io_submit, DFT_SC_AIO_SUBMIT),
+	[SYS_io_getevents] = KERNEL_SIDE(io_getevents, DFT_SC_AIO_EVENTS),
+	[SYS_io_pgetevents] = KERNEL_SIDE(io_pgetevents, DFT_SC_AIO_EVENTS),
+	[SYS_io_uring_register] = KERNEL_SIDE(io_uring_register, DFT_SC_URING_REGISTER),
 	[SYS_open] = POSIX(open, "open", FX_OPEN, PATH, FLAGS, MODE),
 	[SYS_openat] = POSIX(openat, "open", FX_OPEN, DIRFD, PATH, FLAGS, MODE),
 	/* flags and mode: from its struct open_how, read by the kernel side */
-	[SYS_openat2] = POSIX(openat2, "open", FX_OPEN, DIRFD, PATH, FLAGS, MODE),
+	[SYS_openat2] = { "openat2", "open", CAT_POSIX, FX_OPEN, { DIRFD, PATH, FLAGS, MODE },
+			  .kernel = DFT_SC_OPENAT2 },
 	[SYS_creat] = POSIX(creat, "creat", FX_OPEN, PATH, MODE),
 	[SYS_close] = POSIX(close, "close", FX_CLOSE, FD),
 	[SYS_close_range] = POSIX(close_range, "close_range", FX_CLOSE_RANGE,
@@ -325,12 +327,24 @@ void sc_expand_io(const struct dft_io *io, struct dft_syscall *out)
 	memset(out, 0, sizeof(*out));
 	out->h = io->h;
 	out->h.kind = DFT_EV_SYSCALL;
-	out->h.pad = 0;
-	out->dur = io->h.pad;
+	out->h.io_dur = 0;
+	out->dur = io->h.io_dur;
 	out->ret = io->ret;
 	for (int i = 0; i < DFT_SC_NARGS && n < DFT_IO_NARGS; i++)
 		if (mask & (1u << i))
 			out->args[i] = io->args[n++];
+}
+
+/* What the kernel side does for the call beyond its record: by its
+ * effect, or as its entry says. */
+static unsigned char kernel_kind(const struct sc_desc *d)
+{
+	switch (d->effect) {
+	case FX_MMAP: return DFT_SC_MMAP;
+	case FX_FCNTL: return DFT_SC_FCNTL;
+	case FX_CLOSE: return DFT_SC_CLOSE;
+	default: return d->kernel;
+	}
 }
 
 void sc_fill_config(struct dft_sc_cfg cfg[DFT_NR_MAX])
@@ -346,6 +360,7 @@ void sc_fill_config(struct dft_sc_cfg cfg[DFT_NR_MAX])
 			.new_fd_ino = d->silent && d->effect == FX_NEWFD,
 			.fd_arg = d->effect == FX_OPEN ? DFT_FD_RET : 0,
 			.io_args = io_args_of(d),
+			.kind = kernel_kind(d),
 		};
 		for (int i = 0; d->syscall && i < DFT_SC_NARGS && !cfg[nr].fd_arg; i++)
 			if (d->args[i].type == ARG_FD)

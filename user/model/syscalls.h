@@ -58,6 +58,9 @@ struct sc_desc {
 	/* Recorded only to keep fd tables right; no event is written. */
 	bool silent;
 	unsigned char fd_pair_arg;	/* 1 + index of an int[2] the call fills */
+	/* dft_sc_cfg.kind where the effect does not say it (openat2, AIO's
+	 * and io_uring's calls); 0 else */
+	unsigned char kernel;
 	/* Precomputed JSON fragments: "name":"pread","cat":"POSIX", and
 	 * ,"syscall":"pread64","ret": */
 	char *json_name_cat, *json_syscall_ret;

@@ -31,7 +31,7 @@
 	X(span) X(calls) X(errors) X(span_ns) X(hist) X(folded)
 
 /* Keys only start and end have: a context key may share their name. */
-#define LIFECYCLE_KEYS(X) X(rank) X(world_size) X(steps) X(steps_active)
+#define LIFECYCLE_KEYS(X) X(rank) X(world_size) X(steps) X(steps_active) X(features)
 
 enum writer_key {
 #define KEY_ENUM(k) WK_##k,

@@ -244,6 +244,8 @@ static void write_lifecycle(struct writer *w, struct sink *s, const char *name,
 		JB_KEY_INT(b, world_size, l->world_size > 0 ? l->world_size : w->world_size);
 	if (w->window && w->window->on)
 		write_window(b, w->window, !strcmp(name, "end"));
+	if (w->features)
+		JB_KEY_STR(b, features, w->features, strlen(w->features));
 	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	JB_KEY_STR(b, date, date, strlen(date));
 	if (!strcmp(name, "end"))

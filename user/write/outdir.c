@@ -13,8 +13,10 @@
 #include "lib/vec.h"
 #include "write/outdir.h"
 
-/* Descriptors kept for everything else: BPF maps and links, /proc reads,
- * the libraries probed for annotations. */
+/* Descriptors kept for everything else: /proc reads, the uprobes of
+ * libraries found later with annotations. The kernel side's own (each
+ * program, map and link has one) are counted: the budget is taken at the
+ * first file, after they are made. */
 #define FD_RESERVE 64
 #define MIN_BUDGET 8
 
@@ -108,7 +110,6 @@ int outdir_open(struct outdir **out, const char *path, const struct invoker *as,
 		strcpy(d->host, "localhost");
 	safe_copy(d->host, sizeof(d->host), d->host);
 	d->gzip_level = gzip_level;
-	d->budget = fd_budget();
 	*out = d;
 	return 0;
 }
@@ -167,6 +168,10 @@ static int ensure_room(struct outdir *d, char *err, size_t errlen)
 {
 	int rc;
 
+	/* counted at the first file, once the kernel side holds its
+	 * descriptors (a program, a map, a link: each one) */
+	if (!d->budget)
+		d->budget = fd_budget();
 	if (d->nheld < d->budget)
 		return 0;
 	rc = make_room(d);

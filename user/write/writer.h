@@ -29,6 +29,7 @@ struct writer {
 	const struct istr *cmdline;	/* what was traced, for start/end */
 	int rank, world_size;		/* the job's, from our environment; -1 */
 	const struct step_window *window;	/* --steps, for start and end */
+	const char *features;	/* the kernel's, for start and end; or NULL */
 	const struct istr *key_epoch, *key_step;
 	struct trace_stats *stats;	/* counts the events written */
 	struct jbuf scratch;		/* a region's "name":..,"cat":.. */

@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The kernel's features, probed from its BTF before load, as libbpf-tools
+ * do: a tracepoint is there if its btf_trace_<name> typedef is, and its
+ * form is that typedef's prototype; a field is there if its struct has
+ * it. A program is tied to its feature by the tracepoint in its section
+ * name ("tp_btf/<tracepoint>"), or by its kind ("usdt"): nothing here
+ * repeats the programs' names.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "capture/features.h"
+#include "capture/report.h"
+#include "dftrace.skel.h" /* after dftrace.h: its types */
+
+/* Where a uprobe can be made: the perf PMU libbpf attaches USDT through. */
+#define UPROBE_PMU "/sys/bus/event_source/devices/uprobe/type"
+#define TP_BTF_PREFIX "tp_btf/"
+
+/* The tracepoints of the core: no trace without them. */
+static const char *const core_tracepoints[] = {
+	"sys_enter", "sys_exit", "sched_process_fork", "sched_process_exec",
+	"sched_process_exit", "task_rename",
+};
+
+/* Each optional feature's tracepoints: all of them load, or none. */
+static const struct {
+	enum feature feature;
+	const char *tracepoint;
+} feature_tracepoints[] = {
+	{ FEATURE_mmap_read, "mm_filemap_fault" },
+	{ FEATURE_mmap_read, "mm_filemap_map_pages" },
+	{ FEATURE_fault_kinds, "page_fault_user" },
+	{ FEATURE_page_misses, "mm_filemap_add_to_page_cache" },
+	{ FEATURE_mmap_write, "writeback_dirty_folio" },
+	{ FEATURE_io_uring, "io_uring_create" },
+	{ FEATURE_io_uring, "io_uring_submit_req" },
+	{ FEATURE_io_uring, "io_uring_submit_sqe" },
+	{ FEATURE_io_uring, "io_uring_complete" },
+	{ FEATURE_cgroup_scope, "cgroup_attach_task" },
+};
+
+static const char *const feature_names[] = {
+#define FEATURE_NAME(name, what) #name,
+	DFT_FEATURES(FEATURE_NAME)
+#undef FEATURE_NAME
+};
+
+static const char *const feature_whats[] = {
+#define FEATURE_WHAT(name, what) what,
+	DFT_FEATURES(FEATURE_WHAT)
+#undef FEATURE_WHAT
+};
+
+/* ---- BTF ---- */
+
+static const struct btf_type *skip_mods(const struct btf *btf, __u32 *id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, *id);
+
+	while (t && (btf_is_mod(t) || btf_is_typedef(t))) {
+		*id = t->type;
+		t = btf__type_by_id(btf, *id);
+	}
+	return t;
+}
+
+/* The prototype of a tracepoint's BTF hook: its parameters (the first
+ * is the tracepoint's own data pointer), or NULL without it. */
+static const struct btf_param *tp_params(const struct btf *btf, const char *tp, int *n)
+{
+	char name[128];
+	const struct btf_type *t;
+	__u32 id;
+	int tid;
+
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	tid = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF);
+	if (tid < 0)
+		return NULL;
+	id = btf__type_by_id(btf, tid)->type;
+	t = skip_mods(btf, &id);
+	if (!t || !btf_is_ptr(t))
+		return NULL;
+	id = t->type;
+	t = skip_mods(btf, &id);
+	if (!t || !btf_is_func_proto(t))
+		return NULL;
+	*n = btf_vlen(t);
+	return btf_params(t);
+}
+
+/* Whether type id is a pointer to struct name. */
+static bool ptr_to(const struct btf *btf, __u32 id, const char *name)
+{
+	const struct btf_type *t = skip_mods(btf, &id);
+
+	if (!t || !btf_is_ptr(t))
+		return false;
+	id = t->type;
+	t = skip_mods(btf, &id);
+	return t && btf_is_struct(t) && !strcmp(btf__name_by_offset(btf, t->name_off), name);
+}
+
+/* Whether struct or union t has the member, or one of its anonymous
+ * members does (io_kiocb's cmd is in an unnamed union). */
+static bool type_has_member(const struct btf *btf, const struct btf_type *t, const char *member)
+{
+	const struct btf_member *m;
+
+	if (!t || !btf_is_composite(t))
+		return false;
+	m = btf_members(t);
+	for (int i = 0; i < btf_vlen(t); i++) {
+		const char *name = btf__name_by_offset(btf, m[i].name_off);
+		__u32 id = m[i].type;
+
+		if (!strcmp(name, member))
+			return true;
+		if (!name[0] && type_has_member(btf, skip_mods(btf, &id), member))
+			return true;
+	}
+	return false;
+}
+
+static bool has_member(const struct btf *btf, const char *type, const char *member)
+{
+	int id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
+
+	return id >= 0 && type_has_member(btf, btf__type_by_id(btf, id), member);
+}
+
+static bool has_enum_value(const struct btf *btf, const char *type, const char *value)
+{
+	int id = btf__find_by_name_kind(btf, type, BTF_KIND_ENUM);
+	const struct btf_type *t = id < 0 ? NULL : btf__type_by_id(btf, id);
+	const struct btf_enum *v = t ? btf_enum(t) : NULL;
+
+	for (int i = 0; t && i < btf_vlen(t); i++)
+		if (!strcmp(btf__name_by_offset(btf, v[i].name_off), value))
+			return true;
+	return false;
+}
+
+static bool has_tp(const struct btf *btf, const char *tp)
+{
+	int n;
+
+	return tp_params(btf, tp, &n) != NULL;
+}
+
+/* ---- probes ---- */
+
+static void __attribute__((format(printf, 3, 4)))
+off(struct features *f, enum feature ft, const char *fmt, ...)
+{
+	va_list ap;
+
+	f->on[ft] = false;
+	va_start(ap, fmt);
+	vsnprintf(f->why_off[ft], sizeof(f->why_off[ft]), fmt, ap);
+	va_end(ap);
+}
+
+/* Each tracepoint of the feature's that this kernel lacks turns it off;
+ * io_uring's submission hook goes by either of its names. */
+static void probe_tracepoints(struct features *f, const struct btf *btf)
+{
+	for (size_t i = 0; i < sizeof(feature_tracepoints) / sizeof(feature_tracepoints[0]); i++) {
+		const char *tp = feature_tracepoints[i].tracepoint;
+
+		if (!strncmp(tp, "io_uring_submit_", 16))
+			continue;
+		if (f->on[feature_tracepoints[i].feature] && !has_tp(btf, tp))
+			off(f, feature_tracepoints[i].feature,
+			    "this kernel has no tracepoint '%s'", tp);
+	}
+}
+
+/* The forms the programs know (asyncio.bpf.c). */
+static void probe_io_uring(struct features *f, const struct btf *btf)
+{
+	const struct btf_param *p;
+	int n;
+
+	if (!f->on[FEATURE_io_uring])
+		return;
+	f->uring_submit_sqe = !has_tp(btf, "io_uring_submit_req");
+	p = tp_params(btf, "io_uring_submit_sqe", &n);
+	if (f->uring_submit_sqe && (!p || n < 2 || !ptr_to(btf, p[1].type, "io_kiocb"))) {
+		off(f, FEATURE_io_uring, "this kernel's tracepoint '%s' has another form",
+		    "io_uring_submit_sqe");
+		return;
+	}
+	if (!has_member(btf, "io_kiocb", "cmd")) {
+		off(f, FEATURE_io_uring, "this kernel's io_uring requests have another form");
+		return;
+	}
+	p = tp_params(btf, "io_uring_complete", &n);
+	if (n == 4 && ptr_to(btf, p[3].type, "io_uring_cqe"))
+		f->shape.uring_complete = DFT_URING_COMPLETE_CQE;
+	else if (n >= 5)
+		f->shape.uring_complete = DFT_URING_COMPLETE_RES;
+	else
+		off(f, FEATURE_io_uring, "this kernel's tracepoint '%s' has another form",
+		    "io_uring_complete");
+}
+
+/* Readers of a folio's fields know the folio forms of 5.16 on. */
+static void probe_mmap(struct features *f, const struct btf *btf)
+{
+	static const enum feature folio_users[] = { FEATURE_page_misses, FEATURE_mmap_write };
+	static const char *const folio_tps[] = { "mm_filemap_add_to_page_cache",
+						 "writeback_dirty_folio" };
+	const struct btf_param *p;
+	int n;
+
+	for (int i = 0; i < 2; i++) {
+		p = tp_params(btf, folio_tps[i], &n);
+		if (f->on[folio_users[i]] && (n < 2 || !ptr_to(btf, p[1].type, "folio")))
+			off(f, folio_users[i], "this kernel's tracepoint '%s' has another form",
+			    folio_tps[i]);
+	}
+	if (f->on[FEATURE_fault_kinds] && !f->on[FEATURE_mmap_read])
+		off(f, FEATURE_fault_kinds, "it serves mmap reads, which are off");
+	if (f->on[FEATURE_page_misses] && !f->on[FEATURE_mmap_read] && !f->on[FEATURE_mmap_write])
+		off(f, FEATURE_page_misses, "it serves mmap reads and writes, which are off");
+}
+
+/* A map type the kernel does not know; without the privilege to ask
+ * (--version as a user), taken as known. */
+static bool lacks_map(enum bpf_map_type type)
+{
+	return geteuid() == 0 && libbpf_probe_bpf_map_type(type, NULL) == 0;
+}
+
+static const char *probe_core(const struct btf *btf)
+{
+	static char why[160];
+
+	if (lacks_map(BPF_MAP_TYPE_RINGBUF))
+		return "BPF ring buffer (Linux 5.8)";
+	if (lacks_map(BPF_MAP_TYPE_TASK_STORAGE))
+		return "BPF task storage (Linux 5.11)";
+	/* a callback's address in a program, which the verifier of 5.11
+	 * and 5.12 refuses even where it is never taken (bpf_find_vma's) */
+	if (!has_enum_value(btf, "bpf_func_id", "BPF_FUNC_for_each_map_elem"))
+		return "BPF callbacks (Linux 5.13)";
+	for (size_t i = 0; i < sizeof(core_tracepoints) / sizeof(core_tracepoints[0]); i++) {
+		if (!has_tp(btf, core_tracepoints[i])) {
+			snprintf(why, sizeof(why), "tracepoint '%s'", core_tracepoints[i]);
+			return why;
+		}
+	}
+	return NULL;
+}
+
+int features_probe(struct features *f)
+{
+	struct utsname u;
+	struct btf *btf;
+	int n;
+
+	memset(f, 0, sizeof(*f));
+	for (int i = 0; i < FEATURE__COUNT; i++)
+		f->on[i] = true;
+	if (!uname(&u))
+		snprintf(f->release, sizeof(f->release), "%s", u.release);
+	btf = btf__load_vmlinux_btf();
+	if (!btf)
+		return -errno;
+	f->core_missing = probe_core(btf);
+	if (btf__find_by_name_kind(btf, "bpf_rdonly_cast", BTF_KIND_FUNC) < 0)
+		off(f, FEATURE_fast_reads, "this kernel has no kfunc '%s'", "bpf_rdonly_cast");
+	/* bpf_task_pt_regs came before it (5.15) */
+	if (!has_enum_value(btf, "bpf_func_id", "BPF_FUNC_find_vma"))
+		off(f, FEATURE_overlay_names, "this kernel has no helper '%s'", "bpf_find_vma");
+	if (access(UPROBE_PMU, R_OK))
+		off(f, FEATURE_annotations, "this kernel has no uprobes ('%s')", UPROBE_PMU);
+	probe_tracepoints(f, btf);
+	probe_io_uring(f, btf);
+	probe_mmap(f, btf);
+	f->shape.fast_reads = f->on[FEATURE_fast_reads];
+	f->shape.find_vma = f->on[FEATURE_overlay_names];
+	tp_params(btf, "sched_process_exit", &n);
+	f->shape.exit_group_dead = n >= 3;
+	f->shape.cgroup_ancestors = has_member(btf, "cgroup", "ancestors");
+	btf__free(btf);
+	return 0;
+}
+
+/* ---- the programs ---- */
+
+/* The feature a program serves; FEATURE__COUNT: the core. */
+static enum feature feature_of(const struct bpf_program *prog)
+{
+	const char *sec = bpf_program__section_name(prog), *tp;
+
+	if (!strcmp(sec, "usdt"))
+		return FEATURE_annotations;
+	if (strncmp(sec, TP_BTF_PREFIX, strlen(TP_BTF_PREFIX)))
+		return FEATURE__COUNT;
+	tp = sec + strlen(TP_BTF_PREFIX);
+	for (size_t i = 0; i < sizeof(feature_tracepoints) / sizeof(feature_tracepoints[0]); i++)
+		if (!strcmp(feature_tracepoints[i].tracepoint, tp))
+			return feature_tracepoints[i].feature;
+	return FEATURE__COUNT;
+}
+
+void features_configure(const struct features *f, struct dftrace_bpf *skel, bool cgroup)
+{
+	struct bpf_program *prog;
+
+	skel->rodata->kshape = f->shape;
+	bpf_object__for_each_program(prog, skel->obj) {
+		enum feature ft = feature_of(prog);
+		const char *tp = bpf_program__section_name(prog) + strlen(TP_BTF_PREFIX);
+		bool load = ft == FEATURE__COUNT || f->on[ft];
+
+		/* one of io_uring's two submission hooks, as this kernel names it */
+		if (ft == FEATURE_io_uring && !strncmp(tp, "io_uring_submit_", 16))
+			load = load && !strcmp(tp, f->uring_submit_sqe ? "io_uring_submit_sqe" :
+							"io_uring_submit_req");
+		if (ft == FEATURE_cgroup_scope)
+			load = load && cgroup;
+		bpf_program__set_autoload(prog, load);
+		/* task iterators are read by user space when it needs them,
+		 * also after the hooks are detached (loader_iter()) */
+		if (!strncmp(bpf_program__section_name(prog), "iter/", 5))
+			bpf_program__set_autoattach(prog, false);
+	}
+}
+
+/* ---- what is said ---- */
+
+void features_list(const struct features *f, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (int i = 0; i < FEATURE__COUNT && n < size; i++)
+		n += snprintf(buf + n, size - n, "%s%s%s", i ? "," : "", f->on[i] ? "" : "-",
+			      feature_names[i]);
+}
+
+void features_warn(const struct features *f)
+{
+	for (int i = 0; i < FEATURE__COUNT; i++)
+		if (!f->on[i])
+			report_error("%s off: %s", feature_whats[i], f->why_off[i]);
+}
+
+void features_print(const struct features *f, FILE *out)
+{
+	fprintf(out, "kernel %s: %s\n", f->release,
+		f->core_missing ? "cannot trace" : "traces");
+	if (f->core_missing)
+		fprintf(out, "  core          off: this kernel has no %s\n", f->core_missing);
+	for (int i = 0; i < FEATURE__COUNT; i++)
+		fprintf(out, "  %-13s %s%s%s\n", feature_names[i], f->on[i] ? "on" : "off",
+			f->on[i] ? "" : ": ", f->on[i] ? "" : f->why_off[i]);
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * What the running kernel offers the kernel side, probed before load from
+ * its BTF and map types: the core a trace needs (refused without it) and
+ * each optional feature, which is off alone, with its programs, where
+ * the kernel lacks what it needs. Also the shapes of interfaces that
+ * changed between versions, handed to the programs as rodata.
+ */
+#ifndef CAPTURE_FEATURES_H
+#define CAPTURE_FEATURES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include "dftrace.h"
+
+struct dftrace_bpf;
+
+/* The features, in the order they are listed. */
+#define DFT_FEATURES(X)                                                        \
+	X(fast_reads, "fast kernel reads")                                     \
+	X(mmap_read, "mmap reads")                                             \
+	X(fault_kinds, "write and exec faults told apart")                     \
+	X(page_misses, "page-cache misses")                                    \
+	X(mmap_write, "mmap writes")                                           \
+	X(overlay_names, "names of files mapped from overlayfs")               \
+	X(io_uring, "io_uring")                                                \
+	X(annotations, "annotations (USDT)")                                   \
+	X(cgroup_scope, "--cgroup")
+
+enum feature {
+#define FEATURE_ENUM(name, what) FEATURE_##name,
+	DFT_FEATURES(FEATURE_ENUM)
+#undef FEATURE_ENUM
+	FEATURE__COUNT
+};
+
+struct features {
+	char release[65];		/* uname -r */
+	const char *core_missing;	/* what the core lacks, or NULL */
+	bool on[FEATURE__COUNT];
+	char why_off[FEATURE__COUNT][160];
+	struct dft_kernel_shape shape;
+	/* the submit hook's name here: io_uring_submit_req (6.4 on) or
+	 * io_uring_submit_sqe */
+	bool uring_submit_sqe;
+};
+
+/* Probes this kernel; 0, or -errno when its BTF can't be read. Safe to
+ * call again. */
+int features_probe(struct features *f);
+/* The programs of features that are off, or that this run does not need
+ * (--cgroup's without --cgroup), are not loaded; the shapes go to the
+ * programs' rodata. Between open and load. */
+void features_configure(const struct features *f, struct dftrace_bpf *skel, bool cgroup);
+/* "mmap_read,-io_uring,...": each feature, '-' before those off. */
+void features_list(const struct features *f, char *buf, size_t size);
+/* One line on stderr for each feature that is off. */
+void features_warn(const struct features *f);
+/* The table --version prints. */
+void features_print(const struct features *f, FILE *out);
+
+#endif
