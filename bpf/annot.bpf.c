@@ -5,6 +5,10 @@
  * by user space (user/capture/usdt.c) to each file that has them. Each
  * hit is a record; a region's begin and end also move the thread's
  * region stack, which keys folded totals (fold.bpf.h).
+ *
+ * One program serves every probe: the cookie of each attachment says
+ * which probe it is (enum dft_annot_op, enum dft_python_probe). Twelve
+ * programs of the same body took the verifier a third of the start-up.
  */
 #include "core.bpf.h"
 #define BPF_USDT_MAX_SPEC_CNT 1024
@@ -21,21 +25,41 @@ struct {
 	__type(value, struct dft_annot);
 } annot_scratch SEC(".maps");
 
-#define FROM_BPF_A 1 /* string a is this program's own, not the user's */
-#define FROM_BPF_B 2
+/* Strings of our own, by number: where a probe's string is not the
+ * user's (CPython's regions). */
+enum our_str {
+	OURS_NONE, OURS_PYTHON, OURS_GC, OURS_IMPORT, OURS_GENERATION, OURS_COLLECTED,
+	OURS_MODULE, OURS_FOUND,
+};
+#define OURS(a, b) ((a) | (b) << 8)
 
-/* A string of the probe's into dst (zero after it, for the phase id);
- * false if it could not be read. */
-static __always_inline bool read_str(char *dst, __u32 size, const char *src, bool ours)
+static __always_inline const char *our_str(__u32 id)
 {
-	if (ours)
-		return bpf_probe_read_kernel_str(dst, size, src) >= 0;
-	return !src || bpf_probe_read_user_str(dst, size, src) >= 0;
+	switch (id) {
+	case OURS_PYTHON: return "python";
+	case OURS_GC: return "gc";
+	case OURS_IMPORT: return "import";
+	case OURS_GENERATION: return "generation";
+	case OURS_COLLECTED: return "collected";
+	case OURS_MODULE: return "module";
+	case OURS_FOUND: return "found";
+	default: return "";
+	}
 }
 
-static __always_inline int emit_annot_from(int op, const char *a,
-					   const char *b, long long value,
-					   int from_bpf)
+/* A string of the probe's into dst (zero after it, for the phase id):
+ * ours by number, else the user's at uptr; false if it could not be
+ * read (its address goes along for user space). */
+static __always_inline bool read_str(char *dst, __u32 size, __u64 uptr, __u32 ours)
+{
+	if (ours)
+		return bpf_probe_read_kernel_str(dst, size, our_str(ours)) >= 0;
+	return !uptr || bpf_probe_read_user_str(dst, size, (void *)uptr) >= 0;
+}
+
+/* The record of an annotation: op, strings a and b (user addresses, or
+ * ours: OURS(a's, b's)), value. A global function: checked once. */
+__noinline int emit_annot(__u32 op, __u64 a, __u64 b, long long value, __u32 ours)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
 	struct dft_task *st = tracked(t);
@@ -55,14 +79,14 @@ static __always_inline int emit_annot_from(int op, const char *a,
 	e->h.nr = op;
 	e->value = value;
 	/* user-space fallback addresses: only for the user's strings */
-	e->cat_ptr = from_bpf & FROM_BPF_A ? 0 : (unsigned long)a;
-	e->name_ptr = from_bpf & FROM_BPF_B ? 0 : (unsigned long)b;
+	e->cat_ptr = ours & 0xff ? 0 : a;
+	e->name_ptr = ours >> 8 ? 0 : b;
 	w = (dft_word *)e->cat;
 	for (int i = 0; i < DFT_PHASE_WORDS; i++)
 		w[i] = 0;
-	if (!read_str(e->cat, sizeof(e->cat), a, from_bpf & FROM_BPF_A))
+	if (!read_str(e->cat, sizeof(e->cat), a, ours & 0xff))
 		e->h.flags |= DFT_ANNOT_FAULT_CAT;
-	if (!read_str(e->name, sizeof(e->name), b, from_bpf & FROM_BPF_B))
+	if (!read_str(e->name, sizeof(e->name), b, ours >> 8))
 		e->h.flags |= DFT_ANNOT_FAULT_NAME;
 	/* with no room the strings are still read: the region stack needs them */
 	if (op == DFT_ANNOT_BEGIN || op == DFT_ANNOT_END)
@@ -71,105 +95,54 @@ static __always_inline int emit_annot_from(int op, const char *a,
 	return 0;
 }
 
-static __always_inline int emit_annot(int op, const char *a, const char *b,
-				      long long value)
-{
-	return emit_annot_from(op, a, b, value, 0);
-}
-
-SEC("usdt")
-int DFT_USDT(region_begin, const char *cat, const char *name, long long count)
-{
-	return emit_annot(DFT_ANNOT_BEGIN, cat, name, count);
-}
-
-SEC("usdt")
-int DFT_USDT(region_end, const char *cat, const char *name, long long count)
-{
-	return emit_annot(DFT_ANNOT_END, cat, name, count);
-}
-
-SEC("usdt")
-int DFT_USDT(meta, const char *cat, const char *name, long long is_end)
-{
-	return emit_annot(DFT_ANNOT_META, cat, name, is_end);
-}
-
 /* The step annotation moves --steps' window. */
-static __always_inline void set_step(const char *key, long long value)
+static __always_inline void set_step(__u64 key, long long value)
 {
 	char k[8] = {};
 
-	if (bpf_probe_read_user_str(k, sizeof(k), key) == 5 && k[0] == 's' &&
+	if (steps_on && tracked(bpf_get_current_task_btf()) &&
+	    bpf_probe_read_user_str(k, sizeof(k), (void *)key) == 5 && k[0] == 's' &&
 	    k[1] == 't' && k[2] == 'e' && k[3] == 'p')
 		step_active = dft_step_active(&steps, value);
 }
 
+/* Every probe's arguments, as usdt.h passes them: (cat, name, count),
+ * (cat, name, is_end), (key, value) or (key); CPython's gc__start
+ * (generation), gc__done (collected), import__find__load__start (module)
+ * and __done (module, found). */
 SEC("usdt")
-int DFT_USDT(ctx_int, const char *key, long long value)
+int DFT_USDT(annotation, __u64 a0, __u64 a1, long long a2)
 {
-	if (steps_on && tracked(bpf_get_current_task_btf()))
-		set_step(key, value);
-	return emit_annot(DFT_ANNOT_CTX_INT, key, NULL, value);
-}
-
-SEC("usdt")
-int DFT_USDT(ctx_str, const char *key, const char *value)
-{
-	return emit_annot(DFT_ANNOT_CTX_STR, key, value, 0);
-}
-
-SEC("usdt")
-int DFT_USDT(ctx_clear, const char *key)
-{
-	return emit_annot(DFT_ANNOT_CTX_CLEAR, key, NULL, 0);
-}
-
-SEC("usdt")
-int DFT_USDT(arg_int, const char *key, long long value)
-{
-	return emit_annot(DFT_ANNOT_ARG_INT, key, NULL, value);
-}
-
-SEC("usdt")
-int DFT_USDT(arg_str, const char *key, const char *value)
-{
-	return emit_annot(DFT_ANNOT_ARG_STR, key, value, 0);
-}
-
-/* ---- CPython's own probes (provider "python"): regions in cat "python" ---- */
-
-/* Both strings are ours: cat "python" and the region's name. */
-static __always_inline int python_region(int op, const char *name)
-{
-	return emit_annot_from(op, "python", name, 0, FROM_BPF_A | FROM_BPF_B);
-}
-
-SEC("usdt")
-int DFT_USDT(py_gc_start, int generation)
-{
-	python_region(DFT_ANNOT_BEGIN, "gc");
-	return emit_annot_from(DFT_ANNOT_ARG_INT, "generation", NULL, generation,
-			       FROM_BPF_A);
-}
-
-SEC("usdt")
-int DFT_USDT(py_gc_done, long long collected)
-{
-	emit_annot_from(DFT_ANNOT_ARG_INT, "collected", NULL, collected, FROM_BPF_A);
-	return python_region(DFT_ANNOT_END, "gc");
-}
-
-SEC("usdt")
-int DFT_USDT(py_import_start, const char *module)
-{
-	python_region(DFT_ANNOT_BEGIN, "import");
-	return emit_annot_from(DFT_ANNOT_ARG_STR, "module", module, 0, FROM_BPF_A);
-}
-
-SEC("usdt")
-int DFT_USDT(py_import_done, const char *module, int found)
-{
-	emit_annot_from(DFT_ANNOT_ARG_INT, "found", NULL, found, FROM_BPF_A);
-	return python_region(DFT_ANNOT_END, "import");
+	switch (bpf_usdt_cookie(ctx)) {
+	case DFT_ANNOT_BEGIN:
+		return emit_annot(DFT_ANNOT_BEGIN, a0, a1, a2, 0);
+	case DFT_ANNOT_END:
+		return emit_annot(DFT_ANNOT_END, a0, a1, a2, 0);
+	case DFT_ANNOT_META:
+		return emit_annot(DFT_ANNOT_META, a0, a1, a2, 0);
+	case DFT_ANNOT_CTX_INT:
+		set_step(a0, a1);
+		return emit_annot(DFT_ANNOT_CTX_INT, a0, 0, a1, 0);
+	case DFT_ANNOT_CTX_STR:
+		return emit_annot(DFT_ANNOT_CTX_STR, a0, a1, 0, 0);
+	case DFT_ANNOT_CTX_CLEAR:
+		return emit_annot(DFT_ANNOT_CTX_CLEAR, a0, 0, 0, 0);
+	case DFT_ANNOT_ARG_INT:
+		return emit_annot(DFT_ANNOT_ARG_INT, a0, 0, a1, 0);
+	case DFT_ANNOT_ARG_STR:
+		return emit_annot(DFT_ANNOT_ARG_STR, a0, a1, 0, 0);
+	case DFT_PY_GC_START:
+		emit_annot(DFT_ANNOT_BEGIN, 0, 0, 0, OURS(OURS_PYTHON, OURS_GC));
+		return emit_annot(DFT_ANNOT_ARG_INT, 0, 0, (int)a0, OURS(OURS_GENERATION, 0));
+	case DFT_PY_GC_DONE:
+		emit_annot(DFT_ANNOT_ARG_INT, 0, 0, a0, OURS(OURS_COLLECTED, 0));
+		return emit_annot(DFT_ANNOT_END, 0, 0, 0, OURS(OURS_PYTHON, OURS_GC));
+	case DFT_PY_IMPORT_START:
+		emit_annot(DFT_ANNOT_BEGIN, 0, 0, 0, OURS(OURS_PYTHON, OURS_IMPORT));
+		return emit_annot(DFT_ANNOT_ARG_STR, 0, a0, 0, OURS(OURS_MODULE, 0));
+	case DFT_PY_IMPORT_DONE:
+		emit_annot(DFT_ANNOT_ARG_INT, 0, 0, (int)a1, OURS(OURS_FOUND, 0));
+		return emit_annot(DFT_ANNOT_END, 0, 0, 0, OURS(OURS_PYTHON, OURS_IMPORT));
+	}
+	return 0;
 }

@@ -137,12 +137,29 @@ enum dft_kind {
 	X(arg_int, ARG_INT) /* an arg of the thread's innermost region */     \
 	X(arg_str, ARG_STR)
 
-/* What an annotation did: one per probe. */
+/* What an annotation did: one per probe. It is also the cookie the
+ * probe's attachment carries (bpf_usdt_cookie): one program serves every
+ * probe, and is verified once. */
 enum dft_annot_op {
 	DFT_ANNOT_NONE,
 #define DFT_ANNOT_OP(probe, op) DFT_ANNOT_##op,
 	DFT_ANNOT_PROBES(DFT_ANNOT_OP)
 #undef DFT_ANNOT_OP
+};
+
+/* CPython's own probes (provider "python"), which become regions of cat
+ * "python"; each with the cookie of its attachment. function__entry is
+ * left out, unreliable on 3.11. */
+#define DFT_PYTHON_PROBES(X)                                                   \
+	X(gc__start, GC_START) X(gc__done, GC_DONE)                            \
+	X(import__find__load__start, IMPORT_START)                             \
+	X(import__find__load__done, IMPORT_DONE)
+
+enum dft_python_probe {
+	DFT_PY_FIRST = 16,	/* after every dft_annot_op */
+#define DFT_PY_ENUM(probe, name) DFT_PY_##name,
+	DFT_PYTHON_PROBES(DFT_PY_ENUM)
+#undef DFT_PY_ENUM
 };
 
 #define DFT_CAT_LEN 64

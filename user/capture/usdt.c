@@ -107,20 +107,19 @@ static int providers_in(int fd)
 	return found;
 }
 
-/* Each region's begin before its end: attach_file() goes last to first. */
+/* Each probe with the cookie that tells the one annotation program what
+ * it is. Each region's begin before its end: attach_file() goes last to
+ * first. */
 static const struct {
 	enum provider provider;
 	const char *probe;
-	size_t prog_offset;
+	__u64 cookie;
 } probes[] = {
-#define PROBE(p, op) { PROV_DFTRACE, #p, offsetof(struct dftrace_bpf, progs.p) },
+#define PROBE(p, op) { PROV_DFTRACE, #p, DFT_ANNOT_##op },
 	DFT_ANNOT_PROBES(PROBE)
 #undef PROBE
-	/* CPython's: function__entry is left out, unreliable on 3.11. */
-#define PY(p, prog) { PROV_PYTHON, #p, offsetof(struct dftrace_bpf, progs.prog) }
-	PY(gc__start, py_gc_start), PY(gc__done, py_gc_done),
-	PY(import__find__load__start, py_import_start),
-	PY(import__find__load__done, py_import_done),
+#define PY(p, name) { PROV_PYTHON, #p, DFT_PY_##name },
+	DFT_PYTHON_PROBES(PY)
 #undef PY
 };
 
@@ -136,16 +135,15 @@ static void attach_file(struct usdt_attacher *u, const char *path,
 	 * never a begin without an end, which would hold every later region
 	 * of its thread as its child. */
 	for (size_t i = sizeof(probes) / sizeof(probes[0]); i-- > 0;) {
-		struct bpf_program *prog =
-			*(struct bpf_program **)((char *)u->skel + probes[i].prog_offset);
+		LIBBPF_OPTS(bpf_usdt_opts, opts, .usdt_cookie = probes[i].cookie);
 		struct bpf_link *l;
 
 		if (!(providers & probes[i].provider))
 			continue;
-		l = bpf_program__attach_usdt(prog, -1, path,
+		l = bpf_program__attach_usdt(u->skel->progs.annotation, -1, path,
 					     probes[i].provider == PROV_PYTHON ?
 						     "python" : "dftrace",
-					     probes[i].probe, NULL);
+					     probes[i].probe, &opts);
 
 		/* A file need not use every probe: ENOENT is expected. */
 		if (!l)
