@@ -314,11 +314,11 @@ static __always_inline struct file *fd_file(long fd)
 
 /* No other task can close or replace the current task's fds: it shares
  * its table with none (a thread does, and io_uring's workers). */
-int files_shared(void);
-
 static __always_inline bool files_own(void)
 {
-	return !files_shared();
+	struct task_struct *t = bpf_get_current_task_btf();
+
+	return t->files->count.counter == 1;
 }
 
 /* Inode number behind an fd: it names pipes and sockets ("pipe:[ino]")

@@ -17,6 +17,7 @@
 #define DFT_COMM_LEN 16
 #define DFT_NR_MAX 512 /* syscall numbers the interest bitmap covers */
 #define DFT_SC_NARGS 6 /* arguments a syscall takes at most */
+#define DFT_IO_NARGS 3 /* those a struct dft_io keeps */
 /* Sized for hundreds of processes each losing several kinds; past that,
  * losses are still in the global counts, just not attributed. */
 #define DFT_LOST_PROCS 16384
@@ -42,6 +43,9 @@ struct dft_sc_cfg {
 	 * (read, pread, lseek, ioctl...): bit i set for each argument it
 	 * keeps, sent in a struct dft_io; 0: a struct dft_syscall */
 	unsigned char io_args;
+	/* the same as the argument each of a dft_io's slots keeps, in
+	 * order (0 past the last): a load each, not a loop over the mask */
+	unsigned char io_arg[DFT_IO_NARGS];
 	unsigned char kind;	/* enum dft_sc_kind */
 };
 
@@ -225,7 +229,6 @@ struct dft_syscall {
 /* The same for the calls of dft_sc_cfg.io_args: 56 bytes, with the
  * ring's own header one cache line, where a dft_syscall takes 1.5 (the
  * ring's cost grows with the lines a record touches). */
-#define DFT_IO_NARGS 3
 #define DFT_IO_DUR_MAX 0xffffffffull /* ns: longer calls take a dft_syscall */
 
 struct dft_io {

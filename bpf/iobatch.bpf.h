@@ -28,20 +28,20 @@
 /* What the thread kept, out as one record; folded if it has no room. */
 int send_kept(struct dft_task *st);
 
-/* The call in flight as a dft_io: the arguments io_args names, packed. */
+/* The call in flight as a dft_io: the arguments io_args names, packed
+ * (io_arg says which goes where). An index is masked to 8 for the
+ * verifier: the config never names one past the sixth. */
 static __always_inline void fill_io(struct dft_io *e, struct dft_task *st,
-				    unsigned int io_args, long ret, __u64 now)
+				    const volatile struct dft_sc_cfg *c, long ret, __u64 now)
 {
-	unsigned int n = 0;
+	const __u64 *args = st->args;
 
 	fill_call_header(&e->h, st, DFT_EV_IO);
 	e->h.io_dur = now - st->ts;
 	e->ret = ret;
-	e->args[0] = e->args[1] = e->args[2] = 0;
-	for (int i = 0; i < DFT_SC_NARGS; i++) {
-		if (io_args & (1u << i) && n < DFT_IO_NARGS)
-			e->args[n++] = st->args[i];
-	}
+	e->args[0] = args[c->io_arg[0] & 7];
+	e->args[1] = args[c->io_arg[1] & 7];
+	e->args[2] = args[c->io_arg[2] & 7];
 }
 
 static __always_inline void flush_batch(struct dft_task *st)
@@ -59,26 +59,27 @@ static __always_inline void fds_may_change(struct dft_task *st)
 }
 
 /* The call in flight as a dft_io: kept, or alone in the ring when the
- * thread shares its fd table. False if it found no room (then the caller
- * folds it); a kept call with no room is folded with its batch. */
-static __always_inline bool emit_io(struct dft_task *st, unsigned int io_args,
+ * thread shares its fd table. False if it found no room, or calls leave
+ * the ring to what can't be folded (then the caller folds it); a kept
+ * call with no room is folded with its batch, when it goes. */
+static __always_inline bool emit_io(struct dft_task *st, const volatile struct dft_sc_cfg *c,
 				    long ret, __u64 now)
 {
 	unsigned int n = st->nbatch;
 	struct dft_io *e;
 
 	if (files_own() && n < DFT_IO_BATCH) {
-		fill_io(&st->batch[n & (DFT_IO_BATCH - 1)], st, io_args, ret, now);
+		fill_io(&st->batch[n & (DFT_IO_BATCH - 1)], st, c, ret, now);
 		st->nbatch = ++n;
 		if (n == DFT_IO_BATCH)
 			flush_batch(st);
 		return true;
 	}
 	flush_batch(st);
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	e = ring_for_calls() ? bpf_ringbuf_reserve(&events, sizeof(*e), 0) : NULL;
 	if (!e)
 		return false;
-	fill_io(e, st, io_args, ret, now);
+	fill_io(e, st, c, ret, now);
 	bpf_ringbuf_submit(e, wakeup_flag());
 	return true;
 }

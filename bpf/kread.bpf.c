@@ -93,13 +93,6 @@ __noinline __u64 fd_file_of(long fd)
 	return (__u64)f;
 }
 
-__noinline int files_shared(void)
-{
-	struct task_struct *t = bpf_get_current_task_btf();
-
-	return t->files->count.counter != 1;
-}
-
 /* An io_uring request's opcode, and its file into *file. */
 __noinline int uring_req_of(__u64 req, __u64 *file)
 {

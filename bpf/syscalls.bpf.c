@@ -283,18 +283,22 @@ static __always_inline bool emit_full(struct dft_task *st, const volatile struct
 	return true;
 }
 
-/* The record of the call in flight: false if it found no room. */
+/* The record of the call in flight: false if it found no room, or if
+ * calls leave the ring to what can't be folded (ring_for_calls()), but
+ * for a call the fd tables need (model), which takes it regardless. A
+ * call kept in a batch is asked about when the batch goes. */
 static __always_inline bool emit_syscall(struct dft_task *st, const volatile struct dft_sc_cfg *c,
-					 long nr, long ret, __u64 now, bool quiet)
+					 long nr, long ret, __u64 now, bool quiet, bool model)
 {
 	bool sent;
 
 	if (c->path_args)
-		sent = send_paths(st, ret, now, c->path_args, quiet);
+		sent = (model || ring_for_calls()) &&
+		       send_paths(st, ret, now, c->path_args, quiet);
 	else if (c->io_args && !quiet && now - st->ts <= DFT_IO_DUR_MAX)
-		sent = emit_io(st, c->io_args, ret, now);
+		sent = emit_io(st, c, ret, now);
 	else
-		sent = emit_full(st, c, nr, ret, now, quiet);
+		sent = (model || ring_for_calls()) && emit_full(st, c, nr, ret, now, quiet);
 	/* a new file's kernel name, for totals that will charge it */
 	if (c->fd_arg == DFT_FD_RET && ret >= 0 && (!emit_fileid(nr, ret, 0, 0) || !sent))
 		keep_name(ret, c->path_args);
@@ -307,7 +311,7 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	long nr = SC_NR(regs);
 	struct dft_task *st = traced_call(nr);
 	const volatile struct dft_sc_cfg *c;
-	bool sent = false;
+	bool sent = false, model;
 	__u64 now;
 
 	if (!st || st->nr != nr)
@@ -321,8 +325,9 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	now = bpf_ktime_get_ns();
 	/* under --profile only what changes the fd tables goes, for the
 	 * model only; past calls_max, only that too */
-	if (c->interest == DFT_INTEREST_MODEL || (!profile_on && ring_for_calls()))
-		sent = emit_syscall(st, c, nr, ret, now, profile_on || quiet_step());
+	model = c->interest == DFT_INTEREST_MODEL;
+	if (model || !profile_on)
+		sent = emit_syscall(st, c, nr, ret, now, profile_on || quiet_step(), model);
 	/* folded: all under --profile, else what was not sent */
 	if ((profile_on || !sent) && !fold_call(st, ret, now))
 		count_lost(nr & NR_MASK);

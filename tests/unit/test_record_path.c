@@ -26,10 +26,12 @@ static struct trace *t;
 static struct sink *out;
 static uint64_t clock_ns = 1000000000;
 
-static void new_trace(void)
+/* A trace of PID, launched (not exec'd yet: its mapped pages are the
+ * tracer's own) or found running. */
+static void new_trace_of(bool launched)
 {
 	struct trace_config cfg = { .cmdline = "unit test", .root_pid = PID,
-				    .root_launched = true };
+				    .root_launched = launched };
 
 	out = sink_memory();
 	cfg.single = out;
@@ -38,6 +40,11 @@ static void new_trace(void)
 		exit(1);
 	}
 	trace_adopt(t, PID);
+}
+
+static void new_trace(void)
+{
+	new_trace_of(true);
 }
 
 static void free_trace(void)
@@ -363,6 +370,10 @@ static void test_io_records(void)
 	      "pread keeps fd, count, offset; read fd, count; lseek and ioctl all three (%#x %#x %#x %#x)",
 	      cfg[SYS_pread64].io_args, cfg[SYS_read].io_args, cfg[SYS_lseek].io_args,
 	      cfg[SYS_ioctl].io_args);
+	CHECK(cfg[SYS_pread64].io_arg[0] == 0 && cfg[SYS_pread64].io_arg[1] == 2 &&
+	      cfg[SYS_pread64].io_arg[2] == 3 && cfg[SYS_read].io_arg[1] == 2 &&
+	      cfg[SYS_lseek].io_arg[2] == 2,
+	      "each slot of a dft_io names the argument it keeps: pread fd, count, offset");
 	CHECK(!cfg[SYS_openat].io_args && !cfg[SYS_close].io_args && !cfg[SYS_stat].io_args &&
 	      !cfg[SYS_mmap].io_args && !cfg[SYS_pipe2].io_args && !cfg[SYS_preadv2].io_args,
 	      "not for calls that change fd tables, name paths, fill fds or keep four arguments");
@@ -508,19 +519,12 @@ static void test_fold_shared(void)
  * overlap, and user space merges them. */
 static void test_mmap_records(void)
 {
-	struct trace_config cfg = { .cmdline = "unit test", .root_pid = PID };
 	struct dft_mmap m = { .h = header(DFT_EV_MMAP, PID, PID, 0), .file = { 9, 77 },
 			      .n = 4, .write = 1, .lo = { 2, 0, 10, 5 }, .hi = { 6, 4, 12, 6 } };
 	char want[64];
 	long page = sysconf(_SC_PAGESIZE);
 
-	out = sink_memory();
-	cfg.single = out;
-	if (trace_new(&t, &cfg)) {
-		printf("Bail out! trace_new failed\n");
-		exit(1);
-	}
-	trace_adopt(t, PID);
+	new_trace_of(false);
 	m.last_ts = m.h.ts + 500;
 	feed(&m, sizeof(m));
 	snprintf(want, sizeof(want), "\"ret\":%ld,", 8 * page);

@@ -362,6 +362,9 @@ void sc_fill_config(struct dft_sc_cfg cfg[DFT_NR_MAX])
 			.io_args = io_args_of(d),
 			.kind = kernel_kind(d),
 		};
+		for (int i = 0, slot = 0; i < DFT_SC_NARGS && slot < DFT_IO_NARGS; i++)
+			if (cfg[nr].io_args & (1u << i))
+				cfg[nr].io_arg[slot++] = i;
 		for (int i = 0; d->syscall && i < DFT_SC_NARGS && !cfg[nr].fd_arg; i++)
 			if (d->args[i].type == ARG_FD)
 				cfg[nr].fd_arg = i + 1;
