@@ -128,12 +128,13 @@ static __always_inline void describe_req(struct dft_async *a, struct io_kiocb *r
 		struct io_open *o = (void *)&req->cmd;
 
 		a->fd = BPF_CORE_READ(o, dfd);
-		read_filename(a, BPF_CORE_READ(o, filename));
+		/* 7.x takes the name later, as statx below */
+		if (bpf_core_field_exists(o->filename))
+			read_filename(a, BPF_CORE_READ(o, filename));
 	} else if (op == IORING_OP_STATX) {
 		struct io_statx *s = (void *)&req->cmd;
 
 		a->fd = BPF_CORE_READ(s, dfd);
-		/* gone in 7.x, where statx takes its name later */
 		if (bpf_core_field_exists(s->filename))
 			read_filename(a, BPF_CORE_READ(s, filename));
 	} else if (op == IORING_OP_CLOSE) {

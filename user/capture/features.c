@@ -320,13 +320,17 @@ void features_configure(const struct features *f, struct dftrace_bpf *skel, bool
 	skel->rodata->kshape = f->shape;
 	bpf_object__for_each_program(prog, skel->obj) {
 		enum feature ft = feature_of(prog);
-		const char *tp = bpf_program__section_name(prog) + strlen(TP_BTF_PREFIX);
 		bool load = ft == FEATURE__COUNT || f->on[ft];
 
 		/* one of io_uring's two submission hooks, as this kernel names it */
-		if (ft == FEATURE_io_uring && !strncmp(tp, "io_uring_submit_", 16))
-			load = load && !strcmp(tp, f->uring_submit_sqe ? "io_uring_submit_sqe" :
-							"io_uring_submit_req");
+		if (ft == FEATURE_io_uring) {
+			const char *tp = bpf_program__section_name(prog) + strlen(TP_BTF_PREFIX);
+
+			if (!strncmp(tp, "io_uring_submit_", 16))
+				load = load && !strcmp(tp, f->uring_submit_sqe ?
+							   "io_uring_submit_sqe" :
+							   "io_uring_submit_req");
+		}
 		if (ft == FEATURE_cgroup_scope)
 			load = load && cgroup;
 		bpf_program__set_autoload(prog, load);
