@@ -56,16 +56,48 @@ teardown() {
 # trace.py, the trace reader and checker
 tpy() { "$PY" "$TRACEPY" "$@"; }
 
+# has_feature NAME: whether this kernel gives the tracer the feature
+# (dftrace-bpf --version's table).
+has_feature() {
+	"$DFT" --version | awk -v f="$1" '$1 == f { found = 1; exit $2 == "on" ? 0 : 1 }
+		END { if (!found) exit 2 }'
+}
+
 # require_feature NAME...: skip unless this kernel gives the tracer each
-# feature (dftrace-bpf --version's table). The kernel lab checks that each
-# kernel has exactly its expected set, so a skip here is never a surprise.
+# feature. The kernel lab checks that each kernel has exactly its expected
+# set (tests/kernels/features), so a skip here is never a surprise.
 require_feature() {
-	local f table
-	table=$("$DFT" --version)
+	local f
 	for f in "$@"; do
-		awk -v f="$f" '$1 == f { found = 1; exit $2 == "on" ? 0 : 1 } END { if (!found) exit 2 }' \
-			<<<"$table" || skip "$f is off on this kernel ($(uname -r))"
+		has_feature "$f" || skip "$f is off on this kernel ($(uname -r))"
 	done
+}
+
+# check_scan_passes DIR: $WL/mapped's two passes over DIR/scan, as it
+# reported them to $TRUTH: each its mmap and 64 pages read through it,
+# the first's misses the pages mincore did not find cached, the second's
+# none.
+check_scan_passes() {
+	local cached1
+	run tpy events "$TRACE" --path "$1/scan" --name mmap,mmap_read \
+		--fields name,args.ret,args.pages,args.misses
+	read -r _ _ _ _ cached1 <<<"$(grep -P '^mpass\t.*\t1\t' "$TRUTH")"
+	"$PY" - "$output" "$cached1" <<-'EOF'
+	import sys
+	rows = [l.split("\t") for l in sys.argv[1].splitlines()]
+	passes, cur = [], None
+	for name, ret, pages, misses in rows:
+	    if name == "mmap":
+	        cur = [0, 0, 0]
+	        passes.append(cur)
+	    elif cur is not None:
+	        cur[0] += int(ret); cur[1] += int(pages); cur[2] += int(misses)
+	want = [[65536 * 4, 64, 64 - int(sys.argv[2])], [65536 * 4, 64, 0]]
+	if passes != want:
+	    print("# passes over scan (bytes, pages, misses): got %s, want %s"
+	          % (passes, want))
+	    sys.exit(1)
+	EOF
 }
 
 # dft [ARG...]: run the tracer in the foreground with a time limit; its
