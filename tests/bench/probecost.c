@@ -20,6 +20,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "probecost.skel.h"
 
@@ -79,6 +80,19 @@ out:
 	return ns;
 }
 
+/* $DFTRACE_BPF_PROG_STATS, as the tracer prints it: the program's runs
+ * and run time (kernel.bpf_stats_enabled). */
+static void print_stats(struct bpf_program *prog)
+{
+	struct bpf_prog_info info = { 0 };
+	__u32 len = sizeof(info);
+
+	if (getenv("DFTRACE_BPF_PROG_STATS") &&
+	    !bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) && info.run_cnt)
+		fprintf(stderr, "bpf_prog %s %llu runs %llu ns\n", bpf_program__name(prog),
+			(unsigned long long)info.run_cnt, (unsigned long long)info.run_time_ns);
+}
+
 /* CMD, started held so that the filter knows its pid, under the floor
  * (tree: with task storage as the filter). */
 static int run_floor(char **cmd, bool tree)
@@ -114,6 +128,10 @@ static int run_floor(char **cmd, bool tree)
 	close(go[1]);
 	if (pid > 0 && waitpid(pid, &status, 0) < 0)
 		status = 1;
+	if (skel && !status) {
+		print_stats(tree ? skel->progs.tree_enter : skel->progs.floor_enter);
+		print_stats(tree ? skel->progs.tree_exit : skel->progs.floor_exit);
+	}
 	probecost_bpf__destroy(skel);
 	return status ? 1 : 0;
 }
