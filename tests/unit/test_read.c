@@ -250,6 +250,69 @@ static void check_big_events(void)
 	free(buf);
 }
 
+/* An event whose "args": ends where the bytes read so far end (issue 24):
+ * the value after it is not there yet, whatever the buffer holds past
+ * them. Two files, both with '[' (the reader's buffer is then one byte
+ * behind the file):
+ *   - the second event's first 4 MiB end with "args": and fill the
+ *     buffer, so the byte after it is past the allocation (ASan);
+ *   - the file ends with "args": after a short last read, where the
+ *     buffer still holds "{}}" from an earlier read: an event was taken
+ *     from stale bytes, 3 bytes past the data, and the next read's
+ *     memmove was given (size_t)-3. */
+static void check_args_at_boundary(void)
+{
+	const char *path = path_in("edge.pfw");
+	const size_t mib = 1u << 20, e2_at = 600000, tail = 1000;
+	size_t len = 5 * mib, n;
+	char *buf = malloc(len);
+	struct got g;
+
+	for (int skim = 0; skim <= 1; skim++) {
+		/* the buffer full: E2 from buf[0] to the 4 MiB that fill it */
+		{
+			const char *e1 = "[\n{\"name\":\"a\",\"ph\":\"X\",\"ts\":1,\"dur\":1}\n";
+			const char *e2 = "{\"name\":\"b\",\"ph\":\"X\",\"ts\":2,\"dur\":1,\"pad\":\"";
+			const char *args = "\",\"args\":";
+			size_t end = strlen(e1) - 1 + 4 * mib; /* E1's newline kept */
+
+			n = sprintf(buf, "%s%s", e1, e2);
+			memset(buf + n, 'y', end - strlen(args) - n);
+			n = end - strlen(args);
+			n += sprintf(buf + n, "%s{\"k\":1}}\n", args);
+		}
+		write_file(path, buf, n);
+		g = read_all(path, skim ? READER_SKIM : 0);
+		CHECK(g.rc == 0 && g.n == 2, "\"args\": at the end of a full buffer%s: "
+		      "2 events (rc %d, n %d: %s)", skim ? " (skimmed)" : "", g.rc, g.n, g.err);
+
+		/* the file ends with "args":, stale "{}}" after it */
+		{
+			const char *e1 = "[\n{\"name\":\"a\",\"ph\":\"X\",\"ts\":1,\"dur\":1,\"args\":{\"s\":\"";
+			const char *e2 = "{\"name\":\"b\",\"ph\":\"X\",\"ts\":2,\"dur\":1,\"pad\":\"";
+			const char *args = "\",\"args\":";
+			size_t size = mib + tail, stale = mib - (e2_at - 1) + tail;
+
+			n = sprintf(buf, "%s", e1);
+			memset(buf + n, 'x', e2_at - 4 - n);
+			memcpy(buf + stale, "{}}{\\\"", 6);
+			n = e2_at - 4;
+			n += sprintf(buf + n, "\"}}\n");
+			n += sprintf(buf + n, "%s", e2);
+			memset(buf + n, 'y', size - strlen(args) - n);
+			n = size - strlen(args);
+			n += sprintf(buf + n, "%s", args);
+		}
+		write_file(path, buf, n);
+		g = read_all(path, skim ? READER_SKIM : 0);
+		CHECK(g.rc < 0 && g.n == 1 && strstr(g.err, "ends inside an event"),
+		      "a file that ends with \"args\":, stale bytes after it%s: 1 event, "
+		      "then an error (rc %d, n %d: %s)", skim ? " (skimmed)" : "",
+		      g.rc, g.n, g.err);
+	}
+	free(buf);
+}
+
 static void check_scanner(void)
 {
 	char out[64];
@@ -317,6 +380,7 @@ int main(void)
 	check_gzip();
 	check_bad();
 	check_big_events();
+	check_args_at_boundary();
 	{
 		char cmd[600];
 

@@ -9,7 +9,11 @@
 #include "lib/gz.h"
 #include "read/input.h"
 
-#define RAW_BUF_SIZE (1 << 20)	/* compressed bytes read at a time */
+/* Raw (maybe compressed) bytes read at a time (the fuzzer builds with a
+ * few). */
+#ifndef READ_RAW_BUF
+#define READ_RAW_BUF (1 << 20)
+#endif
 
 struct input {
 	char *path;
@@ -31,7 +35,7 @@ static int refill(struct input *in, char *err, size_t errlen)
 		memmove(in->raw, in->raw + in->raw_pos, in->raw_len);
 	in->raw_pos = 0;
 	do
-		n = read(in->fd, in->raw + in->raw_len, RAW_BUF_SIZE - in->raw_len);
+		n = read(in->fd, in->raw + in->raw_len, READ_RAW_BUF - in->raw_len);
 	while (n < 0 && errno == EINTR);
 	if (n < 0) {
 		snprintf(err, errlen, "cannot read '%s': %s", in->path, strerror(errno));
@@ -79,7 +83,7 @@ int input_open(struct input **out, const char *path, char *err, size_t errlen)
 	*out = NULL;
 	if (in)
 		in->fd = -1;
-	if (!in || !(in->raw = malloc(RAW_BUF_SIZE)) || !(in->path = strdup(path))) {
+	if (!in || !(in->raw = malloc(READ_RAW_BUF)) || !(in->path = strdup(path))) {
 		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(ENOMEM));
 		input_close(in);
 		return -ENOMEM;

@@ -7,7 +7,10 @@
 #include "read/input.h"
 #include "read/reader.h"
 
-#define BUF_START (4u << 20)
+/* The buffer's first size (the fuzzer builds with a few bytes). */
+#ifndef READ_BUF_START
+#define READ_BUF_START (4u << 20)
+#endif
 /* One event larger than this is refused rather than buffered. */
 #define MAX_EVENT (64u << 20)
 
@@ -57,8 +60,12 @@ static int fail_at(struct reader *r, const char *p, char *err, size_t errlen,
 	return -EINVAL;
 }
 
+/* p is never past the bytes read: a parse that went there read what is
+ * not the file, and more() would move (size_t)-n bytes. */
 static void advance(struct reader *r, const char *p)
 {
+	if (p > r->buf + r->len)
+		abort();
 	r->pos = p - r->buf;
 }
 
@@ -219,7 +226,8 @@ static int parse_event(const char *p, const char *end, struct rec *e,
 		}
 		if ((rc = js_key(&s, end, &k)) != JS_OK)
 			break;
-		if (!skim && SPAN_IS(k, "args") && *s == '{') {
+		/* the value may not be here yet: s can be end */
+		if (!skim && SPAN_IS(k, "args") && s < end && *s == '{') {
 			if ((rc = split_args(&s, end, e)) != JS_OK)
 				break;
 			continue;
@@ -435,12 +443,12 @@ int reader_open(struct reader **out, const char *path, unsigned int flags,
 	int rc = -ENOMEM;
 
 	*out = NULL;
-	if (!r || !(r->path = strdup(path)) || !(r->buf = malloc(BUF_START))) {
+	if (!r || !(r->path = strdup(path)) || !(r->buf = malloc(READ_BUF_START))) {
 		snprintf(err, errlen, "'%s': out of memory", path);
 		reader_close(r);
 		return rc;
 	}
-	r->cap = BUF_START;
+	r->cap = READ_BUF_START;
 	r->line = 1;
 	rc = input_open(&r->in, path, err, errlen);
 	if (!rc)
