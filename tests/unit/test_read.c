@@ -198,6 +198,12 @@ static void check_bad(void)
 		{ "[\n{\"name\":\"a\",\"ph\":\"X\",\"args\":{\"k\":\"unterminated}\n", "ends inside an event", false },
 		{ "[\n\n\n{\"name\":\"a\"}\n", "':4: not a trace event", false },
 		{ "[\n{\"name\":\"a\",\"ph\":\"X\"} 17\n", "':2: expected an event object", false },
+		/* times out of range (issue 24): refused, not overflowed */
+		{ "[\n{\"name\":\"a\",\"ph\":\"X\",\"ts\":9223372036854775,\"dur\":1}\n", "':2: \"ts\" out of range", false },
+		{ "[\n{\"name\":\"a\",\"ph\":\"X\",\"ts\":1,\"dur\":-5}\n", "':2: \"dur\" out of range", false },
+		{ "{\"name\":\"a\",\"ph\":\"X\",\"ts\":1,\"dur\":1}\n{\"name\":\"a\",\"ph\":\"X\",\"ts\":4611686018427387,\"dur\":1}\n", "':2: \"ts\" + \"dur\" out of range", false },
+		{ "[{\"name\":\"a\",\"ph\":\"X\",\"ts\":1e300,\"dur\":1}]", "':1: \"ts\" out of range", false },
+		{ "{\"traceEvents\":[\n{\"name\":\"a\",\"ph\":\"X\",\"ts\":1,\"dur\":1}],\n\"baseTimeNanoseconds\": 9223372036854775807}", "':3: \"baseTimeNanoseconds\" out of range", false },
 	};
 	const char *path = path_in("bad.pfw");
 	char nested[8192];

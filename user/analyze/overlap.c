@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include "analyze/overlap.h"
 #include <stdbool.h>
+#include "lib/units.h"
 #include "lib/vec.h"
 
 /* Intervals held to put them in order of start: a compute region written
@@ -62,7 +63,7 @@ static void settle(struct overlap *o, struct overlap_proc *p, int64_t now, bool 
 		struct pending_io *io = &p->io[i];
 
 		if (all || io->end <= now)
-			o->unoverlapped += io->end - io->start - io->covered;
+			units_add(&o->unoverlapped, io->end - io->start - io->covered);
 		else
 			p->io[kept++] = *io;
 	}

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "analyze/profile.h"
 #include "lib/hash.h"
+#include "lib/units.h"
 #include "lib/vec.h"
 
 static const char *const by_names[BY__COUNT] = {
@@ -409,13 +410,13 @@ static void count_in_row(struct row *r, const struct ev *e)
 
 	/* a folded total: its calls, its summed time, its average call */
 	r->calls += e->calls;
-	r->total += dur;
-	r->self += dur;
+	units_add(&r->total, dur);
+	units_add(&r->self, dur);
 	if (e->kind == EV_REGION || e->kind == EV_COMPUTE)
-		r->region_self += dur;
+		units_add(&r->region_self, dur);
 	if (e->bytes_kind != SC_BYTES_NONE) {
-		r->bytes += e->bytes;
-		r->data_time += dur;
+		units_add(&r->bytes, e->bytes);
+		units_add(&r->data_time, dur);
 	}
 	dur /= e->calls;
 	if (dur < r->min)
@@ -446,24 +447,24 @@ static int count_in_headline(struct profile *p, const struct ev_input *in,
 		return overlap_add(&p->overlap, proc, e->start, e->end, true);
 	if (e->kind != EV_IO)
 		return 0;
-	h->io_time += dur;
+	units_add(&h->io_time, dur);
 	if (e->file.len && hmap_add(&p->files, dft_hash64(e->file.p, e->file.len), 0) == 1)
 		h->files++;
 	switch (e->bytes_kind) {
 	case SC_BYTES_READ:
-		h->bytes_read += e->bytes;
+		units_add(&h->bytes_read, e->bytes);
 		break;
 	case SC_BYTES_WRITE:
-		h->bytes_written += e->bytes;
+		units_add(&h->bytes_written, e->bytes);
 		break;
 	case SC_BYTES_COPY:
-		h->bytes_copied += e->bytes;
+		units_add(&h->bytes_copied, e->bytes);
 		break;
 	default:
 		break;
 	}
 	if (e->bytes_kind != SC_BYTES_NONE)
-		h->data_time += dur;
+		units_add(&h->data_time, dur);
 	return overlap_add(&p->overlap, proc, e->start, e->end, false);
 }
 

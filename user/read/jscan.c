@@ -252,8 +252,9 @@ bool js_us_to_ns(struct span val, int64_t *ns)
 		while (digits++ < 3)
 			frac *= 10;
 	}
-	*ns = us * 1000 + (us < 0 ? -frac : frac);
-	return true;
+	/* out of int64's ns (292 years) is not a number here */
+	return !__builtin_mul_overflow(us, 1000, ns) &&
+	       !__builtin_add_overflow(*ns, us < 0 ? -frac : frac, ns);
 }
 
 bool js_get(struct span obj, const char *key, struct span *val)
@@ -323,11 +324,16 @@ static size_t put_utf8(char *d, unsigned int cp)
 
 size_t js_unescape(struct span s, char *out, size_t size)
 {
-	const char *p = s.p, *end = s.p + s.len;
+	const char *p = s.p, *end;
 	size_t n = 0;
 
 	if (!size)
 		return 0;
+	if (!s.len) { /* an absent field's span may be { NULL, 0 } */
+		out[0] = 0;
+		return 0;
+	}
+	end = s.p + s.len;
 	while (p < end) {
 		char c[4];
 		size_t len = 1;

@@ -61,7 +61,7 @@ bool js_string(struct span val, struct span *out);
 /* An integer value; false if it is not one (or has a fraction). */
 bool js_int(struct span val, int64_t *out);
 /* A number of µs (integer or decimal, as Chrome traces write ts and dur)
- * as ns, exact to the ns; false if not a number. */
+ * as ns, exact to the ns; false if not a number, or not one in int64. */
 bool js_us_to_ns(struct span val, int64_t *ns);
 /* The value of key in the object text obj ("{...}"); false if absent. */
 bool js_get(struct span obj, const char *key, struct span *val);

@@ -116,6 +116,25 @@ static int more(struct reader *r, char *err, size_t errlen)
 	return n > 0;
 }
 
+/* Whether a value not taken as a time is one that is out of range (or
+ * has an exponent): it is a number. */
+static bool numeric(struct span v)
+{
+	return v.len && (v.p[0] == '-' || (v.p[0] >= '0' && v.p[0] <= '9'));
+}
+
+static bool time_in_range(int64_t ns)
+{
+	return ns >= 0 && ns <= REC_TIME_MAX;
+}
+
+/* A ts or dur: false when it is a number, but not of µs in range. */
+static bool time_field(struct span v, int64_t *ns, bool *has)
+{
+	*has = js_us_to_ns(v, ns);
+	return *has ? time_in_range(*ns) : !numeric(v);
+}
+
 /* One of the fields every event has; a switch, since it runs per key. */
 static void event_field(struct rec *e, struct span k, struct span v)
 {
@@ -138,15 +157,16 @@ static void event_field(struct rec *e, struct span k, struct span v)
 		break;
 	case 't':
 		if (SPAN_IS(k, "ts")) {
-			e->has_ts = js_us_to_ns(v, &e->ts_ns);
+			if (!time_field(v, &e->ts_ns, &e->has_ts))
+				e->bad = "\"ts\" out of range (a time is 0 to 2^62 ns)";
 		} else if (SPAN_IS(k, "tid")) {
 			e->tid_text = v;
 			e->tid_num = js_int(v, &e->tid);
 		}
 		break;
 	case 'd':
-		if (SPAN_IS(k, "dur"))
-			e->has_dur = js_us_to_ns(v, &e->dur_ns);
+		if (SPAN_IS(k, "dur") && !time_field(v, &e->dur_ns, &e->has_dur))
+			e->bad = "\"dur\" out of range (a time is 0 to 2^62 ns)";
 		break;
 	case 'i':
 		if (SPAN_IS(k, "id"))
@@ -267,13 +287,20 @@ static int is_container(const char *p, const char *end)
 	}
 }
 
-static void keep_meta(struct reader *r, struct span k, struct span v)
+/* Takes the container's key k: v if it matters; false if its value is
+ * out of range. */
+static bool keep_meta(struct reader *r, struct span k, struct span v)
 {
-	if (SPAN_IS(k, "baseTimeNanoseconds"))
+	if (SPAN_IS(k, "baseTimeNanoseconds")) {
 		r->meta.has_base = js_int(v, &r->meta.base_ns);
-	else if (SPAN_IS(k, "distributedInfo") && !r->meta.distributed_info)
+		return r->meta.has_base ? time_in_range(r->meta.base_ns) : !numeric(v);
+	} else if (SPAN_IS(k, "distributedInfo") && !r->meta.distributed_info)
 		r->meta.distributed_info = strndup(v.p, v.len);
+	return true;
 }
+
+/* A container key's value out of range (with *p at the key). */
+#define JS_RANGE 3
 
 /* Among the container's keys: keeps those that matter, stops at
  * traceEvents' '['. Returns JS_OK there, JS_END after the last key. */
@@ -305,7 +332,8 @@ static int container_keys(struct reader *r, const char **p, const char *end)
 		rc = js_member(&s, end, &k, &v);
 		if (rc)
 			return rc == JS_END ? JS_BAD : rc;
-		keep_meta(r, k, v);
+		if (!keep_meta(r, k, v))
+			return JS_RANGE;
 		*p = s;
 	}
 }
@@ -362,6 +390,9 @@ static int step(struct reader *r, struct rec *e, char *err, size_t errlen)
 		rc = container_keys(r, &p, end);
 		if (rc == JS_BAD)
 			return fail_at(r, p, err, errlen, "not JSON");
+		if (rc == JS_RANGE)
+			return fail_at(r, js_ws(p, end), err, errlen, "\"baseTimeNanoseconds\" "
+				       "out of range (a time is 0 to 2^62 ns)");
 		if (rc == JS_END)
 			r->stage = DONE;
 		else if (rc == JS_OK)
@@ -385,6 +416,10 @@ static int step(struct reader *r, struct rec *e, char *err, size_t errlen)
 		return STEP_MORE;
 	if (!e->ph)
 		return fail_at(r, p, err, errlen, "not a trace event: it has no \"ph\"");
+	if (!e->bad && e->has_ts && e->has_dur && e->ts_ns > REC_TIME_MAX - e->dur_ns)
+		e->bad = "\"ts\" + \"dur\" out of range (a time is 0 to 2^62 ns)";
+	if (e->bad)
+		return fail_at(r, p, err, errlen, e->bad);
 	advance(r, after);
 	r->events++;
 	return STEP_EVENT;

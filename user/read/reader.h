@@ -19,6 +19,11 @@
 
 #define REC_ARGS 48
 
+/* A time in a trace (ts, dur, ts + dur, a base time) is 0 to 2^62 - 1
+ * ns, 146 years: the sums and differences of times that the tools take
+ * then stay within int64. A trace with one outside is refused. */
+#define REC_TIME_MAX ((INT64_C(1) << 62) - 1)
+
 struct rec {
 	struct span raw;	/* the whole object */
 	struct span name, cat;	/* string contents, still escaped */
@@ -30,6 +35,7 @@ struct rec {
 	bool has_ts, has_dur, has_id;
 	int64_t ts_ns, dur_ns;	/* ts and dur (µs in the file) in ns */
 	int64_t id;
+	const char *bad;	/* why the event is refused, or NULL */
 	/* args split into its members, on a full read of a flat enough
 	 * object; nargs -1 when not (skimmed, or more than REC_ARGS) */
 	int nargs;
