@@ -217,7 +217,7 @@ bad_input() {
 @test "merge: bad input is one line naming the file and line, and nothing is written" {
 	traced -- "$WL/io" basic "$D"
 	head -c 2000 "$TRACE" >"$T/cut.pfw.gz"
-	bad_input "$T/cut.pfw.gz"
+	bad_input --strict "$T/cut.pfw.gz"
 	grep -qE "^dftrace-bpf merge: '$T/cut.pfw.gz':[0-9]+: gzip stream cut short" "$T/err"
 
 	zcat "$TRACE" | sed '7s/.*/{"name":"open","ph":"X",/' >"$T/badline.pfw"

@@ -42,3 +42,64 @@ one_line_error() {
 	printf '{"traceEvents": [\n{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":5,"dur":1}\n],\n"baseTimeNanoseconds": 9223372036854775807}\n' >"$T/k.pt.trace.json"
 	one_line_error "$T/k.pt.trace.json" 4 '"baseTimeNanoseconds" out of range'
 }
+
+# cut_trace DIR: DIR/whole.pfw.gz (2000 events) and DIR/cut.pfw.gz, the
+# same cut inside its gzip stream as a SIGKILL leaves it; WHOLE_LINES:
+# the lines of cut.pfw.gz that zcat gives whole
+cut_trace() {
+	{
+		echo '['
+		for i in $(seq 1 2000); do
+			printf '%s,"ts":%d,"dur":2,"id":%d}\n' "$EV" $((1000 + i * 10)) "$i"
+		done
+	} | gzip -1 >"$1/whole.pfw.gz"
+	head -c $(($(stat -c %s "$1/whole.pfw.gz") * 2 / 3)) "$1/whole.pfw.gz" >"$1/cut.pfw.gz"
+	WHOLE_LINES=$( (zcat "$1/cut.pfw.gz" 2>/dev/null || true) | grep -c '}$')
+	[ "$WHOLE_LINES" -gt 100 ] && [ "$WHOLE_LINES" -lt 2000 ]
+}
+
+@test "reader: a trace cut short is read up to its last whole line, with one warning naming it" {
+	cut_trace "$T"
+	run "$DFT" summary -q --json "$T/cut.pfw.gz"
+	echo "# $output" | head -3
+	[ "$status" = 0 ]
+	[ "${lines[0]}" = "warning: '$T/cut.pfw.gz' is cut short after line $((WHOLE_LINES + 1)); read up to it" ]
+	[ "$(printf '%s\n' "$output" | grep -c warning)" = 1 ]
+	printf '%s\n' "${lines[@]:1}" | "$PY" -c '
+import json, sys
+d = json.load(sys.stdin)
+rows = d["groupings"][0]["rows"]
+assert [(r["op"], r["calls"], r["bytes"]) for r in rows] == [("read", int(sys.argv[1]), 4096 * int(sys.argv[1]))], rows
+' "$WHOLE_LINES"
+	for cmd in report merge; do
+		run "$DFT" "$cmd" -q -o "$T/out.$cmd" "$T/cut.pfw.gz"
+		echo "# $cmd: $status: $output"
+		[ "$status" = 0 ]
+		[ "$output" = "warning: '$T/cut.pfw.gz' is cut short after line $((WHOLE_LINES + 1)); read up to it" ]
+	done
+	[ "$("$PY" -c 'import json,sys; print(sum(e.get("name") == "read" for e in json.load(open(sys.argv[1]))["traceEvents"]))' "$T/out.merge")" = "$WHOLE_LINES" ]
+}
+
+@test "reader: a -D directory with one cut file reads the others whole; --strict refuses it in one line" {
+	mkdir "$T/run"
+	cut_trace "$T/run"
+	run "$DFT" summary -q --json "$T/run"
+	[ "$status" = 0 ]
+	[ "${lines[0]}" = "warning: '$T/run/cut.pfw.gz' is cut short after line $((WHOLE_LINES + 1)); read up to it" ]
+	printf '%s\n' "${lines[@]:1}" | "$PY" -c '
+import json, sys
+rows = json.load(sys.stdin)["groupings"][0]["rows"]
+assert rows[0]["calls"] == 2000 + int(sys.argv[1]), rows
+' "$WHOLE_LINES"
+	for cmd in summary report merge; do
+		case $cmd in
+		summary) run "$DFT" summary -q --strict "$T/run/cut.pfw.gz" ;;
+		*) run "$DFT" "$cmd" -q --strict -o "$T/out.$cmd" "$T/run/cut.pfw.gz" ;;
+		esac
+		echo "# $cmd --strict: $status: $output"
+		[ "$status" = 1 ]
+		[ "${#lines[@]}" = 1 ]
+		[[ "$output" == "dftrace-bpf $cmd: '$T/run/cut.pfw.gz':"*": gzip stream cut short"* ]]
+		[ ! -e "$T/out.$cmd" ]
+	done
+}

@@ -125,7 +125,7 @@ assert b == sorted(b, reverse=True) and b[0] > 0, b
 	run "$DFT" summary
 	[ "$status" = 64 ]
 	head -c 3000 "$TRACE" >"$T/cut.pfw.gz"
-	run "$DFT" summary "$T/cut.pfw.gz"
+	run "$DFT" summary --strict "$T/cut.pfw.gz"
 	[ "$status" = 1 ]
 	[ "${#lines[@]}" = 1 ]
 	[[ "$output" == "dftrace-bpf summary: '$T/cut.pfw.gz':"*": gzip stream cut short"* ]]

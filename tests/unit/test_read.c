@@ -179,9 +179,29 @@ static void check_gzip(void)
 		fclose(f);
 		write_file(gz, raw, len - 12);
 	}
-	g = read_all(gz, 0);
-	CHECK(g.rc == -EBADMSG && strstr(g.err, "t.pfw.gz':") && strstr(g.err, "cut short"),
-	      "a gzip stream cut short: '%s'", g.err);
+	g = read_all(gz, READER_STRICT);
+	CHECK(g.rc == -ENODATA && strstr(g.err, "t.pfw.gz':") && strstr(g.err, "cut short"),
+	      "a gzip stream cut short, READER_STRICT: '%s'", g.err);
+	/* as a SIGKILLed tracer leaves it: read up to the last whole line */
+	for (unsigned int flags = 0; flags <= READER_SKIM; flags += READER_SKIM) {
+		struct reader *r;
+		struct rec e;
+		char err[256];
+		uint64_t line = 0, events = 0;
+		int rc = reader_open(&r, gz, flags, err, sizeof(err));
+		bool cut = false;
+
+		if (!rc) {
+			while ((rc = reader_next(r, &e, err, sizeof(err))) > 0)
+				events++;
+			cut = reader_cut(r, &line);
+		}
+		reader_close(r);
+		CHECK(rc == 0 && cut && events > 0 && events < 40 && line == events + 1,
+		      "a gzip stream cut short%s: read to its last whole line, line %llu, "
+		      "%llu events (rc %d: %s)", flags ? ", skimmed" : "",
+		      (unsigned long long)line, (unsigned long long)events, rc, rc ? err : "");
+	}
 }
 
 static void check_bad(void)

@@ -224,12 +224,13 @@ static void note_event(struct source *s, const struct rec *e)
 		hmap_add(&s->tids, e->tid, 0);
 }
 
-static int scan_one(struct source *s, char *err, size_t errlen)
+static int scan_one(struct source *s, bool strict, char *err, size_t errlen)
 {
 	struct reader *r;
 	struct rec e;
 	bool first = true;
-	int rc = reader_open(&r, s->path, READER_SKIM, err, errlen);
+	int rc = reader_open(&r, s->path, READER_SKIM | (strict ? READER_STRICT : 0),
+			     err, errlen);
 
 	if (rc)
 		return rc;
@@ -258,6 +259,8 @@ static int scan_one(struct source *s, char *err, size_t errlen)
 			scan_dftrace(s, &e);
 	}
 	s->records = reader_events(r);
+	if (!rc) /* once: the conversion reads it again */
+		reader_warn_cut(r);
 	reader_close(r);
 	return rc;
 }
@@ -276,7 +279,7 @@ int sources_scan(struct source_set *set, char *const *paths, int n, char *err,
 		*s = (struct source){ .path = strdup(paths[i]), .rank = -1, .world = -1 };
 		if (!s->path)
 			return -ENOMEM;
-		rc = scan_one(s, err, errlen);
+		rc = scan_one(s, set->strict, err, errlen);
 		if (rc)
 			return rc;
 		if (s->rank < 0)

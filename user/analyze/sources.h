@@ -69,6 +69,7 @@ struct source_set {
 	struct hmap ids;	/* (group << 32 | id) -> output id */
 	uint32_t next_id;	/* for ids that collide */
 	int64_t base_ns;	/* the output's time zero */
+	bool strict;		/* a trace cut short is refused (READER_STRICT) */
 };
 
 /* Reads every input once: 0, or -errno with a one-line message. */

@@ -49,6 +49,7 @@ static const struct argp_option merge_options[] = {
 	{ "output", 'o', "OUT", 0, "The merged file; *.gz is gzipped", 0 },
 	{ "file-list", 'f', NULL, 0, "The inputs follow (as merge_trace spells it)", 0 },
 	{ "quiet", 'q', NULL, 0, "No progress, no summary", 0 },
+	INPUTS_STRICT_OPTION,
 	{},
 };
 
@@ -64,6 +65,9 @@ static error_t parse_merge(int key, char *arg, struct argp_state *state)
 		break;
 	case 'q':
 		o->quiet = true;
+		break;
+	case INPUTS_OPT_STRICT:
+		o->inputs.strict = true;
 		break;
 	case ARGP_KEY_ARG:
 		inputs_arg(&o->inputs, arg, state);
@@ -330,6 +334,7 @@ int merge_main(int argc, char **argv)
 	int rc;
 
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &o);
+	m.set.strict = o.inputs.strict;
 	rc = invoker_init(&who);
 	if (!rc)
 		rc = scan_inputs(&m, &o);

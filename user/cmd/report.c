@@ -36,6 +36,7 @@ static const char report_doc[] =
 static const struct argp_option report_options[] = {
 	{ "output", 'o', "OUT", 0, "The page (default report.html)", 0 },
 	{ "quiet", 'q', NULL, 0, "No progress line", 0 },
+	INPUTS_STRICT_OPTION,
 	{},
 };
 
@@ -49,6 +50,9 @@ static error_t parse_report(int key, char *arg, struct argp_state *state)
 		break;
 	case 'q':
 		o->quiet = true;
+		break;
+	case INPUTS_OPT_STRICT:
+		o->inputs.strict = true;
 		break;
 	case ARGP_KEY_ARG:
 		inputs_arg(&o->inputs, arg, state);

@@ -6,7 +6,7 @@
 #include "cmd/scan.h"
 #include "read/reader.h"
 
-static int scan_one(struct profile *p, const char *path, uint16_t input,
+static int scan_one(struct profile *p, const char *path, uint16_t input, bool strict,
 		    struct progress *pr, uint64_t *events, scan_visit visit, void *ctx,
 		    char *err, size_t errlen)
 {
@@ -14,7 +14,7 @@ static int scan_one(struct profile *p, const char *path, uint16_t input,
 	struct reader *r;
 	struct rec e;
 	struct ev ev;
-	int rc = reader_open(&r, path, 0, err, errlen);
+	int rc = reader_open(&r, path, strict ? READER_STRICT : 0, err, errlen);
 
 	if (rc)
 		return rc;
@@ -32,6 +32,8 @@ static int scan_one(struct profile *p, const char *path, uint16_t input,
 		}
 		progress_show(pr, ++*events, 0, "events");
 	}
+	if (!rc)
+		reader_warn_cut(r);
 	ev_input_free(&in);
 	reader_close(r);
 	return rc;
@@ -49,7 +51,8 @@ int scan_profile(struct profile *p, const struct inputs *inputs, bool progress,
 		return -E2BIG;
 	}
 	for (uint32_t i = 0; i < inputs->n && !rc; i++)
-		rc = scan_one(p, inputs->paths[i], i, &pr, &events, visit, ctx, err, errlen);
+		rc = scan_one(p, inputs->paths[i], i, inputs->strict, &pr, &events, visit,
+			      ctx, err, errlen);
 	progress_done(&pr, events, 0, "events");
 	return rc ? rc : profile_finish(p);
 }

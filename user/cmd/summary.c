@@ -55,6 +55,7 @@ static const struct argp_option summary_options[] = {
 	{ "json", OPT_JSON, NULL, 0, "JSON (times in ns)", 0 },
 	{ "csv", OPT_CSV, NULL, 0, "CSV (times in ns)", 0 },
 	{ "quiet", 'q', NULL, 0, "No progress line", 0 },
+	INPUTS_STRICT_OPTION,
 	{},
 };
 
@@ -96,6 +97,9 @@ static error_t parse_summary(int key, char *arg, struct argp_state *state)
 		break;
 	case 'q':
 		o->quiet = true;
+		break;
+	case INPUTS_OPT_STRICT:
+		o->inputs.strict = true;
 		break;
 	case ARGP_KEY_ARG:
 		inputs_arg(&o->inputs, arg, state);

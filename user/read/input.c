@@ -151,9 +151,10 @@ static ssize_t inflate_some(struct input *in, void *buf, size_t n, char *err,
 					err, errlen);
 		if (made)
 			return made;
-		if (in->eof && !in->raw_len && !in->member_done)
-			return bad_gzip(in, "gzip stream cut short (truncated file)",
-					err, errlen);
+		if (in->eof && !in->raw_len && !in->member_done) {
+			bad_gzip(in, "gzip stream cut short (truncated file)", err, errlen);
+			return -ENODATA;
+		}
 	}
 }
 

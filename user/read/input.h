@@ -12,8 +12,8 @@ struct input;
 /* 0, or -errno with a one-line message in err. */
 int input_open(struct input **in, const char *path, char *err, size_t errlen);
 /* Up to n bytes: how many, 0 at the end, or -errno with a message in err
- * (a gzip stream cut short or corrupt is -EBADMSG, with the reason alone
- * in err, since the caller knows where in the text that is). */
+ * (a corrupt gzip stream is -EBADMSG, one cut short -ENODATA, with the
+ * reason alone in err, since the caller knows where in the text that is). */
 ssize_t input_read(struct input *in, void *buf, size_t n, char *err,
 		   size_t errlen);
 /* Back to the first byte. */

@@ -35,6 +35,9 @@ struct reader {
 	enum stage stage;
 	bool seen_bracket;
 	bool skim;		/* READER_SKIM, and the file is a sequence */
+	bool strict;		/* READER_STRICT */
+	bool cut;		/* a gzip stream cut short, read up to cut_line */
+	uint64_t cut_line;
 	uint64_t events;
 	struct reader_meta meta;
 };
@@ -67,6 +70,19 @@ static void advance(struct reader *r, const char *p)
 	if (p > r->buf + r->len)
 		abort();
 	r->pos = p - r->buf;
+}
+
+/* A gzip stream cut short: its end is the last whole line before the
+ * cut, and what comes after that is dropped. */
+static int cut_short(struct reader *r)
+{
+	const char *s = r->buf + r->pos, *nl = memrchr(s, '\n', r->len - r->pos);
+
+	r->len = nl ? (size_t)(nl + 1 - r->buf) : r->pos;
+	r->cut = true;
+	r->cut_line = line_at(r, r->buf + r->len) - 1;
+	r->eof = true;
+	return 0;
 }
 
 /* More bytes after the unread ones: 1, 0 at the end, or -errno. */
@@ -102,7 +118,9 @@ static int more(struct reader *r, char *err, size_t errlen)
 		r->cap = cap;
 	}
 	n = input_read(r->in, r->buf + r->len, r->cap - r->len, err, errlen);
-	if (n == -EBADMSG) { /* after the text read so far */
+	if (n == -ENODATA && !r->strict)
+		return cut_short(r);
+	if (n == -EBADMSG || n == -ENODATA) { /* after the text read so far */
 		char why[128];
 
 		snprintf(why, sizeof(why), "%s", err);
@@ -368,7 +386,8 @@ static int start(struct reader *r, char *err, size_t errlen)
 		if (rc < 0)
 			return rc;
 		if (!rc)
-			return fail_at(r, p, err, errlen, "empty: no trace in it");
+			return fail_at(r, p, err, errlen, r->cut ? "cut short before "
+				       "its first whole line" : "empty: no trace in it");
 	}
 }
 
@@ -443,9 +462,10 @@ int reader_next(struct reader *r, struct rec *e, char *err, size_t errlen)
 		if (rc)
 			continue;
 		/* The end of the file: fine between events (no closing ']'
-		 * after a trace cut short, or .pfw without it), not within. */
-		if (js_ws(r->buf + r->pos, r->buf + r->len) == r->buf + r->len &&
-		    r->stage == IN_SEQUENCE)
+		 * after a trace cut short, or .pfw without it), not within;
+		 * where a gzip stream was cut, wherever its last line ends. */
+		if ((js_ws(r->buf + r->pos, r->buf + r->len) == r->buf + r->len &&
+		     r->stage == IN_SEQUENCE) || r->cut)
 			return 0;
 		return fail_at(r, r->buf + r->pos, err, errlen,
 			       "the file ends inside an event (truncated?)");
@@ -485,6 +505,7 @@ int reader_open(struct reader **out, const char *path, unsigned int flags,
 	}
 	r->cap = READ_BUF_START;
 	r->line = 1;
+	r->strict = flags & READER_STRICT;
 	rc = input_open(&r->in, path, err, errlen);
 	if (!rc)
 		rc = start(r, err, errlen);
@@ -507,6 +528,19 @@ const struct reader_meta *reader_meta(const struct reader *r)
 uint64_t reader_events(const struct reader *r)
 {
 	return r->events;
+}
+
+bool reader_cut(const struct reader *r, uint64_t *line)
+{
+	*line = r->cut_line;
+	return r->cut;
+}
+
+void reader_warn_cut(const struct reader *r)
+{
+	if (r->cut)
+		fprintf(stderr, "warning: '%s' is cut short after line %llu; read up to it\n",
+			r->path, (unsigned long long)r->cut_line);
 }
 
 const char *reader_path(const struct reader *r)

@@ -105,6 +105,10 @@ enum reader_flags {
 	 * is read in full. What this misses (two events on one line), a full
 	 * read finds: the caller compares the counts (reader_events). */
 	READER_SKIM = 1 << 0,
+	/* A gzip stream cut short (a tracer SIGKILLed, a node that went
+	 * down) is an error. Without it the file is read up to the last whole
+	 * line before the cut, and reader_cut_line() says which. */
+	READER_STRICT = 1 << 1,
 };
 
 /* 0, or -errno with a one-line message ("'FILE': why") in err. */
@@ -117,6 +121,12 @@ const struct reader_meta *reader_meta(const struct reader *r);
 const char *reader_path(const struct reader *r);
 /* Events returned so far. */
 uint64_t reader_events(const struct reader *r);
+/* Whether the file was found cut short (and read up to *line, its last
+ * whole line); once the reader has reached its end. */
+bool reader_cut(const struct reader *r, uint64_t *line);
+/* Says on stderr, once the file is read, that it was cut short:
+ * "warning: 'F' is cut short after line N; read up to it". */
+void reader_warn_cut(const struct reader *r);
 void reader_close(struct reader *r);
 
 #endif
