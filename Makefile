@@ -41,8 +41,8 @@ EXAMPLES := $(patsubst usdt/examples/%.c,$(OUT)/examples/%,$(filter-out usdt/exa
 CXX ?= c++
 BENCHES := $(patsubst tests/bench/%.c,$(OUT)/bench/%,$(wildcard tests/bench/*.c))
 
-.PHONY: all clean install test bench python sanitized
-all: dftrace-bpf $(UNIT_TESTS) $(WORKLOADS) $(BENCHES) $(EXAMPLES) python sanitized
+.PHONY: all clean install test bench python sanitized fuzz
+all: dftrace-bpf $(UNIT_TESTS) $(WORKLOADS) $(BENCHES) $(EXAMPLES) python sanitized fuzz
 
 # The Python package (usdt/python) with its probe extension, built for
 # Debian's interpreter into build/python: what --torch and the tests use.
@@ -112,6 +112,17 @@ $(OUT)/san/%.o: user/%.c $(OUT)/dftrace.skel.h
 
 $(OUT)/tests/%-san: tests/unit/%.c tests/unit/check.h $(SAN_OBJS) | $(OUT)/tests
 	$(CC) $(CFLAGS) $(SAN_FLAGS) -Itests/unit $< $(SAN_OBJS) $(LDLIBS) -o $@
+
+# The reader under libFuzzer (tests/fuzz), built by clang with buffers of
+# a few bytes, so that every read boundary falls everywhere in a trace.
+FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	      -DREAD_BUF_START=16 -DREAD_RAW_BUF=7
+FUZZ_SRCS := $(wildcard user/read/*.c) user/lib/gz.c
+fuzz: $(OUT)/fuzz/fuzz_reader
+
+$(OUT)/fuzz/fuzz_reader: tests/fuzz/fuzz_reader.c $(FUZZ_SRCS) $(wildcard user/read/*.h) user/lib/gz.h
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_FLAGS) -Wall -std=gnu11 -D_GNU_SOURCE -Iuser $< $(FUZZ_SRCS) -o $@ -lz -ldl
 
 $(OUT)/workloads/%: tests/workloads/%.c $(wildcard tests/workloads/*.h) | $(OUT)/workloads
 	$(CC) -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -Iinclude $< -o $@ -lpthread -ldl $(LDLIBS_WL)
