@@ -339,6 +339,34 @@ static void check_args_at_boundary(void)
 	free(buf);
 }
 
+/* A file without '[' whose first event is not all in the first read
+ * (issue 24): a sequence of events, not an empty container. Plain, its
+ * first line over the 1 MiB read; gzipped, over what one inflate gives. */
+static void check_big_first_event(void)
+{
+	const char *path = path_in("first.pfw"), *gz = path_in("first.pfw.gz");
+	size_t pad = 2u << 20, n = 0;
+	char *buf = malloc(pad + 4096);
+	struct got g;
+
+	n += sprintf(buf + n, "{\"id\":1,\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1,"
+		     "\"tid\":1,\"ts\":1,\"dur\":1,\"ph\":\"X\",\"args\":{\"s\":\"");
+	memset(buf + n, 'x', pad);
+	n += pad;
+	n += sprintf(buf + n, "\"}}\n%s\n", LINES[0]);
+	write_file(path, buf, n);
+	write_gzip(gz, buf, n, 1);
+	for (unsigned int flags = 0; flags <= READER_SKIM; flags += READER_SKIM) {
+		g = read_all(path, flags);
+		CHECK(g.rc == 0 && g.n == 2, "no '[', a first line of 2 MiB%s: 2 events "
+		      "(rc %d, n %d: %s)", flags ? ", skimmed" : "", g.rc, g.n, g.err);
+		g = read_all(gz, flags);
+		CHECK(g.rc == 0 && g.n == 2, "the same gzipped%s: 2 events (rc %d, n %d: %s)",
+		      flags ? ", skimmed" : "", g.rc, g.n, g.err);
+	}
+	free(buf);
+}
+
 static void check_scanner(void)
 {
 	char out[64];
@@ -407,6 +435,7 @@ int main(void)
 	check_bad();
 	check_big_events();
 	check_args_at_boundary();
+	check_big_first_event();
 	{
 		char cmd[600];
 

@@ -284,10 +284,14 @@ static int parse_event(const char *p, const char *end, struct rec *e,
 	return JS_OK;
 }
 
-/* Whether the object at p is a container: 1 once a "traceEvents" key is
- * read (its value may be huge: it need not be all here), 0 once the
- * object ends without one, JS_MORE or JS_BAD. */
-static int is_container(const char *p, const char *end)
+/* What the object a file starts with is. */
+enum shape { SHAPE_EVENT, SHAPE_CONTAINER, SHAPE_MORE, SHAPE_BAD };
+
+/* A container once a "traceEvents" key is read (its value may be huge:
+ * it need not be all here), an event once the object ends without one;
+ * SHAPE_MORE while neither is known (JS_MORE is 1, a container's old
+ * answer: a first event longer than a read was taken for one). */
+static enum shape is_container(const char *p, const char *end)
 {
 	const char *s = p + 1;
 	struct span k, v;
@@ -297,11 +301,11 @@ static int is_container(const char *p, const char *end)
 		k.len = 0;
 		rc = js_member(&s, end, &k, &v);
 		if (SPAN_IS(k, "traceEvents"))
-			return 1;
+			return SHAPE_CONTAINER;
 		if (rc == JS_END)
-			return 0;
+			return SHAPE_EVENT;
 		if (rc != JS_OK)
-			return rc;
+			return rc == JS_MORE ? SHAPE_MORE : SHAPE_BAD;
 	}
 }
 
@@ -369,14 +373,15 @@ static int start(struct reader *r, char *err, size_t errlen)
 			return 0;
 		}
 		if (p < r->buf + r->len && *p == '{') {
-			rc = is_container(p, r->buf + r->len);
-			if (rc == 0 || rc == 1) {
-				advance(r, rc ? p + 1 : p);
-				r->stage = rc ? IN_CONTAINER : IN_SEQUENCE;
-				r->meta.container = rc;
+			enum shape shape = is_container(p, r->buf + r->len);
+
+			if (shape == SHAPE_EVENT || shape == SHAPE_CONTAINER) {
+				r->meta.container = shape == SHAPE_CONTAINER;
+				advance(r, r->meta.container ? p + 1 : p);
+				r->stage = r->meta.container ? IN_CONTAINER : IN_SEQUENCE;
 				return 0;
 			}
-			if (rc == JS_BAD)
+			if (shape == SHAPE_BAD)
 				return fail_at(r, p, err, errlen, "not JSON");
 		} else if (p < r->buf + r->len) {
 			return fail_at(r, p, err, errlen,
