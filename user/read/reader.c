@@ -390,9 +390,11 @@ static int start(struct reader *r, char *err, size_t errlen)
 		rc = more(r, err, errlen);
 		if (rc < 0)
 			return rc;
+		/* at the end of the bytes: more() may have moved the buffer
+		 * (p is stale) or, at a cut, dropped bytes up to p */
 		if (!rc)
-			return fail_at(r, p, err, errlen, r->cut ? "cut short before "
-				       "its first whole line" : "empty: no trace in it");
+			return fail_at(r, r->buf + r->len, err, errlen, r->cut ? "cut short "
+				       "before its first whole line" : "empty: no trace in it");
 	}
 }
 
