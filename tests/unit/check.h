@@ -3,6 +3,7 @@
 #ifndef CHECK_H
 #define CHECK_H
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int check_n, check_failed;
@@ -39,6 +40,16 @@ static inline char *check_path(const char *dir, const char *name)
 
 	snprintf(p, sizeof(buf[0]), "%s/%s", dir, name);
 	return p;
+}
+
+/* Removes a test's temporary folder (made by mkdtemp) and all in it. */
+static inline void check_rm_tree(const char *dir)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		fprintf(stderr, "could not remove %s\n", dir);
 }
 
 static inline int check_done(void)

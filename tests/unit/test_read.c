@@ -436,12 +436,6 @@ int main(void)
 	check_big_events();
 	check_args_at_boundary();
 	check_big_first_event();
-	{
-		char cmd[600];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-		if (system(cmd))
-			fprintf(stderr, "could not remove %s\n", tmpdir);
-	}
+	check_rm_tree(tmpdir);
 	return check_done();
 }

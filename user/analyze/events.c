@@ -117,9 +117,10 @@ static enum ev_kind kind_of(const struct rec *e)
 			return EV_OTHER;
 	/* torch's operators: Kineto's cpu_op and kernel; without Kineto no
 	 * cat, and operators are named "aten::..." (record_function ranges
-	 * such as "save" are regions) */
+	 * such as "save" are regions). An event with no name has no text to
+	 * search: its span is { NULL, 0 }, and memmem's may not be NULL. */
 	if (SPAN_IS(e->cat, "compute") || SPAN_IS(e->cat, "cpu_op") || SPAN_IS(e->cat, "kernel") ||
-	    (!e->cat.len && memmem(e->name.p, e->name.len, "::", 2)))
+	    (!e->cat.len && e->name.len && memmem(e->name.p, e->name.len, "::", 2)))
 		return EV_COMPUTE;
 	return EV_REGION;
 }

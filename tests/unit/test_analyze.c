@@ -1,0 +1,562 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Unit tests for user/analyze on small traces written by hand, with the
+ * exact results worked out by hand: the duration sketch, the unoverlapped
+ * I/O sweep, how events are classed and what their args give (events.c),
+ * file hashes (fhash.c), and a profile's rows and headline through its
+ * public API. Edge cases included: empty inputs, events with no name or an
+ * empty one, and sums that reach INT64_MAX (held there, never wrapped).
+ * Also built under ASan and UBSan (build/tests/test_analyze-san). */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "analyze/events.h"
+#include "analyze/fhash.h"
+#include "analyze/overlap.h"
+#include "analyze/profile.h"
+#include "analyze/sketch.h"
+#include "read/reader.h"
+
+static char tmpdir[] = "/tmp/dftrace-test-analyze-XXXXXX";
+
+/* The longest dur a trace may give (REC_TIME_MAX ns, in whole µs). */
+#define DUR_MAX_US "4611686018427387"
+#define DUR_MAX_NS (INT64_C(4611686018427387) * 1000)
+
+/* Writes a trace whose JSON is given with ' for " (easier to read here). */
+static const char *trace(const char *name, const char *text)
+{
+	const char *path = check_path(tmpdir, name);
+	FILE *f = fopen(path, "w");
+
+	for (const char *c = text; *c; c++)
+		fputc(*c == '\'' ? '"' : *c, f);
+	fclose(f);
+	return path;
+}
+
+static void span_str(char *dst, size_t n, struct span s)
+{
+	snprintf(dst, n, "%.*s", (int)s.len, s.len ? s.p : "");
+}
+
+/* What ev_from_rec made of each event it counted, copied out of the
+ * reader's buffer. */
+struct got_ev {
+	char name[64], cat[64], file[128], phase[64], phase_cat[64];
+	struct ev ev;
+};
+
+struct got {
+	int rc, recs, n;
+	struct got_ev e[16];
+	char err[256];
+};
+
+static struct got read_evs(const char *path, struct ev_input *in)
+{
+	struct got g = { 0 };
+	struct reader *r;
+	struct rec e;
+	struct ev ev;
+
+	g.rc = reader_open(&r, path, 0, g.err, sizeof(g.err));
+	if (g.rc)
+		return g;
+	while ((g.rc = reader_next(r, &e, g.err, sizeof(g.err))) > 0) {
+		g.recs++;
+		if (!ev_from_rec(in, &e, &ev) || g.n == 16)
+			continue;
+		struct got_ev *o = &g.e[g.n++];
+
+		o->ev = ev;
+		span_str(o->name, sizeof(o->name), ev.name);
+		span_str(o->cat, sizeof(o->cat), ev.cat);
+		span_str(o->file, sizeof(o->file), ev.file);
+		span_str(o->phase, sizeof(o->phase), ev.phase);
+		span_str(o->phase_cat, sizeof(o->phase_cat), ev.phase_cat);
+	}
+	reader_close(r);
+	return g;
+}
+
+/* ---- sketch ---- */
+
+static void check_sketch(void)
+{
+	struct sketch s = { 0 };
+	int64_t from, to;
+	int rc = 0;
+
+	CHECK(sketch_quantile(&s, 0.5) == 0 && sketch_quantile(&s, 1) == 0 && s.total == 0,
+	      "sketch: empty: every quantile is 0");
+
+	for (int v = 1; v <= 10; v++)
+		rc |= sketch_add(&s, v);
+	CHECK(!rc && s.total == 10 && sketch_quantile(&s, 0) == 1 &&
+	      sketch_quantile(&s, 0.5) == 5 && sketch_quantile(&s, 0.9) == 9 &&
+	      sketch_quantile(&s, 1) == 10,
+	      "sketch: 1..10 ns are exact: p0 1, p50 5, p90 9, p100 10 (got %lld %lld %lld %lld)",
+	      (long long)sketch_quantile(&s, 0), (long long)sketch_quantile(&s, 0.5),
+	      (long long)sketch_quantile(&s, 0.9), (long long)sketch_quantile(&s, 1));
+	sketch_free(&s);
+	CHECK(!s.counts && !s.n && !s.total, "sketch: freed is empty again");
+
+	sketch_add(&s, -5);
+	CHECK(s.total == 1 && sketch_quantile(&s, 0.5) == 0,
+	      "sketch: a negative value counts as 0 (got %lld)",
+	      (long long)sketch_quantile(&s, 0.5));
+	sketch_free(&s);
+
+	/* buckets grow downwards as well as up */
+	sketch_add(&s, 1000);
+	sketch_add(&s, 1);
+	CHECK(s.total == 2 && sketch_quantile(&s, 0.5) == 1 && sketch_quantile(&s, 1) == 1003,
+	      "sketch: 1000 then 1: p50 1, p100 1003 (1000's bucket is [1000, 1008)) (got %lld %lld)",
+	      (long long)sketch_quantile(&s, 0.5), (long long)sketch_quantile(&s, 1));
+	sketch_free(&s);
+
+	sketch_bucket(63, &from, &to);
+	CHECK(from == 63 && to == 64, "sketch: bucket 63 is [63, 64)");
+	sketch_bucket(64, &from, &to);
+	CHECK(from == 64 && to == 65, "sketch: bucket 64 is [64, 65)");
+	sketch_bucket(128, &from, &to);
+	CHECK(from == 128 && to == 130, "sketch: bucket 128 is [128, 130)");
+
+	/* 1e6 ns: a bucket of 2^13 from 122 * 8192 */
+	sketch_add(&s, 1000000);
+	CHECK(sketch_quantile(&s, 0.5) == 999424 + 4095,
+	      "sketch: 1 ms is its bucket's middle, 1003519 ns, within 1/64 (got %lld)",
+	      (long long)sketch_quantile(&s, 0.5));
+	sketch_free(&s);
+
+	/* the longest a trace's duration can be */
+	sketch_add(&s, DUR_MAX_NS);
+	CHECK(sketch_quantile(&s, 0.5) >= DUR_MAX_NS - DUR_MAX_NS / 64 &&
+	      sketch_quantile(&s, 0.5) <= DUR_MAX_NS + DUR_MAX_NS / 64,
+	      "sketch: 2^62 ns is within 1/64 (got %lld)", (long long)sketch_quantile(&s, 0.5));
+	sketch_free(&s);
+}
+
+/* ---- overlap ---- */
+
+struct iv {
+	uint64_t proc;
+	int64_t start, end;
+	bool compute;
+};
+
+static int64_t unoverlapped(const struct iv *iv, int n, uint64_t *late)
+{
+	struct overlap o = { 0 };
+	int rc = 0;
+	int64_t u;
+
+	for (int i = 0; i < n; i++)
+		rc |= overlap_add(&o, iv[i].proc, iv[i].start, iv[i].end, iv[i].compute);
+	rc |= overlap_finish(&o);
+	u = rc ? -1 : o.unoverlapped;
+	if (late)
+		*late = o.late;
+	overlap_free(&o);
+	return u;
+}
+
+static void check_overlap(void)
+{
+	const struct iv alone[] = { { 1, 0, 100, false } };
+	const struct iv half[] = { { 1, 0, 100, false }, { 1, 50, 150, true } };
+	const struct iv half_first[] = { { 1, 50, 150, true }, { 1, 0, 100, false } };
+	const struct iv other_proc[] = { { 2, 0, 100, true }, { 1, 0, 100, false } };
+	const struct iv two_gaps[] = { { 1, 10, 20, true }, { 1, 30, 40, true },
+				       { 1, 0, 50, false } };
+	const struct iv nested[] = { { 1, 20, 30, true }, { 1, 0, 100, true },
+				     { 1, 10, 40, false }, { 1, 90, 120, false } };
+	const struct iv backwards[] = { { 1, 100, 50, false } };
+	const struct iv huge[] = { { 1, 0, DUR_MAX_NS, false }, { 1, 0, DUR_MAX_NS, false },
+				   { 1, 0, DUR_MAX_NS, false } };
+	uint64_t late;
+	int64_t u;
+
+	CHECK(unoverlapped(NULL, 0, &late) == 0 && late == 0, "overlap: nothing: 0 ns");
+	CHECK((u = unoverlapped(alone, 1, NULL)) == 100, "overlap: one call, no compute: 100 ns (got %lld)",
+	      (long long)u);
+	CHECK((u = unoverlapped(half, 2, NULL)) == 50,
+	      "overlap: [0,100) under compute [50,150): 50 ns (got %lld)", (long long)u);
+	CHECK((u = unoverlapped(half_first, 2, NULL)) == 50,
+	      "overlap: the same, compute given first: 50 ns (got %lld)", (long long)u);
+	CHECK((u = unoverlapped(other_proc, 2, NULL)) == 100,
+	      "overlap: another process's compute covers nothing: 100 ns (got %lld)",
+	      (long long)u);
+	CHECK((u = unoverlapped(two_gaps, 3, NULL)) == 30,
+	      "overlap: [0,50) under [10,20) and [30,40): 30 ns (got %lld)", (long long)u);
+	CHECK((u = unoverlapped(nested, 4, NULL)) == 20,
+	      "overlap: [10,40) and [90,120) under [0,100) ⊃ [20,30): 20 ns (got %lld)",
+	      (long long)u);
+	CHECK((u = unoverlapped(backwards, 1, NULL)) == 0,
+	      "overlap: a call that ends before it starts: 0 ns (got %lld)", (long long)u);
+	CHECK((u = unoverlapped(huge, 3, NULL)) == INT64_MAX,
+	      "overlap: 3 calls of 2^62 ns: held at INT64_MAX (got %lld)", (long long)u);
+}
+
+/* ---- events ---- */
+
+static void check_kinds(void)
+{
+	struct ev_input in;
+	const char *path = trace("kinds.pfw",
+		"{'ph':'X','ts':1,'dur':2}\n"
+		"{'name':'','cat':'','ph':'X','ts':1,'dur':2}\n"
+		"{'name':'aten::mm','ph':'X','ts':1,'dur':2}\n"
+		"{'name':'save','ph':'X','ts':1,'dur':2}\n"
+		"{'name':'mm','cat':'cpu_op','ph':'X','ts':1,'dur':2}\n"
+		"{'name':'k','cat':'kernel','ph':'X','ts':1,'dur':2}\n"
+		"{'name':'step','cat':'compute','ph':'X','ts':1,'dur':2}\n"
+		"{'name':'fork','cat':'PROC','ph':'X','ts':1,'dur':2}\n"
+		"{'name':'a::b','cat':'IOCTL','ph':'X','ts':1,'dur':2}\n"
+		"{'name':'read','cat':'STDIO','ph':'X','ts':1,'dur':2}\n"
+		"{'name':'epoch','cat':'ai','ph':'X','ts':1,'dur':2}\n");
+	static const enum ev_kind want[] = { EV_REGION, EV_REGION, EV_COMPUTE, EV_REGION,
+					     EV_COMPUTE, EV_COMPUTE, EV_COMPUTE, EV_OTHER,
+					     EV_OTHER, EV_IO, EV_REGION };
+	static const char *const what[] = {
+		"no name and no cat", "an empty name and cat", "'aten::mm', no cat",
+		"'save', no cat", "cat cpu_op", "cat kernel", "cat compute", "cat PROC",
+		"cat IOCTL with '::' in its name", "cat STDIO", "cat ai",
+	};
+	struct got g;
+
+	ev_input_init(&in, path);
+	g = read_evs(path, &in);
+	CHECK(g.rc == 0 && g.n == 11, "events: 11 events counted (rc %d, n %d: %s)", g.rc, g.n,
+	      g.err);
+	for (int i = 0; i < 11 && i < g.n; i++)
+		CHECK(g.e[i].ev.kind == want[i], "events: %s: kind %d (got %d)", what[i], want[i],
+		      g.e[i].ev.kind);
+	CHECK(g.n && !g.e[0].ev.name.len && g.e[0].ev.start == 1000 && g.e[0].ev.end == 3000 &&
+	      g.e[0].ev.calls == 1 && g.e[0].ev.epoch == -1 && g.e[0].ev.step == -1 &&
+	      g.e[0].ev.parent == -1 && g.e[0].ev.id == -1 && !g.e[0].ev.has_ids,
+	      "events: no name: [1000, 3000) ns, 1 call, no epoch, step, id or parent");
+	ev_input_free(&in);
+}
+
+static void check_args(void)
+{
+	struct ev_input in;
+	const char *path = trace("args.pfw",
+		"{'name':'read','cat':'POSIX','pid':7,'tid':8,'ph':'X','ts':10,'dur':5,"
+		"'args':{'ret':4096,'fname':'/d/a','epoch':2,'step':9,'phase':'load','phase_cat':'ai'}}\n"
+		"{'name':'read','cat':'POSIX','pid':7,'tid':8,'ph':'X','ts':20,'dur':5,'args':{'ret':-1}}\n"
+		"{'name':'write','cat':'POSIX','pid':7,'ph':'X','ts':30,'dur':5,'args':{'ret':8,'calls':7}}\n"
+		"{'name':'lseek','cat':'POSIX','pid':7,'ph':'X','ts':30,'dur':5,'args':{'ret':8,'calls':0}}\n"
+		"{'name':'read','cat':'POSIX','pid':7,'ph':'X','ts':30,'dur':5,'args':{'calls':-3}}\n"
+		"{'name':'read','cat':'POSIX','pid':7,'ph':'X','ts':30,'dur':5,'args':{'calls':'x'}}\n"
+		"{'id':5,'name':'r','cat':'ai','pid':7,'ph':'X','ts':1,'dur':50,"
+		"'args':{'event_id':5,'p_idx':3}}\n"
+		"{'name':'r','cat':'ai','pid':'host','tid':'t','ph':'X','ts':1,'dur':50,'args':{'p_idx':3}}\n");
+	struct got g;
+	const struct ev *e;
+
+	ev_input_init(&in, path);
+	g = read_evs(path, &in);
+	CHECK(g.rc == 0 && g.n == 8, "args: 8 events (rc %d, n %d: %s)", g.rc, g.n, g.err);
+	if (g.n != 8)
+		goto out;
+	e = &g.e[0].ev;
+	CHECK(e->kind == EV_IO && e->bytes_kind == SC_BYTES_READ && e->bytes == 4096 &&
+	      e->pid == 7 && e->tid == 8 && e->start == 10000 && e->end == 15000 &&
+	      e->epoch == 2 && e->step == 9 && !strcmp(g.e[0].file, "/d/a") &&
+	      !strcmp(g.e[0].phase, "load") && !strcmp(g.e[0].phase_cat, "ai"),
+	      "args: a read: 4096 bytes read, pid 7 tid 8, [10, 15) µs, epoch 2, step 9, "
+	      "file /d/a, phase ai/load");
+	CHECK(g.e[1].ev.bytes == 0 && g.e[1].ev.bytes_kind == SC_BYTES_READ,
+	      "args: a read that failed (ret -1) moved 0 bytes (got %lld)",
+	      (long long)g.e[1].ev.bytes);
+	CHECK(g.e[2].ev.calls == 7 && g.e[2].ev.bytes_kind == SC_BYTES_WRITE &&
+	      g.e[2].ev.bytes == 8, "args: a folded total of 7 writes: calls 7, 8 bytes written");
+	CHECK(g.e[3].ev.calls == 1 && g.e[3].ev.bytes_kind == SC_BYTES_NONE && !g.e[3].ev.bytes,
+	      "args: calls 0 counts as 1; an lseek moves no bytes (got calls %lld)",
+	      (long long)g.e[3].ev.calls);
+	CHECK(g.e[4].ev.calls == 1 && g.e[5].ev.calls == 1,
+	      "args: calls -3 and \"x\" count as 1 (got %lld, %lld)",
+	      (long long)g.e[4].ev.calls, (long long)g.e[5].ev.calls);
+	CHECK(g.e[6].ev.has_ids && g.e[6].ev.id == 5 && g.e[6].ev.parent == 3,
+	      "args: DFTracer's ids: id 5, parent 3");
+	CHECK(!g.e[7].ev.has_ids && g.e[7].ev.pid == 0 && g.e[7].ev.tid == 0,
+	      "args: a p_idx without an id is no link; string pid and tid are 0");
+out:
+	ev_input_free(&in);
+}
+
+static void check_meta(void)
+{
+	struct ev_input in;
+	const char *path = trace("trace-3-of-8.pfw",
+		"{'name':'process_name','ph':'M','pid':7,'args':{'name':'rank 5 \xc2\xb7 python3 [7] @n1'}}\n"
+		"{'name':'process_name','ph':'M','pid':8,'args':{'name':'worker'}}\n"
+		"{'name':'process_name','ph':'M','pid':8,'args':{'name':'worker2 [8]'}}\n"
+		"{'name':'PR','ph':'M','pid':9,'args':{'name':'rank','value':'6'}}\n"
+		"{'name':'PR','ph':'M','pid':10,'args':{'name':'rank','value':11}}\n"
+		"{'name':'PR','ph':'M','pid':11,'args':{'name':'rank','value':-2}}\n"
+		"{'name':'start','cat':'dftracer','ph':'X','pid':1,'ts':1,'dur':0,'args':{'rank':4}}\n"
+		"{'name':'x','cat':'dftrace.profiler','ph':'X','pid':12,'ts':1,'dur':0,'args':{'rank':2}}\n"
+		"{'name':'i','cat':'POSIX','ph':'i','pid':1,'ts':1}\n"
+		"{'name':'nots','cat':'POSIX','ph':'X','pid':1}\n");
+	struct got g;
+	int world = 0;
+
+	ev_input_init(&in, path);
+	CHECK(in.rank == 3, "meta: the rank a file's name says: trace-3-of-8 is 3 (got %d)",
+	      in.rank);
+	g = read_evs(path, &in);
+	CHECK(g.rc == 0 && g.recs == 10 && g.n == 0,
+	      "meta: metadata, lifecycle marks, instants and events without ts are not "
+	      "counted (rc %d, recs %d, n %d: %s)", g.rc, g.recs, g.n, g.err);
+	CHECK(ev_rank(&in, 7) == 5 && ev_comm(&in, 7) && !strcmp(ev_comm(&in, 7), "python3"),
+	      "meta: 'rank 5 · python3 [7] @n1': rank 5, python3 (got %d, %s)", ev_rank(&in, 7),
+	      ev_comm(&in, 7) ? ev_comm(&in, 7) : "NULL");
+	CHECK(ev_comm(&in, 8) && !strcmp(ev_comm(&in, 8), "worker2"),
+	      "meta: a second name replaces the first, without ' [8]' (got %s)",
+	      ev_comm(&in, 8) ? ev_comm(&in, 8) : "NULL");
+	CHECK(ev_rank(&in, 9) == 6 && ev_rank(&in, 10) == 11 && ev_rank(&in, 12) == 2,
+	      "meta: PR ranks as a string and a number, a profiler line's rank "
+	      "(got %d %d %d)", ev_rank(&in, 9), ev_rank(&in, 10), ev_rank(&in, 12));
+	CHECK(ev_rank(&in, 11) == 4 && ev_rank(&in, 99) == 4 && !ev_comm(&in, 99),
+	      "meta: a rank of -2 is no rank; others take the start mark's rank 4 (got %d %d)",
+	      ev_rank(&in, 11), ev_rank(&in, 99));
+	ev_input_free(&in);
+
+	CHECK(rank_from_name("/x/run-1/trace-3-of-8.pfw.gz", &world) == 3 && world == 8,
+	      "meta: rank_from_name: dir/run-1/trace-3-of-8: 3 of 8");
+	CHECK(rank_from_name("trace-8-of-8.pfw", NULL) == -1 &&
+	      rank_from_name("trace.pfw", NULL) == -1 && rank_from_name("", NULL) == -1,
+	      "meta: rank_from_name: 8 of 8, none, and an empty name: -1");
+}
+
+/* ---- fhash ---- */
+
+static void check_fhash(void)
+{
+	struct ev_input in;
+	const char *path = trace("fh.pfw",
+		"{'name':'FH','cat':'dftracer','ph':'M','pid':1,'args':{'name':'/a','value':'00ab'}}\n"
+		"{'name':'FH','cat':'dftracer','ph':'M','pid':1,'args':{'name':'/b','value':3e8}}\n"
+		"{'name':'FH','cat':'dftracer','ph':'M','pid':1,'args':{'name':'/c','value':'00ab'}}\n"
+		"{'name':'FH','cat':'dftracer','ph':'M','pid':1,'args':{'name':'/d'}}\n"
+		"{'name':'FH','cat':'dftracer','ph':'M','pid':1,'args':{'name':'','value':'e'}}\n"
+		"{'name':'read','cat':'POSIX','ph':'X','ts':1,'dur':1,'args':{'fhash':'00ab'}}\n"
+		"{'name':'read','cat':'POSIX','ph':'X','ts':1,'dur':1,'args':{'fhash':'3e8'}}\n"
+		"{'name':'read','cat':'POSIX','ph':'X','ts':1,'dur':1,'args':{'fhash':'ffff'}}\n"
+		"{'name':'read','cat':'POSIX','ph':'X','ts':1,'dur':1,'args':{'fname':'/z','fhash':'00ab'}}\n"
+		"{'name':'read','cat':'POSIX','ph':'X','ts':1,'dur':1,'args':{'fhash':'e'}}\n");
+	const struct fh_path *f;
+	struct got g;
+
+	ev_input_init(&in, path);
+	g = read_evs(path, &in);
+	CHECK(g.rc == 0 && g.n == 5, "fhash: 5 events (rc %d, n %d: %s)", g.rc, g.n, g.err);
+	if (g.n == 5) {
+		CHECK(!strcmp(g.e[0].file, "/a"), "fhash: '00ab' names /a, the first FH line of it "
+		      "(got '%s')", g.e[0].file);
+		CHECK(!strcmp(g.e[1].file, "/b"), "fhash: \"3e8\" finds the FH line's number 3e8 "
+		      "(got '%s')", g.e[1].file);
+		CHECK(!g.e[2].file[0], "fhash: an unknown hash: no file (got '%s')", g.e[2].file);
+		CHECK(!strcmp(g.e[3].file, "/z"), "fhash: fname wins over fhash (got '%s')",
+		      g.e[3].file);
+		CHECK(!g.e[4].file[0], "fhash: an empty path: no file (got '%s')", g.e[4].file);
+	}
+	f = fh_table_get(&in.fh, SPAN_LIT("\"00ab\""));
+	CHECK(f && f->len == 2 && !memcmp(f->text, "/a", 2),
+	      "fhash: fh_table_get of the quoted token finds /a");
+	CHECK(!fh_table_get(&in.fh, SPAN_LIT("")), "fhash: an empty token finds nothing");
+	ev_input_free(&in);
+
+	in = (struct ev_input){ 0 };
+	CHECK(!fh_table_get(&in.fh, SPAN_LIT("1")), "fhash: an empty table finds nothing");
+	ev_input_free(&in);
+}
+
+/* ---- profile, through its public API ---- */
+
+static int feed(struct profile *p, const char *path, uint16_t input)
+{
+	struct ev_input in;
+	struct reader *r;
+	struct rec e;
+	struct ev ev;
+	char err[256];
+	int rc = reader_open(&r, path, 0, err, sizeof(err));
+
+	if (rc)
+		return rc;
+	ev_input_init(&in, path);
+	in.by_start = reader_meta(r)->container;
+	while ((rc = reader_next(r, &e, err, sizeof(err))) > 0)
+		if (ev_from_rec(&in, &e, &ev) && (rc = profile_add(p, &in, input, &ev)))
+			break;
+	ev_input_free(&in);
+	reader_close(r);
+	return rc;
+}
+
+static const struct row *row_named(const struct profile *p, int by, const char *key0,
+				   const char *key1)
+{
+	for (uint32_t i = 0; i < p->by[by].n; i++) {
+		const struct row *r = &p->by[by].rows[i];
+
+		if (!strcmp(row_part(r, 0), key0) && (!key1 || !strcmp(row_part(r, 1), key1)))
+			return r;
+	}
+	return NULL;
+}
+
+static void check_specs(void)
+{
+	char *bad[] = { "op,bogus" }, *five[] = { "op,file,rank,epoch,step" };
+	struct profile p;
+	char err[256] = "";
+	int rc;
+
+	CHECK(by_spec_check("phase,op", err, sizeof(err)) == 0 && by_key_parse("step", 4) == BY_STEP &&
+	      by_key_parse("ste", 3) == -1 && !strcmp(by_key_name(BY_FILE), "file"),
+	      "profile: 'phase,op' is a grouping; keys by name and back");
+	rc = profile_init(&p, bad, 1, err, sizeof(err));
+	CHECK(rc == -EINVAL && !strcmp(err, "unknown grouping 'bogus' (op, phase, file, process, "
+				       "rank, epoch, step)"),
+	      "profile: an unknown grouping is refused, named (rc %d: %s)", rc, err);
+	profile_free(&p);
+	rc = profile_init(&p, five, 1, err, sizeof(err));
+	CHECK(rc == -EINVAL && !strcmp(err, "more than 4 groupings in 'op,file,rank,epoch,step'"),
+	      "profile: five keys are refused (rc %d: %s)", rc, err);
+	profile_free(&p);
+	rc = by_spec_check("", err, sizeof(err));
+	CHECK(rc == -EINVAL, "profile: an empty grouping is refused (rc %d: %s)", rc, err);
+}
+
+static void check_profile_empty(void)
+{
+	char *specs[] = { "op" };
+	struct profile p;
+	struct row none = { .min = INT64_MAX };
+	char err[256];
+	int rc = profile_init(&p, specs, 1, err, sizeof(err));
+
+	/* an empty file is refused by the reader: a trace of metadata alone */
+	rc = rc ? rc : feed(&p, trace("meta.pfw", "{'name':'FH','ph':'M','pid':1,"
+				      "'args':{'name':'/a','value':'1'}}\n"), 0);
+	rc = rc ? rc : profile_finish(&p);
+	CHECK(rc == 0 && p.by[0].n == 0 && p.head.events == 0 && p.head.t_min == 0 &&
+	      p.head.t_max == 0 && p.head.io_time == 0 && p.head.unoverlapped_io == 0 &&
+	      p.head.files == 0 && p.head.processes == 0,
+	      "profile: no events: no rows, every headline figure 0 (rc %d)", rc);
+	CHECK(row_quantile(&none, 0.5) == 0, "profile: a row with no calls: p50 0");
+	profile_free(&p);
+}
+
+static void check_profile(void)
+{
+	char *specs[] = { "op", "phase,op", "file" };
+	const char *path = trace("p.pfw",
+		"{'name':'read','cat':'POSIX','pid':7,'ph':'X','ts':10,'dur':0.1,"
+		"'args':{'ret':10,'fname':'/a','phase':'load','phase_cat':'ai'}}\n"
+		"{'name':'read','cat':'POSIX','pid':7,'ph':'X','ts':20,'dur':0.2,"
+		"'args':{'ret':20,'fname':'/a','phase':'load','phase_cat':'ai'}}\n"
+		"{'name':'read','cat':'POSIX','pid':8,'ph':'X','ts':30,'dur':0.3,'args':{'ret':30,'fname':'/b'}}\n"
+		"{'name':'write','cat':'POSIX','pid':8,'ph':'X','ts':40,'dur':1,'args':{'ret':5,'fname':'/b'}}\n"
+		"{'name':'load','cat':'ai','pid':7,'ph':'X','ts':5,'dur':45}\n"
+		"{'ph':'X','pid':8,'ts':50,'dur':1}\n");
+	const struct row *r;
+	struct profile p;
+	char err[256];
+	int rc = profile_init(&p, specs, 3, err, sizeof(err));
+
+	rc = rc ? rc : feed(&p, path, 0);
+	rc = rc ? rc : profile_finish(&p);
+	CHECK(rc == 0 && p.by[0].n == 4 && p.by[2].n == 3,
+	      "profile: rows by op: read, write, load, - ; by file: /a, /b, - (rc %d, %u, %u)", rc,
+	      p.by[0].n, p.by[2].n);
+	r = row_named(&p, 0, "read", NULL);
+	CHECK(r && r->calls == 3 && r->total == 600 && r->self == 600 && r->min == 100 &&
+	      r->max == 300 && r->bytes == 60 && r->data_time == 600 && !r->region_self,
+	      "profile: op read: 3 calls, 600 ns, min 100, max 300, 60 bytes in 600 ns");
+	CHECK(r && row_quantile(r, 0) == 100 && row_quantile(r, 0.5) == 200 &&
+	      row_quantile(r, 1) == 300,
+	      "profile: op read: p0 100, p50 200, p100 300 (held at max) (got %lld %lld %lld)",
+	      r ? (long long)row_quantile(r, 0) : -1, r ? (long long)row_quantile(r, 0.5) : -1,
+	      r ? (long long)row_quantile(r, 1) : -1);
+	r = row_named(&p, 0, "load", NULL);
+	CHECK(r && r->calls == 1 && r->total == 45000 && r->region_self == 45000 && !r->bytes,
+	      "profile: op load, a region: 45 µs, all of it its own");
+	r = row_named(&p, 0, "-", NULL);
+	CHECK(r && r->calls == 1 && r->total == 1000,
+	      "profile: an event with no name is the row '-', 1 call of 1 µs");
+	r = row_named(&p, 1, "ai/load", "read");
+	CHECK(r && r->calls == 2 && r->total == 300,
+	      "profile: phase,op: ai/load read: 2 calls, 300 ns");
+	r = row_named(&p, 1, "-", "read");
+	CHECK(r && r->calls == 1 && r->total == 300, "profile: phase,op: - read: 1 call, 300 ns");
+	r = row_named(&p, 2, "/b", NULL);
+	CHECK(r && r->calls == 2 && r->bytes == 35,
+	      "profile: file /b: 2 calls, 35 bytes (a read and a write)");
+	CHECK(p.head.events == 6 && p.head.t_min == 5000 && p.head.t_max == 51000 &&
+	      p.head.io_time == 1600 && p.head.bytes_read == 60 && p.head.bytes_written == 5 &&
+	      p.head.data_time == 1600 && p.head.files == 2 && p.head.processes == 2 &&
+	      p.head.unoverlapped_io == 1600,
+	      "profile: headline: 6 events over [5, 51) µs, 1600 ns of I/O, 60 B read, 5 B "
+	      "written, 2 files, 2 processes, 1600 ns unoverlapped (regions are no compute)");
+	profile_free(&p);
+}
+
+/* Sums that a hostile trace can push past int64: held at INT64_MAX. */
+static void check_profile_saturates(void)
+{
+	char *specs[] = { "op" };
+	const char *big = "{'name':'read','cat':'POSIX','pid':1,'ph':'X','ts':0,'dur':" DUR_MAX_US
+			  ",'args':{'ret':9223372036854775807}}\n";
+	char text[1024];
+	const struct row *r;
+	struct profile p;
+	char err[256];
+	int rc = profile_init(&p, specs, 1, err, sizeof(err));
+
+	snprintf(text, sizeof(text), "%s%s%s", big, big, big);
+	rc = rc ? rc : feed(&p, trace("big.pfw", text), 0);
+	rc = rc ? rc : profile_finish(&p);
+	r = p.by[0].n ? &p.by[0].rows[0] : NULL;
+	CHECK(rc == 0 && r && r->calls == 3 && r->total == INT64_MAX && r->self == INT64_MAX &&
+	      r->bytes == INT64_MAX && r->data_time == INT64_MAX && r->max == DUR_MAX_NS,
+	      "profile: 3 reads of 2^62 ns and INT64_MAX bytes: total, self, bytes and data time "
+	      "held at INT64_MAX (rc %d)", rc);
+	CHECK(p.head.io_time == INT64_MAX && p.head.bytes_read == INT64_MAX &&
+	      p.head.data_time == INT64_MAX && p.head.unoverlapped_io == INT64_MAX &&
+	      p.head.t_max == DUR_MAX_NS,
+	      "profile: the headline's I/O time, bytes read, data time and unoverlapped I/O: "
+	      "INT64_MAX");
+	profile_free(&p);
+}
+
+int main(void)
+{
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	check_sketch();
+	check_overlap();
+	check_kinds();
+	check_args();
+	check_meta();
+	check_fhash();
+	check_specs();
+	check_profile_empty();
+	check_profile();
+	check_profile_saturates();
+	check_rm_tree(tmpdir);
+	return check_done();
+}
