@@ -135,11 +135,18 @@ static void check_sketch(void)
 	      (long long)sketch_quantile(&s, 0.5));
 	sketch_free(&s);
 
-	/* the longest a trace's duration can be */
+	/* the longest a trace's duration can be, and the largest value */
 	sketch_add(&s, DUR_MAX_NS);
 	CHECK(sketch_quantile(&s, 0.5) >= DUR_MAX_NS - DUR_MAX_NS / 64 &&
 	      sketch_quantile(&s, 0.5) <= DUR_MAX_NS + DUR_MAX_NS / 64,
 	      "sketch: 2^62 ns is within 1/64 (got %lld)", (long long)sketch_quantile(&s, 0.5));
+	sketch_free(&s);
+	sketch_add(&s, INT64_MAX);
+	sketch_bucket(s.lo, &from, &to);
+	CHECK(s.total == 1 && from == INT64_C(127) << 56 && to == INT64_MAX &&
+	      sketch_quantile(&s, 1) > INT64_C(127) << 56,
+	      "sketch: INT64_MAX: its bucket [127 << 56, INT64_MAX], no overflow (got %lld, %lld)",
+	      (long long)from, (long long)to);
 	sketch_free(&s);
 }
 

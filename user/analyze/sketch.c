@@ -29,7 +29,9 @@ void sketch_bucket(int32_t b, int64_t *from, int64_t *to)
 	}
 	shift = (b - SUB) / SUB;
 	*from = (int64_t)(SUB + (b - SUB) % SUB) << shift;
-	*to = *from + ((int64_t)1 << shift);
+	/* the last bucket, [127 << 56, 2^63), ends past int64: held at its max */
+	if (__builtin_add_overflow(*from, (int64_t)1 << shift, to))
+		*to = INT64_MAX;
 }
 
 /* Makes room for bucket b. */

@@ -22,7 +22,7 @@ struct sketch {
 int sketch_add(struct sketch *s, int64_t v);
 /* The q-quantile (0..1); 0 when empty. */
 int64_t sketch_quantile(const struct sketch *s, double q);
-/* Bucket b's values: [*from, *to). */
+/* Bucket b's values: [*from, *to); the last one's *to is INT64_MAX. */
 void sketch_bucket(int32_t b, int64_t *from, int64_t *to);
 void sketch_free(struct sketch *s);
 
