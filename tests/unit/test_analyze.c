@@ -546,6 +546,23 @@ static void check_profile_saturates(void)
 	      "profile: the headline's I/O time, bytes read, data time and unoverlapped I/O: "
 	      "INT64_MAX");
 	profile_free(&p);
+
+	/* three child regions of 2^62 ns each under one parent (by DFTracer's
+	 * ids; a trace writes children first): the time they give back to it
+	 * is held at INT64_MAX */
+	big = "{'name':'c','cat':'ai','pid':1,'ph':'X','ts':0,'dur':" DUR_MAX_US
+	      ",'args':{'event_id':2,'p_idx':1}}\n";
+	snprintf(text, sizeof(text), "%s%s%s{'name':'p','cat':'ai','pid':1,'ph':'X','ts':0,"
+		 "'dur':" DUR_MAX_US ",'args':{'event_id':1,'p_idx':-1}}\n", big, big, big);
+	rc = profile_init(&p, specs, 1, err, sizeof(err));
+	rc = rc ? rc : feed(&p, trace("kids.pfw", text), 0);
+	rc = rc ? rc : profile_finish(&p);
+	r = row_named(&p, 0, "p", NULL);
+	CHECK(rc == 0 && r && r->total == DUR_MAX_NS && r->self == DUR_MAX_NS - INT64_MAX &&
+	      r->region_self == DUR_MAX_NS - INT64_MAX,
+	      "profile: a parent's children of 3 x 2^62 ns take back INT64_MAX of its self time "
+	      "(rc %d, self %lld)", rc, r ? (long long)r->self : 0);
+	profile_free(&p);
 }
 
 int main(void)

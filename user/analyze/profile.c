@@ -286,8 +286,8 @@ static struct link *link_find(struct hmap *m, uint16_t input, uint32_t pid,
 static void give_back(struct profile *p, const uint32_t *rows, int64_t dur)
 {
 	for (int i = 0; i < p->nby; i++) {
-		p->by[i].rows[rows[i]].self -= dur;
-		p->by[i].rows[rows[i]].region_self -= dur;
+		units_add(&p->by[i].rows[rows[i]].self, -dur);
+		units_add(&p->by[i].rows[rows[i]].region_self, -dur);
 	}
 }
 
@@ -322,7 +322,7 @@ static int link_by_ids(struct profile *p, const struct ev_input *in, uint16_t in
 		if (l) {
 			give_back(p, l->at->rows, dur);
 		} else if ((l = link_find(&p->pending, input, e->pid, e->parent, &slot))) {
-			l->value += dur;
+			units_add(&l->value, dur); /* children past int64: a hostile trace */
 		} else {
 			l = calloc(1, sizeof(*l));
 			if (!l || hmap_put_ptr(&p->pending, slot, l)) {
