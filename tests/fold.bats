@@ -81,6 +81,39 @@ calls_bytes() {
 	expect_eq "all folded" "$(sort -u <<<"$output")" profile
 }
 
+@test "profile: summary's min, max, p50 and p99 of the totals are their log2 buckets' bounds and middles, marked" {
+	head -c 1048576 /dev/urandom >"$D/f"
+	traced --profile -- "$LOOP" pread "$D/f" 50000
+	valid
+	tpy events "$TRACE" --path "$D/f" --name pread --json \
+		--fields args.hist,args.calls,dur,args.ns10d >"$T/totals"
+	"$DFT" summary -q --json --by file,op "$TRACE" >"$T/s.json"
+	# each total's buckets as summary reads them: [2^b, 2^(b+1)), bucket 0
+	# from 0, none longer than the total, its average inside
+	"$PY" -c '
+import json, sys
+lo, hi, mids = [], [], []
+for t in map(json.loads, open(sys.argv[1])):
+    dur = t["args.ns10d"] // 100 * 10 if t["args.ns10d"] is not None else t["dur"] * 1000
+    avg, bs = dur // t["args.calls"], []
+    for b, n in (map(int, x.split(":")) for x in t["args.hist"].split()):
+        f, to = (1 << b if b else 0), min((2 << b) - 1 if b < 31 else dur, dur)
+        f = min(f, to)
+        bs.append((f, to))
+        mids += [f + (to - f) // 2] * n
+    lo.append(min(bs[0][0], avg))
+    hi.append(max(bs[-1][1], avg))
+mids.sort()
+row = [r for r in json.load(open(sys.argv[2]))["groupings"][0]["rows"]
+       if r["file"] == sys.argv[3] and r["op"] == "pread"][0]
+assert row["calls"] == len(mids) == 50000, row
+assert (row["min_ns"], row["max_ns"]) == (min(lo), max(hi)), (row, min(lo), max(hi))
+for q, rank in (("p50_ns", 25000), ("p99_ns", 49500)):
+    assert abs(row[q] - mids[rank - 1]) <= 0.008 * mids[rank - 1], (q, row, mids[rank - 1])
+assert row["from_log2"] == ["min_ns", "max_ns", "p50_ns", "p99_ns"], row
+' "$T/totals" "$T/s.json" "$D/f"
+}
+
 @test "profile: bytes per file, op and phase equal the full trace's" {
 	traced -- "$WL/steps" "$D" 6
 	tpy bytes "$TRACE" --by path,name,args.phase_cat,args.phase --under "$D" | cut -f1-4,6 >"$T/full"

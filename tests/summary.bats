@@ -95,6 +95,42 @@ assert a["headline"]["ranks"] == 1
 ' "$T/a.json" "$T/b.json"
 }
 
+@test "summary: a folded total's min, max and percentiles come from its log2 buckets, and say so, as the full trace of the same calls gives them" {
+	"$PY" "$FIXTURES" folded "$T/full.pfw" "$T/folded.pfw" >"$T/facts"
+	summary --json "$T/full.pfw"
+	printf '%s\n' "$output" >"$T/full.json"
+	summary --json "$T/folded.pfw"
+	printf '%s\n' "$output" >"$T/folded.json"
+	"$PY" -c '
+import json, sys
+full, folded = (json.load(open(p))["groupings"][0]["rows"][0] for p in sys.argv[1:3])
+want = json.load(open(sys.argv[3]))
+# the full trace: exact
+assert (full["min_ns"], full["max_ns"]) == (want["min"]["value"], want["max"]["value"]), full
+# the total: the same calls and time; min and max are the bounds of the
+# full trace'"'"'s min and max buckets (the max no longer than all calls),
+# the percentiles the middles of their buckets (within the sketch'"'"'s 0.8%)
+assert (folded["calls"], folded["total_ns"]) == (want["calls"], want["total_ns"]), folded
+assert folded["min_ns"] == want["min"]["lo"], (folded, want["min"])
+assert folded["max_ns"] == min(want["max"]["hi"], want["total_ns"]), (folded, want["max"])
+for q in ("p50", "p99"):
+    assert abs(folded[q + "_ns"] - want[q]["mid"]) <= 0.008 * want[q]["mid"], (q, folded, want[q])
+    assert want[q]["lo"] <= full[q + "_ns"] <= want[q]["hi"], (q, full, want[q])
+# which figures came from buckets: the total'"'"'s all, the full trace'"'"'s none
+assert (full["log2_calls"], full["from_log2"]) == (0, []), full
+assert folded["log2_calls"] == want["calls"], folded
+assert folded["from_log2"] == ["min_ns", "max_ns", "p50_ns", "p99_ns"], folded
+' "$T/full.json" "$T/folded.json" "$T/facts"
+	# for people: marked, and said why once
+	summary "$T/folded.pfw"
+	[[ "$output" == *" ~512 ns "*" ~67.1 ms "*" ~24.4 us "*" ~3.1 ms "* ]]
+	expect_eq "notes" "$(grep -c '^~: from the log2 buckets of folded totals' <<<"$output")" 1
+	summary "$T/full.pfw"
+	[[ "$output" != *"~"* ]]
+	summary --csv "$T/folded.pfw"
+	expect_eq "csv" "${lines[1]##*,}" "min_ns max_ns p50_ns p99_ns"
+}
+
 @test "summary: the table for people, CSV, --top and --sort" {
 	traced -- "$WL/io" basic "$D"
 	summary "$TRACE"
@@ -102,7 +138,7 @@ assert a["headline"]["ranks"] == 1
 	grep -qE '^op +Calls +Total +Self +Avg +Min +Max +P50 +P99 +Bytes +Bandwidth +% wall$' <<<"$output"
 	summary --csv --top 3 --sort bytes "$TRACE"
 	expect_eq "csv lines" "${#lines[@]}" 4
-	[ "${lines[0]}" = "op,calls,total_ns,self_ns,avg_ns,min_ns,max_ns,p50_ns,p99_ns,bytes,bandwidth_Bps,wall_pct" ]
+	[ "${lines[0]}" = "op,calls,total_ns,self_ns,avg_ns,min_ns,max_ns,p50_ns,p99_ns,bytes,bandwidth_Bps,wall_pct,from_log2" ]
 	# largest bytes first
 	"$PY" -c '
 import csv, sys

@@ -15,6 +15,11 @@
         a Kineto trace ({"traceEvents": [...]}) of one op aten::mm at
         START_US: with --base, times relative to baseTimeNanoseconds (as
         Kineto writes since 2024-04); else absolute µs (before).
+    fixtures.py folded FULL FOLDED
+        the same 1,011 preads twice: one event each (FULL), and as one
+        total as --profile writes it (FOLDED: args.calls, args.hist);
+        prints each call's bucket's bounds and middle, for the min, max,
+        p50 and p99 of the full trace.
 
 Each prints the facts a test checks as one JSON line.
 """
@@ -127,6 +132,44 @@ def kineto(a):
     print(json.dumps({"mm_ns": start_ns}))
 
 
+def folded(a):
+    """Durations in whole µs, so that the full trace has them exactly: a
+    body of 1 to 50 µs, a tail of 3 ms and one call of 33.9 ms."""
+    durs = [1 + i * 7 % 50 for i in range(1000)] + [3000] * 10 + [33900]
+    pid, ts, full = 4242, T0, []
+    for d in durs:
+        full.append({"id": len(full) + 1, "name": "pread", "cat": "POSIX", "pid": pid,
+                     "tid": pid, "ts": ts, "dur": d, "ph": "X",
+                     "args": {"level": 1, "p_idx": -1, "ret": 4096, "fname": "/data/a"}})
+        ts += d + 1
+    ns = [d * 1000 for d in durs]
+    hist = {}
+    for v in ns:
+        b = min(v.bit_length() - 1, 31)
+        hist[b] = hist.get(b, 0) + 1
+    total = {"id": 1, "name": "pread", "cat": "POSIX", "pid": pid, "tid": pid, "ts": T0,
+             "dur": sum(durs), "ph": "X",
+             "args": {"level": 1, "p_idx": -1, "ret": 4096 * len(durs), "folded": "profile",
+                      "calls": len(durs), "errors": 0, "span_ns": (ts - 1 - T0) * 1000,
+                      "hist": " ".join("%d:%d" % kv for kv in sorted(hist.items())),
+                      "fname": "/data/a"}}
+    for out, evs in ((a.full, full), (a.folded, [total])):
+        with open(out, "w") as f:
+            f.write("[\n" + "\n".join(json.dumps(e, separators=(",", ":")) for e in evs)
+                    + "\n")
+
+    def bucket(v):
+        b = v.bit_length() - 1
+        lo, hi = 1 << b, (2 << b) - 1
+        return {"value": v, "lo": lo, "hi": hi, "mid": lo + (hi - lo) // 2}
+
+    s = sorted(ns)
+    rank = lambda q: s[max(1, -(-len(s) * q // 100)) - 1]  # noqa: E731
+    print(json.dumps({"calls": len(ns), "total_ns": sum(ns), "min": bucket(s[0]),
+                      "max": bucket(s[-1]), "p50": bucket(rank(50)),
+                      "p99": bucket(rank(99))}))
+
+
 def main():
     ap = argparse.ArgumentParser()
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -145,8 +188,11 @@ def main():
     p.add_argument("--rank", type=int, default=1)
     p.add_argument("--start-us", type=int, required=True)
     p.add_argument("--base", action="store_true")
+    p = sub.add_parser("folded")
+    p.add_argument("full")
+    p.add_argument("folded")
     a = ap.parse_args()
-    {"dftracer": dftracer, "kineto": kineto, "overlap": overlap}[a.cmd](a)
+    {"dftracer": dftracer, "kineto": kineto, "overlap": overlap, "folded": folded}[a.cmd](a)
     return 0
 
 

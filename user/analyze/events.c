@@ -164,6 +164,10 @@ static void read_args(struct ev_input *in, const struct rec *e, struct ev *out,
 			if (SPAN_IS(k, "calls") && (!js_int(v, &out->calls) || out->calls < 1))
 				out->calls = 1;
 			break;
+		case 'h':
+			if (SPAN_IS(k, "hist"))
+				js_string(v, &out->hist);
+			break;
 		case 'n':
 			rec_fine_member(k, v, fine);
 			break;
@@ -193,6 +197,31 @@ static void read_args(struct ev_input *in, const struct rec *e, struct ev *out,
 			break;
 		}
 	}
+}
+
+int64_t ev_hist(struct span hist, uint64_t counts[DFT_FOLD_BUCKETS])
+{
+	const char *p = hist.p, *end = hist.p + hist.len;
+	int64_t calls = 0;
+
+	memset(counts, 0, DFT_FOLD_BUCKETS * sizeof(*counts));
+	while (p < end) {
+		uint64_t b = 0, n = 0;
+		const char *d = p;
+
+		while (p < end && *p >= '0' && *p <= '9' && b < DFT_FOLD_BUCKETS)
+			b = b * 10 + (*p++ - '0');
+		if (p == d || b >= DFT_FOLD_BUCKETS || p == end || *p++ != ':')
+			return -1;
+		/* at most 2^32 - 1 a total, as the kernel counts them */
+		for (d = p; p < end && *p >= '0' && *p <= '9' && n <= UINT32_MAX; p++)
+			n = n * 10 + (*p - '0');
+		if (p == d || n > UINT32_MAX || (p < end && *p++ != ' '))
+			return -1;
+		counts[b] += n;
+		calls += n;
+	}
+	return calls;
 }
 
 /* The lifecycle marks say the file's rank, when the tracer knew it. */

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "analyze/fhash.h"
+#include "fold.h"
 #include "lib/hmap.h"
 #include "model/syscalls.h"
 #include "read/reader.h"
@@ -31,6 +32,7 @@ struct ev {
 	enum sc_bytes bytes_kind;
 	int64_t bytes;		/* ret of a call that moves bytes, else 0 */
 	int64_t calls;		/* 1, or the calls a folded total holds */
+	struct span hist;	/* a folded total's args.hist, "B:N B:N ..." */
 	struct span file;	/* escaped path; empty if none */
 	struct span phase_cat, phase;	/* the innermost region, if any */
 	int64_t epoch, step;	/* -1: none */
@@ -55,6 +57,11 @@ void ev_input_free(struct ev_input *in);
 /* 1 with *out filled if e is an event to count (an X event that is not
  * a lifecycle mark), 0 if not (its metadata is learned). */
 int ev_from_rec(struct ev_input *in, const struct rec *e, struct ev *out);
+
+/* A folded total's calls per log2 bucket (bpf/fold.h: bucket b holds
+ * [2^b, 2^(b+1)) ns) from its args.hist: the calls counted, or -1 if
+ * the text is not "B:N B:N ..." with each B below DFT_FOLD_BUCKETS. */
+int64_t ev_hist(struct span hist, uint64_t counts[DFT_FOLD_BUCKETS]);
 
 /* The rank a file name says: "trace-3-of-8..." is 3; -1 if none. */
 int rank_from_name(const char *path, int *world);

@@ -231,6 +231,19 @@ int64_t row_quantile(const struct row *r, double q)
 	return !r->calls ? 0 : v < r->min ? r->min : v > r->max ? r->max : v;
 }
 
+static bool quantile_from_log2(const struct row *r, double q)
+{
+	return r->log2_calls &&
+	       sketch_count(&r->log2, sketch_quantile_bucket(&r->durations, q));
+}
+
+unsigned int row_from_log2(const struct row *r)
+{
+	return (r->min_log2 ? FROM_LOG2_MIN : 0) | (r->max_log2 ? FROM_LOG2_MAX : 0) |
+	       (quantile_from_log2(r, 0.5) ? FROM_LOG2_P50 : 0) |
+	       (quantile_from_log2(r, 0.99) ? FROM_LOG2_P99 : 0);
+}
+
 const char *row_part(const struct row *r, int k)
 {
 	const char *s = r->key;
@@ -404,11 +417,57 @@ static int link_by_time(struct profile *p, uint16_t input, const struct ev *e,
 
 /* ---- the rows and the headline ---- */
 
+static void see_duration(struct row *r, int64_t lo, int64_t hi, bool log2)
+{
+	if (lo < r->min) {
+		r->min = lo;
+		r->min_log2 = log2;
+	}
+	if (hi > r->max) {
+		r->max = hi;
+		r->max_log2 = log2;
+	}
+}
+
+/* A folded total's calls by its log2 buckets: false if its args.hist
+ * does not count them all (then its average call stands for each). */
+static bool count_buckets(struct row *r, const struct ev *e, int64_t dur)
+{
+	uint64_t counts[DFT_FOLD_BUCKETS];
+	int64_t avg = dur / e->calls, lo = -1, hi = 0;
+
+	if (ev_hist(e->hist, counts) != e->calls)
+		return false;
+	for (int b = 0; b < DFT_FOLD_BUCKETS; b++) {
+		/* [2^b, 2^(b+1)), but bucket 0 holds 0 too and the last all
+		 * beyond; no call is longer than all of them */
+		int64_t from = b ? (int64_t)1 << b : 0;
+		int64_t to = b < DFT_FOLD_BUCKETS - 1 ? ((int64_t)2 << b) - 1 : dur;
+		int64_t mid;
+
+		if (!counts[b])
+			continue;
+		to = to < dur ? to : dur;
+		from = from < to ? from : to;
+		mid = from + (to - from) / 2;
+		sketch_add_n(&r->durations, mid, counts[b]);
+		sketch_add_n(&r->log2, mid, counts[b]);
+		if (lo < 0)
+			lo = from;
+		hi = to;
+	}
+	/* a hand-made hist that the average contradicts is not believed
+	 * beyond it */
+	see_duration(r, lo < avg ? lo : avg, hi > avg ? hi : avg, true);
+	r->log2_calls += e->calls;
+	return true;
+}
+
 static void count_in_row(struct row *r, const struct ev *e)
 {
 	int64_t dur = e->end - e->start;
 
-	/* a folded total: its calls, its summed time, its average call */
+	/* a folded total: its calls, its summed time, each call's bucket */
 	r->calls += e->calls;
 	units_add(&r->total, dur);
 	units_add(&r->self, dur);
@@ -418,12 +477,15 @@ static void count_in_row(struct row *r, const struct ev *e)
 		units_add(&r->bytes, e->bytes);
 		units_add(&r->data_time, dur);
 	}
+	if (e->calls > 1 && count_buckets(r, e, dur))
+		return;
 	dur /= e->calls;
-	if (dur < r->min)
-		r->min = dur;
-	if (dur > r->max)
-		r->max = dur;
+	see_duration(r, dur, dur, e->calls > 1);
 	sketch_add(&r->durations, dur);
+	if (e->calls > 1) {
+		sketch_add(&r->log2, dur);
+		r->log2_calls += e->calls;
+	}
 }
 
 static int count_in_headline(struct profile *p, const struct ev_input *in,
@@ -512,6 +574,7 @@ void profile_free(struct profile *p)
 			free(p->by[i].rows[r].key);
 			free(p->by[i].rows[r].material);
 			sketch_free(&p->by[i].rows[r].durations);
+			sketch_free(&p->by[i].rows[r].log2);
 		}
 		free(p->by[i].rows);
 		hmap_free(&p->by[i].index);

@@ -11,7 +11,9 @@
  * and step are its own ("-" when it has none). Self time is an event's
  * duration minus that of its child regions (torch's operators included),
  * never minus the I/O or process events inside it: those are rows of
- * their own (--by phase,op shows them under their phase). One pass,
+ * their own (--by phase,op shows them under their phase). A folded
+ * total's calls count by its args.hist: each call as the middle of its
+ * log2 bucket, the row's min and max as the buckets' bounds. One pass,
  * memory bounded by the rows and by what overlaps the sweep.
  */
 #ifndef ANALYZE_PROFILE_H
@@ -44,6 +46,11 @@ struct row {
 	int64_t bytes;		/* moved by its I/O calls */
 	int64_t data_time;	/* ns of the calls that moved bytes */
 	struct sketch durations;
+	/* Calls of folded totals are known by their log2 bucket alone:
+	 * min and max may be a bucket's bound, a percentile its middle. */
+	uint64_t log2_calls;
+	struct sketch log2;	/* their values, as in durations */
+	bool min_log2, max_log2;
 };
 
 struct grouping {
@@ -93,6 +100,9 @@ void profile_free(struct profile *p);
 
 /* The q-quantile of a row's durations (within 1%, inside [min, max]). */
 int64_t row_quantile(const struct row *r, double q);
+/* Which of a row's figures come from log2 buckets (folded totals). */
+enum { FROM_LOG2_MIN = 1, FROM_LOG2_MAX = 2, FROM_LOG2_P50 = 4, FROM_LOG2_P99 = 8 };
+unsigned int row_from_log2(const struct row *r);
 /* Row r's part k (unescaped), for printing. */
 const char *row_part(const struct row *r, int k);
 

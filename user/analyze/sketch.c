@@ -56,35 +56,53 @@ static int cover(struct sketch *s, int32_t b)
 	return 0;
 }
 
-int sketch_add(struct sketch *s, int64_t v)
+int sketch_add_n(struct sketch *s, int64_t v, uint32_t n)
 {
 	int32_t b = bucket_of(v > 0 ? v : 0);
 
 	if (cover(s, b))
 		return -ENOMEM;
-	s->counts[b - s->lo]++;
-	s->total++;
+	s->counts[b - s->lo] += n;
+	s->total += n;
 	return 0;
 }
 
-int64_t sketch_quantile(const struct sketch *s, double q)
+int sketch_add(struct sketch *s, int64_t v)
+{
+	return sketch_add_n(s, v, 1);
+}
+
+int32_t sketch_quantile_bucket(const struct sketch *s, double q)
 {
 	/* the rank of the value wanted, counted from 1 */
 	uint64_t rank = (uint64_t)ceil(q * s->total), seen = 0;
-	int64_t from, to;
 
 	if (!s->total)
-		return 0;
+		return -1;
 	if (rank < 1)
 		rank = 1;
 	for (int32_t i = 0; i < s->n; i++) {
 		seen += s->counts[i];
-		if (seen >= rank || i == s->n - 1) {
-			sketch_bucket(s->lo + i, &from, &to);
-			return from + (to - from - 1) / 2;
-		}
+		if (seen >= rank || i == s->n - 1)
+			return s->lo + i;
 	}
-	return 0;
+	return -1;
+}
+
+int64_t sketch_quantile(const struct sketch *s, double q)
+{
+	int32_t b = sketch_quantile_bucket(s, q);
+	int64_t from, to;
+
+	if (b < 0)
+		return 0;
+	sketch_bucket(b, &from, &to);
+	return from + (to - from - 1) / 2;
+}
+
+uint64_t sketch_count(const struct sketch *s, int32_t b)
+{
+	return s->n && b >= s->lo && b < s->lo + s->n ? s->counts[b - s->lo] : 0;
 }
 
 void sketch_free(struct sketch *s)

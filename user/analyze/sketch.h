@@ -20,8 +20,14 @@ struct sketch {
 
 /* v >= 0 (ns). 0, or -ENOMEM (the value is not counted). */
 int sketch_add(struct sketch *s, int64_t v);
+/* v, n times. */
+int sketch_add_n(struct sketch *s, int64_t v, uint32_t n);
 /* The q-quantile (0..1); 0 when empty. */
 int64_t sketch_quantile(const struct sketch *s, double q);
+/* The bucket the q-quantile is in; -1 when empty. */
+int32_t sketch_quantile_bucket(const struct sketch *s, double q);
+/* The values counted in bucket b. */
+uint64_t sketch_count(const struct sketch *s, int32_t b);
 /* Bucket b's values: [*from, *to); the last one's *to is INT64_MAX. */
 void sketch_bucket(int32_t b, int64_t *from, int64_t *to);
 void sketch_free(struct sketch *s);

@@ -392,8 +392,18 @@ static void cell(struct jbuf *b, int64_t raw, const char *shown)
 	out(b, "</td>");
 }
 
+/* A time, "~" before it when it comes from log2 buckets (folded totals). */
+static void time_cell(struct jbuf *b, int64_t ns, bool log2)
+{
+	char s[48] = "~";
+
+	units_ns(s + log2, sizeof(s) - log2, ns);
+	cell(b, ns, s);
+}
+
 static void table_row(struct jbuf *b, const struct grouping *g, const struct row *r)
 {
+	unsigned int log2 = row_from_log2(r);
 	char s[48];
 
 	out(b, "<tr>");
@@ -408,14 +418,10 @@ static void table_row(struct jbuf *b, const struct grouping *g, const struct row
 	cell(b, r->total, s);
 	units_ns(s, sizeof(s), r->self);
 	cell(b, r->self, s);
-	units_ns(s, sizeof(s), r->min);
-	cell(b, r->min, s);
-	units_ns(s, sizeof(s), row_quantile(r, 0.5));
-	cell(b, row_quantile(r, 0.5), s);
-	units_ns(s, sizeof(s), row_quantile(r, 0.99));
-	cell(b, row_quantile(r, 0.99), s);
-	units_ns(s, sizeof(s), r->max);
-	cell(b, r->max, s);
+	time_cell(b, r->min, log2 & FROM_LOG2_MIN);
+	time_cell(b, row_quantile(r, 0.5), log2 & FROM_LOG2_P50);
+	time_cell(b, row_quantile(r, 0.99), log2 & FROM_LOG2_P99);
+	time_cell(b, r->max, log2 & FROM_LOG2_MAX);
 	units_bytes(s, sizeof(s), r->bytes);
 	cell(b, r->bytes, s);
 	out(b, "</tr>\n");

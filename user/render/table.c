@@ -129,16 +129,25 @@ static const char *const col_names[NCOLS] = {
 	"Bandwidth", "% wall",
 };
 
+/* A time, "~" before it when it comes from log2 buckets. */
+static void time_cell(char *cell, int64_t ns, bool log2)
+{
+	cell[0] = '~';
+	units_ns(cell + log2, 32 - log2, ns);
+}
+
 static void row_cells(const struct profile *p, const struct row *r, char cells[NCOLS][32])
 {
+	unsigned int log2 = row_from_log2(r);
+
 	snprintf(cells[0], 32, "%llu", (unsigned long long)r->calls);
 	units_ns(cells[1], 32, r->total);
 	units_ns(cells[2], 32, r->self);
 	units_ns(cells[3], 32, r->calls ? r->total / (int64_t)r->calls : 0);
-	units_ns(cells[4], 32, r->calls ? r->min : 0);
-	units_ns(cells[5], 32, r->max);
-	units_ns(cells[6], 32, row_quantile(r, 0.5));
-	units_ns(cells[7], 32, row_quantile(r, 0.99));
+	time_cell(cells[4], r->calls ? r->min : 0, log2 & FROM_LOG2_MIN);
+	time_cell(cells[5], r->max, log2 & FROM_LOG2_MAX);
+	time_cell(cells[6], row_quantile(r, 0.5), log2 & FROM_LOG2_P50);
+	time_cell(cells[7], row_quantile(r, 0.99), log2 & FROM_LOG2_P99);
 	if (r->data_time) {
 		units_bytes(cells[8], 32, r->bytes);
 		units_rate(cells[9], 32, r->bytes, r->data_time);
@@ -155,6 +164,7 @@ static void grouping_text(FILE *out, const struct profile *p, const struct group
 	uint32_t n, *idx = table_order(g, o, &n);
 	int kw[PROFILE_MAX_KEYS];
 	char cells[NCOLS][32];
+	bool log2 = false;
 
 	if (!idx)
 		return;
@@ -186,9 +196,13 @@ static void grouping_text(FILE *out, const struct profile *p, const struct group
 		for (int c = 0; c < NCOLS; c++)
 			fprintf(out, "%12s", cells[c]);
 		fputc('\n', out);
+		log2 |= row_from_log2(r) != 0;
 	}
 	if (n < g->n)
 		fprintf(out, "(%u more rows; --top 0 shows all)\n", g->n - n);
+	if (log2)
+		fprintf(out, "~: from the log2 buckets of folded totals (args.hist): a min or "
+			"max is a bucket's bound, a percentile a bucket's middle\n");
 	free(idx);
 }
 
@@ -200,6 +214,21 @@ void table_text(FILE *out, const struct profile *p, const struct table_opts *o)
 }
 
 /* ---- for programs ---- */
+
+/* The columns of figures from log2 buckets, joined by sep, each
+ * quoted by q: "min_ns p50_ns". */
+static const char *log2_names(unsigned int log2, const char *sep, const char *q,
+			      char buf[64])
+{
+	static const char *const names[] = { "min_ns", "max_ns", "p50_ns", "p99_ns" };
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (int i = 0; i < 4; i++)
+		if (log2 & 1u << i)
+			n += snprintf(buf + n, 64 - n, "%s%s%s%s", n ? sep : "", q, names[i], q);
+	return buf;
+}
 
 static void csv_field(FILE *out, const char *s)
 {
@@ -214,6 +243,8 @@ static void csv_field(FILE *out, const char *s)
 
 void table_csv(FILE *out, const struct profile *p, const struct table_opts *o)
 {
+	char buf[64];
+
 	for (int i = 0; i < p->nby; i++) {
 		const struct grouping *g = &p->by[i];
 		uint32_t n, *idx = table_order(g, o, &n);
@@ -225,7 +256,7 @@ void table_csv(FILE *out, const struct profile *p, const struct table_opts *o)
 		for (int k = 0; k < g->nkeys; k++)
 			fprintf(out, "%s,", by_key_name(g->keys[k]));
 		fprintf(out, "calls,total_ns,self_ns,avg_ns,min_ns,max_ns,p50_ns,p99_ns,"
-			"bytes,bandwidth_Bps,wall_pct\n");
+			"bytes,bandwidth_Bps,wall_pct,from_log2\n");
 		for (uint32_t j = 0; j < n; j++) {
 			const struct row *r = &g->rows[idx[j]];
 
@@ -233,7 +264,7 @@ void table_csv(FILE *out, const struct profile *p, const struct table_opts *o)
 				csv_field(out, row_part(r, k));
 				fputc(',', out);
 			}
-			fprintf(out, "%llu,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%.0f,%.4f\n",
+			fprintf(out, "%llu,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%.0f,%.4f,",
 				(unsigned long long)r->calls, (long long)r->total,
 				(long long)r->self,
 				(long long)(r->calls ? r->total / (int64_t)r->calls : 0),
@@ -242,6 +273,7 @@ void table_csv(FILE *out, const struct profile *p, const struct table_opts *o)
 				(long long)row_quantile(r, 0.99),
 				(long long)r->bytes, bandwidth(r),
 				wall(p) ? 100.0 * r->total / wall(p) : 0);
+			fprintf(out, "%s\n", log2_names(row_from_log2(r), " ", "", buf));
 		}
 		free(idx);
 	}
@@ -283,6 +315,8 @@ static void headline_json(struct jbuf *b, const struct profile *p)
 static void row_json(struct jbuf *b, const struct profile *p, const struct grouping *g,
 		     const struct row *r)
 {
+	char names[64];
+
 	jb_char(b, '{');
 	for (int k = 0; k < g->nkeys; k++) {
 		const char *s = row_part(r, k);
@@ -307,7 +341,11 @@ static void row_json(struct jbuf *b, const struct profile *p, const struct group
 	json_num(b, "bandwidth_Bps", (int64_t)bandwidth(r));
 	/* % of wall time, in hundredths of a percent */
 	json_num(b, "wall_bp", wall(p) ? (int64_t)(10000.0 * r->total / wall(p)) : 0);
-	b->len--;
+	json_num(b, "log2_calls", r->log2_calls);
+	JB_LIT(b, "\"from_log2\":[");
+	log2_names(row_from_log2(r), ",", "\"", names);
+	jb_mem(b, names, strlen(names));
+	jb_char(b, ']');
 	jb_char(b, '}');
 }
 
