@@ -214,6 +214,24 @@ bad_input() {
 	[ "$(cat "$T/view.json")" = keep ]
 }
 
+@test "merge: 5,016 inputs at an fd limit of 1024, 16 of them 4.7 MB, in at most 64 MB: every event" {
+	mkdir "$T/many"
+	fixture many "$T/many" 5000 --big 16 >"$T/facts"
+	# a hard limit too: what is not raised stays
+	(ulimit -n 1024 && /usr/bin/time -f %M -o "$T/rss" "$DFT" merge -q -o "$T/all.json" "$T/many") \
+		2>"$T/err" || { cat "$T/err"; return 1; }
+	"$PY" -c '
+import collections, json, sys
+d, want = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+x = collections.Counter(e["pid"] for e in d["traceEvents"] if e["ph"] == "X")
+assert (sum(x.values()), len(x)) == (want["events"], want["processes"]), (sum(x.values()), len(x))
+assert sorted(set(x.values())) == [4, 24000], sorted(set(x.values()))
+' "$T/all.json" "$T/facts"
+	rss=$(tail -1 "$T/rss")
+	echo "# max RSS ${rss} KiB"
+	[ "$rss" -le 65536 ]
+}
+
 @test "merge: bad input is one line naming the file and line, and nothing is written" {
 	traced -- "$WL/io" basic "$D"
 	head -c 2000 "$TRACE" >"$T/cut.pfw.gz"

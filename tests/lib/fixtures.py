@@ -20,10 +20,15 @@
         total as --profile writes it (FOLDED: args.calls, args.hist);
         prints each call's bucket's bounds and middle, for the min, max,
         p50 and p99 of the full trace.
+    fixtures.py many DIR N [--big K]
+        N small traces in DIR (trace-I.pfw, DFTracer's shape), one process
+        each with 4 I/O calls: a -D directory of a big job, for the merge;
+        and K gzipped ones of 24,000 calls, 4.7 MB unzipped (big-I.pfw.gz).
 
 Each prints the facts a test checks as one JSON line.
 """
 import argparse
+import gzip
 import json
 import sys
 
@@ -170,6 +175,27 @@ def folded(a):
                       "p99": bucket(rank(99))}))
 
 
+def many(a):
+    def trace(pid, calls):
+        ev = [{"name": "process_name", "cat": "dftracer", "pid": pid, "tid": pid, "ph": "M",
+               "args": {"name": "rank%d" % pid}}]
+        for k in range(calls):
+            name = ("open", "read", "read", "close")[k % 4]
+            ev.append({"id": k + 1, "name": name, "cat": "POSIX", "pid": pid, "tid": pid,
+                       "ts": T0 + pid * 10 + k, "dur": 1, "ph": "X",
+                       "args": {"level": 1, "p_idx": -1, "ret": 4096 if name == "read" else 0,
+                                "fname": "/data/%d/a-long-enough-file-name.npz" % pid}})
+        return "\n".join(json.dumps(e, separators=(",", ":")) for e in ev) + "\n"
+
+    for i in range(a.n):
+        with open("%s/trace-%d.pfw" % (a.dir, i), "w") as f:
+            f.write(trace(100000 + i, 4))
+    for i in range(a.big):
+        with gzip.open("%s/big-%d.pfw.gz" % (a.dir, i), "wt", compresslevel=1) as f:
+            f.write(trace(200000 + i, 24000))
+    print(json.dumps({"events": 4 * a.n + 24000 * a.big, "processes": a.n + a.big}))
+
+
 def main():
     ap = argparse.ArgumentParser()
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -191,8 +217,13 @@ def main():
     p = sub.add_parser("folded")
     p.add_argument("full")
     p.add_argument("folded")
+    p = sub.add_parser("many")
+    p.add_argument("dir")
+    p.add_argument("n", type=int)
+    p.add_argument("--big", type=int, default=0)
     a = ap.parse_args()
-    {"dftracer": dftracer, "kineto": kineto, "overlap": overlap, "folded": folded}[a.cmd](a)
+    {"dftracer": dftracer, "kineto": kineto, "overlap": overlap, "folded": folded,
+     "many": many}[a.cmd](a)
     return 0
 
 

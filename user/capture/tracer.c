@@ -34,6 +34,7 @@
 #include "correlate/trace.h"
 #include "dftrace.h"
 #include "dftrace.skel.h" /* after dftrace.h: its types */
+#include "lib/fdlimit.h"
 #include "lib/invoker.h"
 
 #define DRAIN_INTERVAL_MS 10
@@ -153,13 +154,7 @@ static int gzip_level_for(const struct env *env, const char *path)
  * the command gets the one we found back. */
 static void raise_fd_limit(struct tracer *tr)
 {
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &tr->nofile_at_start))
-		return;
-	rl = tr->nofile_at_start;
-	rl.rlim_cur = rl.rlim_max;
-	setrlimit(RLIMIT_NOFILE, &rl);
+	fd_limit_raise(&tr->nofile_at_start);
 }
 
 static int load_and_attach(struct tracer *tr)

@@ -15,6 +15,8 @@
 #include "cmd/cmd.h"
 #include "cmd/inputs.h"
 #include "cmd/progress.h"
+#include "cmd/spool.h"
+#include "lib/fdlimit.h"
 #include "lib/heap.h"
 #include "lib/invoker.h"
 #include "lib/vec.h"
@@ -24,6 +26,9 @@
 /* Events held back to put the output in time order; a region written
  * when it ends, longer ago than this many events, comes out late. */
 #define WINDOW 8192
+/* Inputs read at once (some 5 MB and a descriptor each); more are merged
+ * in rounds (cmd/spool.h). */
+#define OPEN_INPUTS 4
 
 struct merge_opts {
 	const char *output;
@@ -95,6 +100,9 @@ struct merge {
 	struct source_set set;
 	struct output *out;
 	struct heap window;	/* rendered events, by time */
+	FILE *spool;		/* where they go in a round, else NULL */
+	struct spools spools;	/* the rounds' */
+	struct jbuf names;	/* thread_name lines of the inputs done */
 	uint64_t read, total;	/* events converted, of all */
 	bool first;
 	struct progress progress;
@@ -115,7 +123,8 @@ static int write_text(struct merge *m, const char *text, size_t len)
 static int emit(struct merge *m, struct heap_item *it)
 {
 	struct pending *p = it->val;
-	int rc = write_text(m, p->text, p->len);
+	int rc = m->spool ? spool_put(m->spool, it->key, p->text, p->len) :
+			    write_text(m, p->text, p->len);
 
 	free(p);
 	return rc;
@@ -129,15 +138,16 @@ static int emit_oldest(struct merge *m)
 }
 
 /* Into the window; once it is full, the oldest event goes out. */
-static int hold(struct merge *m, const struct jbuf *b, int64_t ts)
+static int hold(void *ctx, int64_t ts, const char *text, size_t len)
 {
-	struct pending *p = malloc(sizeof(*p) + b->len);
+	struct pending *p = malloc(sizeof(*p) + len);
+	struct merge *m = ctx;
 	struct heap_item it;
 
 	if (!p)
 		return -ENOMEM;
-	p->len = b->len;
-	memcpy(p->text, b->p, b->len);
+	p->len = len;
+	memcpy(p->text, text, len);
 	if (m->window.n < WINDOW) {
 		if (heap_push(&m->window, ts, p)) {
 			free(p);
@@ -156,12 +166,14 @@ struct stream {
 	int64_t at;
 };
 
-static int open_streams(struct merge *m, struct stream *st, struct heap *order)
+/* Inputs from to from + n - 1, into st[0..n-1]. */
+static int open_streams(struct merge *m, struct stream *st, uint32_t from, uint32_t n,
+			struct heap *order)
 {
 	int rc = 0;
 
-	for (uint32_t i = 0; i < m->set.n && !rc; i++) {
-		struct source *s = &m->set.src[i];
+	for (uint32_t i = 0; i < n && !rc; i++) {
+		struct source *s = &m->set.src[from + i];
 
 		chrome_conv_init(&st[i].conv, &m->set, s);
 		rc = reader_open(&st[i].r, s->path, 0, m->err, sizeof(m->err));
@@ -186,7 +198,7 @@ static int same_events(struct merge *m, const struct stream *s)
 
 /* The input that is furthest behind goes next, so the window sees all
  * inputs advance together. */
-static int convert_all(struct merge *m, struct stream *st)
+static int convert_all(struct merge *m, struct stream *st, uint32_t from, uint32_t n)
 {
 	struct heap order = { 0 };
 	struct heap_item it;
@@ -194,7 +206,7 @@ static int convert_all(struct merge *m, struct stream *st)
 	int rc = jb_init(&line, 4096);
 
 	if (!rc)
-		rc = open_streams(m, st, &order);
+		rc = open_streams(m, st, from, n, &order);
 	while (!rc && heap_pop(&order, &it)) {
 		struct stream *s = it.val;
 		struct rec e;
@@ -213,7 +225,7 @@ static int convert_all(struct merge *m, struct stream *st)
 		jb_reset(&line);
 		if (chrome_event(&s->conv, &e, &line, &ts)) {
 			s->at = ts;
-			rc = line.err ? line.err : hold(m, &line, ts);
+			rc = line.err ? line.err : hold(m, ts, line.p, line.len);
 		}
 		rc = rc ? rc : heap_push(&order, s->at, s);
 	}
@@ -222,21 +234,34 @@ static int convert_all(struct merge *m, struct stream *st)
 	return rc;
 }
 
-static int write_names(struct merge *m, struct stream *st)
+/* The inputs done: their thread names kept, the rest let go. */
+static void close_streams(struct merge *m, struct stream *st, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		if (st[i].conv.names.len) {
+			if (m->names.len)
+				JB_LIT(&m->names, ",\n");
+			jb_mem(&m->names, st[i].conv.names.p, st[i].conv.names.len);
+		}
+		reader_close(st[i].r);
+		chrome_conv_free(&st[i].conv);
+		st[i] = (struct stream){ 0 };
+	}
+}
+
+static int write_names(struct merge *m)
 {
 	struct jbuf names;
 	int rc = jb_init(&names, 4096);
 
 	if (!rc)
 		chrome_process_names(&m->set, &names);
-	for (uint32_t i = 0; !rc && i < m->set.n; i++) {
-		if (!st[i].conv.names.len)
-			continue;
+	if (!rc && m->names.len) {
 		if (names.len)
 			JB_LIT(&names, ",\n");
-		jb_mem(&names, st[i].conv.names.p, st[i].conv.names.len);
+		jb_mem(&names, m->names.p, m->names.len);
 	}
-	rc = rc ? rc : names.err;
+	rc = rc ? rc : names.err ? names.err : m->names.err;
 	if (!rc && names.len)
 		rc = write_text(m, names.p, names.len);
 	jb_free(&names);
@@ -254,28 +279,51 @@ static int write_tail(struct merge *m)
 	return output_write(m->out, tail, n);
 }
 
+/* Inputs from to from + n - 1, converted into the window; in rounds,
+ * through it into a spool of their own. */
+static int merge_round(struct merge *m, struct stream *st, uint32_t from, uint32_t n)
+{
+	bool rounds = m->set.n > OPEN_INPUTS;
+	int rc = rounds ? spool_new(&m->spool, m->err, sizeof(m->err)) : 0;
+
+	if (!rc)
+		rc = convert_all(m, st, from, n);
+	while (!rc && rounds && m->window.n)
+		rc = emit_oldest(m);
+	close_streams(m, st, n);
+	if (m->spool) {
+		if (!rc)
+			rc = spools_add(&m->spools, m->spool, m->err, sizeof(m->err));
+		else
+			fclose(m->spool);
+		m->spool = NULL;
+	}
+	return rc;
+}
+
 static int merge_run(struct merge *m)
 {
-	struct stream *st = calloc(m->set.n, sizeof(*st));
-	int rc = st ? 0 : -ENOMEM;
+	uint32_t nst = m->set.n < OPEN_INPUTS ? m->set.n : OPEN_INPUTS;
+	struct stream *st = calloc(nst ? nst : 1, sizeof(*st));
+	int rc = st ? jb_init(&m->names, 4096) : -ENOMEM;
 
 	for (uint32_t i = 0; i < m->set.n; i++)
 		m->total += m->set.src[i].records;
 	m->first = true;
 	if (!rc)
 		rc = output_write(m->out, "{\"traceEvents\":[\n", 17);
+	for (uint32_t from = 0; !rc && from < m->set.n; from += nst)
+		rc = merge_round(m, st, from, m->set.n - from < nst ? m->set.n - from : nst);
 	if (!rc)
-		rc = convert_all(m, st);
+		rc = spools_drain(&m->spools, hold, m, m->err, sizeof(m->err));
 	while (!rc && m->window.n)
 		rc = emit_oldest(m);
 	if (!rc)
-		rc = write_names(m, st);
+		rc = write_names(m);
 	if (!rc)
 		rc = write_tail(m);
-	for (uint32_t i = 0; st && i < m->set.n; i++) {
-		reader_close(st[i].r);
-		chrome_conv_free(&st[i].conv);
-	}
+	spools_free(&m->spools);
+	jb_free(&m->names);
 	free(st);
 	return rc;
 }
@@ -335,6 +383,8 @@ int merge_main(int argc, char **argv)
 
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &o);
 	m.set.strict = o.inputs.strict;
+	/* as the tracer does, though the rounds hold a few dozen at most */
+	fd_limit_raise(NULL);
 	rc = invoker_init(&who);
 	if (!rc)
 		rc = scan_inputs(&m, &o);

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * A merge of more inputs than it reads at once goes in rounds: each round
+ * converts a few inputs into a spool, an unnamed temporary file of their
+ * rendered events in time order, and the spools are merged by time, a
+ * few at a time, so that memory and descriptors stay bounded however many
+ * inputs there are.
+ */
+#ifndef CMD_SPOOL_H
+#define CMD_SPOOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define SPOOL_FAN 16		/* spools merged at once */
+#define SPOOL_LEVELS 8		/* SPOOL_FAN^8 rounds */
+
+/* Where merged events go: 0 or -errno. */
+typedef int (*spool_put_fn)(void *ctx, int64_t ts, const char *text, size_t len);
+
+/* A new spool, empty, for writing: 0, or -errno with a message. */
+int spool_new(FILE **f, char *err, size_t errlen);
+/* One event, at its time. */
+int spool_put(void *f, int64_t ts, const char *text, size_t len);
+
+/* The spools of the rounds so far: a level's SPOOL_FAN spools become one
+ * of the next level as soon as they are there. */
+struct spools {
+	FILE *at[SPOOL_LEVELS][SPOOL_FAN];
+	int n[SPOOL_LEVELS];
+};
+
+/* Takes f (written, the round's): 0, or -errno with a message. */
+int spools_add(struct spools *s, FILE *f, char *err, size_t errlen);
+/* Every event of every spool, in time order, to put; the spools go. */
+int spools_drain(struct spools *s, spool_put_fn put, void *ctx, char *err,
+		 size_t errlen);
+void spools_free(struct spools *s);
+
+#endif
