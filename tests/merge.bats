@@ -232,6 +232,33 @@ assert sorted(set(x.values())) == [4, 24000], sorted(set(x.values()))
 	[ "$rss" -le 65536 ]
 }
 
+@test "merge: strings with a NUL, control bytes, invalid UTF-8, invalid escapes or a lone surrogate come out strict JSON" {
+	fixture hostile-strings "$T/h.pfw" "$T/h.json" >"$T/facts"
+	merged -o "$T/view.json" "$T/h.pfw" "$T/h.json"
+	# strict: UTF-8, no raw control byte, no lone surrogate, every number JSON's
+	"$PY" -c '
+import json, sys
+def no_lone(s):
+    s.encode("utf-8")  # a lone surrogate does not encode
+    return s
+def walk(v):
+    if isinstance(v, dict):
+        return {no_lone(k): walk(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [walk(x) for x in v]
+    return no_lone(v) if isinstance(v, str) else v
+def number(s):
+    raise ValueError("not a JSON number: " + s)
+text = open(sys.argv[1], "rb").read().decode("utf-8")
+d = walk(json.loads(text, strict=True, parse_constant=number))
+x = [e for e in d["traceEvents"] if e["ph"] == "X"]
+assert len(x) == json.load(open(sys.argv[2]))["x"], len(x)
+# what was valid stays as it was
+assert {"readok\u00e9\n", "aten::ok\u00e9\n"} <= {e["name"] for e in x}, x
+' "$T/view.json" "$T/facts"
+	strict "$T/view.json"
+}
+
 @test "merge: bad input is one line naming the file and line, and nothing is written" {
 	traced -- "$WL/io" basic "$D"
 	head -c 2000 "$TRACE" >"$T/cut.pfw.gz"

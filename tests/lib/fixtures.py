@@ -20,6 +20,12 @@
         total as --profile writes it (FOLDED: args.calls, args.hist);
         prints each call's bucket's bounds and middle, for the min, max,
         p50 and p99 of the full trace.
+    fixtures.py hostile-strings PFW TORCH
+        a trace (DFTracer's shape) and a Kineto trace whose strings hold a
+        NUL, control bytes, invalid UTF-8, invalid escapes and a lone
+        surrogate, in names, cats, keys, values, nested values, file paths,
+        thread names and marks, and numbers JSON has not (01, 1.): all of
+        which the readers take; prints the X events in them.
     fixtures.py many DIR N [--big K]
         N small traces in DIR (trace-I.pfw, DFTracer's shape), one process
         each with 4 I/O calls: a -D directory of a big job, for the merge;
@@ -175,6 +181,36 @@ def folded(a):
                       "p99": bucket(rank(99))}))
 
 
+def hostile_strings(a):
+    bad = [b"nul\x00", b"ctl\x01\x1b[2J\x7f", b"utf8\xff\xc3\x28\xed\xa0\x80",
+           b"esc\\q\\x41\\u12G4", b"lone\\ud800", b"ok\\u00e9\\n"]
+    ts = b"%d" % (T0 + 10)
+
+    def q(s):
+        return b'"' + s + b'"'
+
+    lines = [b'{"name":"FH","cat":"dftracer","pid":7,"tid":7,"ph":"M","args":{"name":'
+             + q(b"/data/" + bad[2] + bad[1]) + b',"value":"00000000000000aa"}}',
+             b'{"name":"thread_name","cat":"dftracer","pid":7,"tid":8,"ph":"M","args":{"name":'
+             + q(bad[1]) + b'}}',
+             b'{"name":"CM","cat":"dftracer","pid":7,"tid":7,"ph":"M","args":{"name":'
+             + q(bad[0]) + b',"value":"' + ts + b'"}}']
+    for i, s in enumerate(bad):
+        args = (b'{"ret":01,"x":1.,"fhash":"00000000000000aa",' + q(b"k" + s) + b":" + q(s)
+                + b',"nested":{"a":[' + q(s) + b',-0,{' + q(s) + b':[]}]}}')
+        lines.append(b'{"id":%d,"name":' % (i + 1) + q(b"read" + s) + b',"cat":' + q(s)
+                     + b',"pid":7,"tid":8,"ts":' + ts + b',"dur":1,"ph":"X","args":' + args
+                     + b"}")
+    with open(a.pfw, "wb") as f:
+        f.write(b"\n".join(lines) + b"\n")
+    ops = [b'{"ph":"X","cat":' + q(s) + b',"name":' + q(b"aten::" + s) + b',"pid":9,"tid":9,'
+           b'"ts":' + ts + b',"dur":2,' + q(b"k" + s) + b':[' + q(s) + b'],"args":{'
+           + q(s) + b':' + q(s) + b'}}' for s in bad]
+    with open(a.torch, "wb") as f:
+        f.write(b'{"traceEvents":[' + b",".join(ops) + b']}')
+    print(json.dumps({"x": 2 * len(bad)}))
+
+
 def many(a):
     def trace(pid, calls):
         ev = [{"name": "process_name", "cat": "dftracer", "pid": pid, "tid": pid, "ph": "M",
@@ -217,13 +253,16 @@ def main():
     p = sub.add_parser("folded")
     p.add_argument("full")
     p.add_argument("folded")
+    p = sub.add_parser("hostile-strings")
+    p.add_argument("pfw")
+    p.add_argument("torch")
     p = sub.add_parser("many")
     p.add_argument("dir")
     p.add_argument("n", type=int)
     p.add_argument("--big", type=int, default=0)
     a = ap.parse_args()
     {"dftracer": dftracer, "kineto": kineto, "overlap": overlap, "folded": folded,
-     "many": many}[a.cmd](a)
+     "many": many, "hostile-strings": hostile_strings}[a.cmd](a)
     return 0
 
 

@@ -5,6 +5,7 @@
 #include "lib/hash.h"
 #include "lib/vec.h"
 #include "render/chrome.h"
+#include "render/strict.h"
 
 #define NS_PER_US 1000
 
@@ -71,33 +72,35 @@ static void put_ids(struct jbuf *b, uint32_t pid, uint32_t tid)
 	jb_u64(b, tid);
 }
 
-/* The args object with extra members (already JSON, no braces) first. */
+/* The args object with extra members (already JSON, no braces) first;
+ * its own members written strictly (render/strict.h). */
 static void put_args(struct jbuf *b, struct span args, const char *extra,
 		     size_t extra_len)
 {
 	const char *p = args.p, *end = args.p + args.len;
+	size_t at;
 
 	JB_LIT(b, ",\"args\":{");
 	jb_mem(b, extra, extra_len);
 	p = js_ws(p, end);
 	if (p < end && *p == '{')
-		p = js_ws(p + 1, end);
-	while (end > p && (end[-1] == '}' || end[-1] == ' ' || end[-1] == '\n'))
-		end--;
-	if (extra_len && p < end)
+		p++;
+	if (extra_len)
 		jb_char(b, ',');
-	jb_mem(b, p, end - p);
+	at = b->len;
+	strict_members(b, (struct span){ p, end - p });
+	if (extra_len && b->len == at)
+		b->len--;
 	jb_char(b, '}');
 }
 
 
 static void put_name_cat(struct jbuf *b, struct span name, struct span cat)
 {
-	JB_LIT(b, "{\"name\":\"");
-	jb_mem(b, name.p, name.len);
-	JB_LIT(b, "\",\"cat\":\"");
-	jb_mem(b, cat.p, cat.len);
-	jb_char(b, '"');
+	JB_LIT(b, "{\"name\":");
+	strict_string(b, name);
+	JB_LIT(b, ",\"cat\":");
+	strict_string(b, cat);
 }
 
 /* What a dftrace event's args become: paths instead of hashes; its ns
@@ -113,14 +116,12 @@ static void put_member(struct jbuf *b, struct span k, const char *v, size_t vlen
 {
 	if (b->len > 1)
 		jb_char(b, ',');
-	jb_char(b, '"');
-	jb_mem(b, k.p, k.len);
-	JB_LIT(b, "\":");
+	strict_string(b, k);
+	jb_char(b, ':');
 	if (quote)
-		jb_char(b, '"');
-	jb_mem(b, v, vlen);
-	if (quote)
-		jb_char(b, '"');
+		strict_string(b, (struct span){ v, vlen });
+	else
+		strict_value(b, (struct span){ v, vlen });
 }
 
 static void x_member(struct chrome_conv *c, struct x_args *x, struct span k,
@@ -337,10 +338,9 @@ static bool torch_event(struct chrome_conv *c, const struct rec *e,
 		if (!first)
 			jb_char(b, ',');
 		first = false;
-		jb_char(b, '"');
-		jb_mem(b, k.p, k.len);
-		JB_LIT(b, "\":");
-		jb_mem(b, v.p, v.len);
+		strict_string(b, k);
+		jb_char(b, ':');
+		strict_value(b, v);
 	}
 	if (first)
 		JB_LIT(b, "\"name\":\"\"");
