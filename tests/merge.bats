@@ -259,6 +259,33 @@ assert {"readok\u00e9\n", "aten::ok\u00e9\n"} <= {e["name"] for e in x}, x
 	strict "$T/view.json"
 }
 
+@test "merge: torch traces a trace recorded: a FIFO, a directory, a missing or cut one are left out with one warning each; --no-discover takes none" {
+	fixture kineto "$T/good.json" --pid 4243 --start-us 1753123070000020 >/dev/null
+	head -c 100 "$T/good.json" >"$T/cut.json"
+	mkfifo "$T/fifo.json"
+	mkdir "$T/dir.json"
+	fixture recorded-torch "$T/t.pfw" "$T/fifo.json" "$T/dir.json" "$T/missing.json" \
+		"$T/cut.json" "$T/good.json" >/dev/null
+	# never waits on the FIFO's writer (a generous bound, not a timing)
+	run timeout 60 "$DFT" merge -o "$T/view.json" "$T/t.pfw"
+	echo "$output"
+	[ "$status" = 0 ]
+	expect_eq "warnings" "$(grep -c '^dftrace-bpf merge: warning: left out a torch trace a trace recorded: ' <<<"$output")" 4
+	grep -qF "cannot open '$T/fifo.json': not a regular file" <<<"$output"
+	grep -qF "cannot open '$T/dir.json': not a regular file" <<<"$output"
+	grep -qF "cannot open '$T/missing.json': No such file or directory" <<<"$output"
+	grep -qF "'$T/cut.json'" <<<"$output"
+	grep -qF "with '$T/good.json', the torch trace a trace recorded (--no-discover: without)" <<<"$output"
+	strict "$T/view.json"
+	xnames() { "$PY" -c 'import json, sys
+print(" ".join(sorted(e["name"] for e in json.load(open(sys.argv[1]))["traceEvents"]
+	if e["ph"] == "X" and e["name"] != "torch_trace")))' "$1"; }
+	expect_eq "events" "$(xnames "$T/view.json")" "aten::mm read"
+	merged --no-discover -o "$T/own.json" "$T/t.pfw"
+	[ -z "$output" ]
+	expect_eq "events, --no-discover" "$(xnames "$T/own.json")" "read"
+}
+
 @test "merge: bad input is one line naming the file and line, and nothing is written" {
 	traced -- "$WL/io" basic "$D"
 	head -c 2000 "$TRACE" >"$T/cut.pfw.gz"

@@ -26,6 +26,9 @@
         surrogate, in names, cats, keys, values, nested values, file paths,
         thread names and marks, and numbers JSON has not (01, 1.): all of
         which the readers take; prints the X events in them.
+    fixtures.py recorded-torch OUT PATH...
+        a trace (DFTracer's shape, pid 7, one read) that recorded each
+        PATH as its torch trace, as dftrace.profiler does.
     fixtures.py many DIR N [--big K]
         N small traces in DIR (trace-I.pfw, DFTracer's shape), one process
         each with 4 I/O calls: a -D directory of a big job, for the merge;
@@ -211,6 +214,18 @@ def hostile_strings(a):
     print(json.dumps({"x": 2 * len(bad)}))
 
 
+def recorded_torch(a):
+    ev = [{"id": 1, "name": "read", "cat": "POSIX", "pid": 7, "tid": 7, "ts": T0, "dur": 5,
+           "ph": "X", "args": {"level": 1, "p_idx": -1, "ret": 10, "fname": "/data/a"}}]
+    for i, path in enumerate(a.paths):
+        ev.append({"id": i + 2, "name": "torch_trace", "cat": "dftrace.profiler", "pid": 7,
+                   "tid": 7, "ts": T0 + 10 + i, "dur": 0, "ph": "X",
+                   "args": {"level": 1, "p_idx": -1, "path0": path}})
+    with open(a.out, "w") as f:
+        f.write("\n".join(json.dumps(e, separators=(",", ":")) for e in ev) + "\n")
+    print(json.dumps({"x": len(ev)}))
+
+
 def many(a):
     def trace(pid, calls):
         ev = [{"name": "process_name", "cat": "dftracer", "pid": pid, "tid": pid, "ph": "M",
@@ -256,13 +271,17 @@ def main():
     p = sub.add_parser("hostile-strings")
     p.add_argument("pfw")
     p.add_argument("torch")
+    p = sub.add_parser("recorded-torch")
+    p.add_argument("out")
+    p.add_argument("paths", nargs="+")
     p = sub.add_parser("many")
     p.add_argument("dir")
     p.add_argument("n", type=int)
     p.add_argument("--big", type=int, default=0)
     a = ap.parse_args()
     {"dftracer": dftracer, "kineto": kineto, "overlap": overlap, "folded": folded,
-     "many": many, "hostile-strings": hostile_strings}[a.cmd](a)
+     "many": many, "hostile-strings": hostile_strings,
+     "recorded-torch": recorded_torch}[a.cmd](a)
     return 0
 
 

@@ -229,8 +229,8 @@ static int scan_one(struct source *s, bool strict, char *err, size_t errlen)
 	struct reader *r;
 	struct rec e;
 	bool first = true;
-	int rc = reader_open(&r, s->path, READER_SKIM | (strict ? READER_STRICT : 0),
-			     err, errlen);
+	int rc = reader_open(&r, s->path, READER_SKIM | (strict ? READER_STRICT : 0) |
+			     source_reader_flags(s), err, errlen);
 
 	if (rc)
 		return rc;
@@ -265,27 +265,66 @@ static int scan_one(struct source *s, bool strict, char *err, size_t errlen)
 	return rc;
 }
 
+unsigned int source_reader_flags(const struct source *s)
+{
+	return s->discovered ? READER_REGULAR : 0;
+}
+
+static int add_source(struct source_set *set, const char *path, bool discovered,
+		      char *err, size_t errlen)
+{
+	struct source *s, *grown = realloc(set->src, (set->n + 1) * sizeof(*grown));
+	int rc;
+
+	if (!grown)
+		return -ENOMEM;
+	set->src = grown;
+	s = &set->src[set->n++];
+	*s = (struct source){ .path = strdup(path), .rank = -1, .world = -1,
+			      .discovered = discovered };
+	if (!s->path)
+		return -ENOMEM;
+	rc = scan_one(s, set->strict, err, errlen);
+	if (rc)
+		return rc;
+	if (s->rank < 0)
+		s->rank = rank_from_name(s->path, &s->world);
+	return 0;
+}
+
 int sources_scan(struct source_set *set, char *const *paths, int n, char *err,
 		 size_t errlen)
 {
 	for (int i = 0; i < n; i++) {
-		struct source *s, *grown = realloc(set->src, (set->n + 1) * sizeof(*grown));
-		int rc;
+		int rc = add_source(set, paths[i], false, err, errlen);
 
-		if (!grown)
-			return -ENOMEM;
-		set->src = grown;
-		s = &set->src[set->n++];
-		*s = (struct source){ .path = strdup(paths[i]), .rank = -1, .world = -1 };
-		if (!s->path)
-			return -ENOMEM;
-		rc = scan_one(s, set->strict, err, errlen);
 		if (rc)
 			return rc;
-		if (s->rank < 0)
-			s->rank = rank_from_name(s->path, &s->world);
 	}
 	return 0;
+}
+
+static void source_free(struct source *s)
+{
+	hmap_free_ptrs(&s->comm);
+	hmap_free(&s->pids);
+	hmap_free(&s->tids);
+	for (uint32_t j = 0; j < s->ntorch; j++)
+		free(s->torch_paths[j].path);
+	hmap_free(&s->ranks);
+	free(s->torch_paths);
+	free(s->anchors);
+	free(s->path);
+}
+
+int sources_scan_discovered(struct source_set *set, const char *path, char *err,
+			    size_t errlen)
+{
+	int rc = add_source(set, path, true, err, errlen);
+
+	if (rc && rc != -ENOMEM)
+		source_free(&set->src[--set->n]);
+	return rc;
 }
 
 static bool same_file(const char *a, const char *b)
@@ -313,7 +352,7 @@ char **sources_discovered(const struct source_set *set)
 			const char *p = set->src[i].torch_paths[j].path;
 			char **grown;
 
-			if (given(set, p) || access(p, R_OK))
+			if (given(set, p))
 				continue;
 			grown = realloc(out, (n + 2) * sizeof(*out));
 			if (!grown)
@@ -547,19 +586,8 @@ int sources_decide(struct source_set *set, char *err, size_t errlen)
 
 void sources_free(struct source_set *set)
 {
-	for (uint32_t i = 0; i < set->n; i++) {
-		struct source *s = &set->src[i];
-
-		hmap_free_ptrs(&s->comm);
-		hmap_free(&s->pids);
-		hmap_free(&s->tids);
-		for (uint32_t j = 0; j < s->ntorch; j++)
-			free(s->torch_paths[j].path);
-		hmap_free(&s->ranks);
-		free(s->torch_paths);
-		free(s->anchors);
-		free(s->path);
-	}
+	for (uint32_t i = 0; i < set->n; i++)
+		source_free(&set->src[i]);
 	free(set->src);
 	hmap_free(&set->ids);
 	*set = (struct source_set){ 0 };

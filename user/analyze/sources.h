@@ -36,6 +36,7 @@ struct torch_path {
 
 struct source {
 	char *path;
+	bool discovered;	/* a torch trace a trace recorded, not given */
 	enum source_kind kind;
 	bool torch_legacy;	/* torch without Kineto: pid "CPU functions" */
 	bool has_base;		/* Kineto's baseTimeNanoseconds */
@@ -78,6 +79,12 @@ int sources_scan(struct source_set *set, char *const *paths, int n, char *err,
 /* Torch traces a dftrace trace recorded and that were not given: their
  * paths, to be scanned as more inputs (NULL-terminated, malloc'd). */
 char **sources_discovered(const struct source_set *set);
+/* One of those: read only if a regular file, and if it cannot be read
+ * whole, left out again: 0, or -errno with a message. */
+int sources_scan_discovered(struct source_set *set, const char *path, char *err,
+			    size_t errlen);
+/* The reader_open flags the conversion opens s with. */
+unsigned int source_reader_flags(const struct source *s);
 /* Pairs, aligns and assigns ids: 0, or -EINVAL with a message. */
 int sources_decide(struct source_set *set, char *err, size_t errlen);
 /* The output id of a process or thread id of source s. */

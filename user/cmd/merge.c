@@ -30,10 +30,12 @@
  * in rounds (cmd/spool.h). */
 #define OPEN_INPUTS 4
 
+enum { OPT_NO_DISCOVER = 0x100 };
+
 struct merge_opts {
 	const char *output;
 	struct inputs inputs;
-	bool quiet;
+	bool quiet, no_discover;
 };
 
 static const char merge_doc[] =
@@ -42,7 +44,8 @@ static const char merge_doc[] =
 "and speedscope open. Inputs: dftrace-bpf traces (.pfw, .pfw.gz, -D\n"
 "directories), DFTracer's own, and torch.profiler traces (export_chrome_trace\n"
 "files, tensorboard's *.pt.trace.json[.gz]). A trace that recorded its\n"
-"torch.profiler trace (dftrace.profiler) brings it in by itself.\n"
+"torch.profiler trace (dftrace.profiler) brings it in by itself, if it is a\n"
+"regular file that reads whole (else a warning says why not).\n"
 "\n"
 "EXAMPLES:\n"
 "    dftrace-bpf merge -o view.json t.pfw.gz       # any trace, viewer-ready\n"
@@ -55,6 +58,8 @@ static const struct argp_option merge_options[] = {
 	{ "file-list", 'f', NULL, 0, "The inputs follow (as merge_trace spells it)", 0 },
 	{ "quiet", 'q', NULL, 0, "No progress, no summary", 0 },
 	INPUTS_STRICT_OPTION,
+	{ "no-discover", OPT_NO_DISCOVER, NULL, 0, "Only the inputs given: not the torch "
+	  "traces the traces recorded", 0 },
 	{},
 };
 
@@ -73,6 +78,9 @@ static error_t parse_merge(int key, char *arg, struct argp_state *state)
 		break;
 	case INPUTS_OPT_STRICT:
 		o->inputs.strict = true;
+		break;
+	case OPT_NO_DISCOVER:
+		o->no_discover = true;
 		break;
 	case ARGP_KEY_ARG:
 		inputs_arg(&o->inputs, arg, state);
@@ -176,7 +184,8 @@ static int open_streams(struct merge *m, struct stream *st, uint32_t from, uint3
 		struct source *s = &m->set.src[from + i];
 
 		chrome_conv_init(&st[i].conv, &m->set, s);
-		rc = reader_open(&st[i].r, s->path, 0, m->err, sizeof(m->err));
+		rc = reader_open(&st[i].r, s->path, source_reader_flags(s), m->err,
+				 sizeof(m->err));
 		if (!rc)
 			rc = heap_push(order, s->min_ts + s->offset_ns, &st[i]);
 	}
@@ -330,6 +339,25 @@ static int merge_run(struct merge *m)
 
 /* ---- the command ---- */
 
+/* A torch trace a trace recorded, when not given: a path the traced
+ * program wrote, so one that is missing, not a regular file or does not
+ * read whole is left out, with a warning. */
+static int discover(struct merge *m, const char *path, bool quiet)
+{
+	char why[512] = "";
+	int rc = sources_scan_discovered(&m->set, path, why, sizeof(why));
+
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc)
+		fprintf(stderr, "dftrace-bpf merge: warning: left out a torch trace a trace "
+			"recorded: %s\n", why);
+	else if (!quiet)
+		fprintf(stderr, "dftrace-bpf merge: with '%s', the torch trace a trace "
+			"recorded (--no-discover: without)\n", path);
+	return 0;
+}
+
 static int scan_inputs(struct merge *m, const struct merge_opts *o)
 {
 	char **more;
@@ -337,13 +365,12 @@ static int scan_inputs(struct merge *m, const struct merge_opts *o)
 
 	if (rc)
 		return rc;
-	/* torch traces the traces recorded, when not given */
-	more = sources_discovered(&m->set);
+	more = o->no_discover ? calloc(1, sizeof(*more)) : sources_discovered(&m->set);
 	if (!more)
 		return -ENOMEM;
 	for (int n = 0; more[n]; n++)
 		if (!rc)
-			rc = sources_scan(&m->set, &more[n], 1, m->err, sizeof(m->err));
+			rc = discover(m, more[n], o->quiet);
 	for (int n = 0; more[n]; n++)
 		free(more[n]);
 	free(more);

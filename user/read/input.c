@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "lib/gz.h"
 #include "read/input.h"
 
@@ -75,9 +76,11 @@ int input_rewind(struct input *in, char *err, size_t errlen)
 	return 0;
 }
 
-int input_open(struct input **out, const char *path, char *err, size_t errlen)
+int input_open(struct input **out, const char *path, bool regular, char *err,
+	       size_t errlen)
 {
 	struct input *in = calloc(1, sizeof(*in));
+	struct stat st;
 	int rc;
 
 	*out = NULL;
@@ -88,10 +91,14 @@ int input_open(struct input **out, const char *path, char *err, size_t errlen)
 		input_close(in);
 		return -ENOMEM;
 	}
-	in->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (in->fd < 0) {
-		rc = -errno;
-		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+	/* O_NONBLOCK: the open of a FIFO does not wait for a writer */
+	in->fd = open(path, O_RDONLY | O_CLOEXEC | (regular ? O_NONBLOCK : 0));
+	rc = in->fd < 0 ? -errno : 0;
+	if (!rc && regular && (fstat(in->fd, &st) || !S_ISREG(st.st_mode)))
+		rc = -EINVAL;
+	if (rc) {
+		snprintf(err, errlen, "cannot open '%s': %s", path,
+			 in->fd >= 0 ? "not a regular file" : strerror(-rc));
 		input_close(in);
 		return rc;
 	}

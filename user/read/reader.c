@@ -513,7 +513,7 @@ int reader_open(struct reader **out, const char *path, unsigned int flags,
 	r->cap = READ_BUF_START;
 	r->line = 1;
 	r->strict = flags & READER_STRICT;
-	rc = input_open(&r->in, path, err, errlen);
+	rc = input_open(&r->in, path, flags & READER_REGULAR, err, errlen);
 	if (!rc)
 		rc = start(r, err, errlen);
 	if (!rc && r->meta.container)

@@ -109,6 +109,8 @@ enum reader_flags {
 	 * down) is an error. Without it the file is read up to the last whole
 	 * line before the cut, and reader_cut_line() says which. */
 	READER_STRICT = 1 << 1,
+	/* Only a regular file: a path that a trace recorded. */
+	READER_REGULAR = 1 << 2,
 };
 
 /* 0, or -errno with a one-line message ("'FILE': why") in err. */
