@@ -286,6 +286,58 @@ print(" ".join(sorted(e["name"] for e in json.load(open(sys.argv[1]))["traceEven
 	expect_eq "events, --no-discover" "$(xnames "$T/own.json")" "read"
 }
 
+@test "merge, report, summary: an output that is an input, or an input named twice, is one line; an earlier merge in a directory is skipped" {
+	mkdir "$T/traces"
+	fixture dftracer "$T/traces/a.pfw" --pid 11 >/dev/null
+	fixture dftracer "$T/traces/b.pfw" --pid 12 >/dev/null
+	gzip -c "$T/traces/a.pfw" >"$T/x.pfw.gz"
+	cp "$T/traces/b.pfw" "$T/t.pfw"
+	ln -s "$T/t.pfw" "$T/link.pfw"
+	sums() { md5sum "$T/x.pfw.gz" "$T/t.pfw" "$T/traces/a.pfw" "$T/traces/b.pfw"; }
+	before=$(sums)
+	# the output is an input: by its name, through a link, in a directory
+	run "$DFT" merge -q -o "$T/x.pfw.gz" "$T/x.pfw.gz"
+	[ "$status" = 1 ]
+	expect_eq "merge" "$output" "dftrace-bpf merge: the output '$T/x.pfw.gz' is the input '$T/x.pfw.gz': give another -o"
+	run "$DFT" report -q -o "$T/link.pfw" "$T/t.pfw"
+	[ "$status" = 1 ]
+	expect_eq "report" "$output" "dftrace-bpf report: the output '$T/link.pfw' is the input '$T/t.pfw': give another -o"
+	run "$DFT" merge -q -o "$T/traces/b.pfw" "$T/traces"
+	[ "$status" = 1 ]
+	[[ "$output" == "dftrace-bpf merge: the output '$T/traces/b.pfw' is the input '$T/traces/"*"b.pfw': give another -o" ]]
+	# an input twice: the same name, a link, a file and its directory
+	for cmd in "merge -o $T/out" "report -o $T/out" summary; do
+		run "$DFT" $cmd -q "$T/t.pfw" "$T/link.pfw"
+		[ "$status" = 1 ]
+		cmd=${cmd%% *}
+		expect_eq "$cmd" "$output" "dftrace-bpf $cmd: '$T/t.pfw' and '$T/link.pfw' are the same file: give each input once"
+	done
+	run "$DFT" summary -q "$T/traces/a.pfw" "$T/traces"
+	[ "$status" = 1 ]
+	[ "${#lines[@]}" = 1 ]
+	[[ "$output" == *"are the same file: give each input once" ]]
+	expect_eq "inputs untouched" "$(sums)" "$before"
+	# a recorded torch trace that is the output is left out
+	fixture kineto "$T/torch.json" --pid 4243 --start-us 1753123070000020 >/dev/null
+	fixture recorded-torch "$T/r.pfw" "$T/torch.json" >/dev/null
+	run "$DFT" merge -o "$T/torch.json" "$T/r.pfw"
+	[ "$status" = 0 ]
+	expect_eq "recorded output" "$output" "dftrace-bpf merge: warning: left out a torch trace a trace recorded: '$T/torch.json' is the output"
+	summary_calls() { "$DFT" summary -q --json "$T/traces" | "$PY" -c 'import json, sys; print(sum(r["calls"] for r in json.load(sys.stdin)["groupings"][0]["rows"]))'; }
+	calls=$(summary_calls)
+	# a directory's own merge, run again: the same events each time
+	events() { "$PY" -c 'import gzip, json, sys; print(len(json.load(gzip.open(sys.argv[1]))["traceEvents"]))' "$1"; }
+	for i in 1 2 3; do
+		run "$DFT" merge -q -o "$T/traces/all.pfw.gz" "$T/traces"
+		[ "$status" = 0 ]
+		[ "$i" = 1 ] && first=$(events "$T/traces/all.pfw.gz") && continue
+		expect_eq "events, run $i" "$(events "$T/traces/all.pfw.gz")" "$first"
+		[[ "$output" == "dftrace-bpf merge: note: skipping '$T/traces/"*"all.pfw.gz', an earlier merge's output" ]]
+	done
+	# and summary does not count it
+	expect_eq "summary's calls" "$(summary_calls 2>/dev/null)" "$calls"
+}
+
 @test "merge: bad input is one line naming the file and line, and nothing is written" {
 	traced -- "$WL/io" basic "$D"
 	head -c 2000 "$TRACE" >"$T/cut.pfw.gz"

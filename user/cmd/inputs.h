@@ -1,16 +1,26 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* The trace files a command was given: files as they are, and -D
- * directories as their .pfw and .pfw.gz files in name order. */
+ * directories as their .pfw and .pfw.gz files in name order, but for an
+ * earlier merge's output there (skipped with a note). Each file once: an
+ * input named twice (the same device and inode) is an error. */
 #ifndef CMD_INPUTS_H
 #define CMD_INPUTS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "lib/hmap.h"
+
+struct input_id {
+	uint64_t dev, ino;	/* 0, 0: not there (the reader will say) */
+};
 
 struct inputs {
 	char **paths;
 	uint32_t n, cap;
+	struct input_id *ids;	/* of paths[i] */
+	uint32_t ids_cap;
+	struct hmap by_id;	/* hash of the id -> index + 1 */
 	bool strict;	/* --strict: a trace cut short is refused */
 };
 
@@ -21,11 +31,18 @@ struct inputs {
 	  "stream without its end, as SIGKILL leaves it) rather than read it up "   \
 	  "to its last whole line", 0 }
 
-/* 0, or -errno with a one-line message in err. */
-int inputs_add(struct inputs *in, const char *arg, char *err, size_t errlen);
+/* who: the command, for notes. 0, or -errno with a one-line message in
+ * err. */
+int inputs_add(struct inputs *in, const char *arg, const char *who, char *err,
+	       size_t errlen);
 /* The same for an argument argp is parsing: a failure ends the command. */
 struct argp_state;
 void inputs_arg(struct inputs *in, const char *arg, struct argp_state *state);
+/* An output must be none of the inputs: 0, or -EEXIST with a message. */
+int inputs_check_output(const struct inputs *in, const char *output, char *err,
+			size_t errlen);
+/* Whether two paths name the same file (device and inode). */
+bool inputs_same_file(const char *a, const char *b);
 void inputs_free(struct inputs *in);
 
 #endif

@@ -342,17 +342,22 @@ static int merge_run(struct merge *m)
 /* A torch trace a trace recorded, when not given: a path the traced
  * program wrote, so one that is missing, not a regular file or does not
  * read whole is left out, with a warning. */
-static int discover(struct merge *m, const char *path, bool quiet)
+static int discover(struct merge *m, const char *path, const struct merge_opts *o)
 {
 	char why[512] = "";
-	int rc = sources_scan_discovered(&m->set, path, why, sizeof(why));
+	int rc = -EEXIST;
+
+	if (inputs_same_file(path, o->output))
+		snprintf(why, sizeof(why), "'%s' is the output", path);
+	else
+		rc = sources_scan_discovered(&m->set, path, why, sizeof(why));
 
 	if (rc == -ENOMEM)
 		return rc;
 	if (rc)
 		fprintf(stderr, "dftrace-bpf merge: warning: left out a torch trace a trace "
 			"recorded: %s\n", why);
-	else if (!quiet)
+	else if (!o->quiet)
 		fprintf(stderr, "dftrace-bpf merge: with '%s', the torch trace a trace "
 			"recorded (--no-discover: without)\n", path);
 	return 0;
@@ -361,8 +366,11 @@ static int discover(struct merge *m, const char *path, bool quiet)
 static int scan_inputs(struct merge *m, const struct merge_opts *o)
 {
 	char **more;
-	int rc = sources_scan(&m->set, o->inputs.paths, o->inputs.n, m->err, sizeof(m->err));
+	int rc = inputs_check_output(&o->inputs, o->output, m->err, sizeof(m->err));
 
+	if (!rc)
+		rc = sources_scan(&m->set, o->inputs.paths, o->inputs.n, m->err,
+				  sizeof(m->err));
 	if (rc)
 		return rc;
 	more = o->no_discover ? calloc(1, sizeof(*more)) : sources_discovered(&m->set);
@@ -370,7 +378,7 @@ static int scan_inputs(struct merge *m, const struct merge_opts *o)
 		return -ENOMEM;
 	for (int n = 0; more[n]; n++)
 		if (!rc)
-			rc = discover(m, more[n], o->quiet);
+			rc = discover(m, more[n], o);
 	for (int n = 0; more[n]; n++)
 		free(more[n]);
 	free(more);
