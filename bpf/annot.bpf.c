@@ -57,6 +57,51 @@ static __always_inline bool read_str(char *dst, __u32 size, __u64 uptr, __u32 ou
 	return !uptr || bpf_probe_read_user_str(dst, size, (void *)uptr) >= 0;
 }
 
+/* Which of a process's position a context key is: DFT_POS_EPOCH,
+ * DFT_POS_STEP, or 0 (also for the empty key of a clear of all, which
+ * keeps both). */
+static __always_inline __u32 pos_key(const char *k)
+{
+	if (k[0] == 'e' && k[1] == 'p' && k[2] == 'o' && k[3] == 'c' && k[4] == 'h' && !k[5])
+		return DFT_POS_EPOCH;
+	if (k[0] == 's' && k[1] == 't' && k[2] == 'e' && k[3] == 'p' && !k[4])
+		return DFT_POS_STEP;
+	return 0;
+}
+
+/* A context annotation that moves the process's epoch or step: its new
+ * position, for the totals of its calls from here (fold.bpf.h). A key
+ * that could not be read may be either: both are then left to user
+ * space, as a string's value is. */
+static __always_inline void move_pos(__u32 op, const struct dft_annot *e)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u32 bit = e->h.flags & DFT_ANNOT_FAULT_CAT ? DFT_POS_EPOCH | DFT_POS_STEP :
+						       pos_key(e->cat);
+	struct dft_pos none = {}, *p;
+
+	if (!bit)
+		return;
+	p = bpf_map_lookup_elem(&positions, &tgid);
+	if (!p) {
+		bpf_map_update_elem(&positions, &tgid, &none, BPF_NOEXIST);
+		p = bpf_map_lookup_elem(&positions, &tgid);
+		if (!p)
+			return;
+	}
+	p->set &= ~bit;
+	p->str &= ~bit;
+	if (op == DFT_ANNOT_CTX_STR || e->h.flags & DFT_ANNOT_FAULT_CAT)
+		p->str |= bit;
+	else if (op == DFT_ANNOT_CTX_INT)
+		p->set |= bit;
+	if (bit & DFT_POS_EPOCH)
+		p->epoch = e->value;
+	if (bit & DFT_POS_STEP)
+		p->step = e->value;
+	__sync_fetch_and_add(&pos_seq, 1);
+}
+
 /* The record of an annotation: op, strings a and b (user addresses, or
  * ours: OURS(a's, b's)), value. A global function: checked once. */
 __noinline int emit_annot(__u32 op, __u64 a, __u64 b, long long value, __u32 ours)
@@ -91,6 +136,8 @@ __noinline int emit_annot(__u32 op, __u64 a, __u64 b, long long value, __u32 our
 	/* with no room the strings are still read: the region stack needs them */
 	if (op == DFT_ANNOT_BEGIN || op == DFT_ANNOT_END)
 		track_phase(st, op, e);
+	else if (op == DFT_ANNOT_CTX_INT || op == DFT_ANNOT_CTX_STR || op == DFT_ANNOT_CTX_CLEAR)
+		move_pos(op, e);
 	send(e, sizeof(*e), DFT_NR_MAX + DFT_EV_ANNOT);
 	return 0;
 }

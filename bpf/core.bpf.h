@@ -127,6 +127,19 @@ DFT_SHARED __u32 fold_made;	/* a total was made since user space cleared it */
  * older kernels limit to 512 bytes for a program and what it calls */
 DFT_SHARED const volatile struct dft_fold fold_zero;
 
+/* Each process's epoch and step, as its annotations set them (annot.bpf.c),
+ * for the totals its calls fold into; gone with the process. A thread
+ * reads its process's again only when pos_seq, bumped at every change,
+ * has moved (fold.bpf.h): the hot path reads one number. */
+struct positions_map {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, DFT_LOST_PROCS);
+	__type(key, __u32);
+	__type(value, struct dft_pos);
+};
+DFT_SHARED struct positions_map positions SEC(".maps");
+DFT_SHARED __u32 pos_seq;
+
 /* ---- the ring ---- */
 
 /* Runs only when a record could not be written: off the hot path. */

@@ -428,6 +428,7 @@ struct dft_task {
 	unsigned int phase[DFT_PHASE_DEPTH];	/* dft_phase_id of each */
 	struct dft_file_id close_file;	/* the file close is closing */
 	struct dft_fold_acc acc;	/* --profile, overload: see bpf/fold.h */
+	struct dft_pos pos;	/* its process's, for acc's key: see fold.bpf.h */
 	struct dft_mmap_run run;
 	unsigned int nbatch;	/* dft_io kept in batch, not yet sent */
 	unsigned int fds_unchanged; /* since acc's file was looked up */

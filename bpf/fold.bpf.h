@@ -55,6 +55,32 @@ static __always_inline void track_phase(struct dft_task *st, int op,
 	}
 }
 
+/* The process's epoch and step, as the thread last read them: read
+ * again only when some process changed its own (pos_seq moved). */
+static __always_inline const struct dft_pos *pos_now(struct dft_task *st)
+{
+	__u32 seq = pos_seq, tgid = bpf_get_current_pid_tgid() >> 32;
+	struct dft_pos *p;
+
+	if (st->pos.seq == seq)
+		return &st->pos;
+	p = bpf_map_lookup_elem(&positions, &tgid);
+	if (p) {
+		st->pos = *p;
+	} else {
+		st->pos.set = st->pos.str = 0;
+		st->pos.epoch = st->pos.step = 0;
+	}
+	st->pos.seq = seq;
+	return &st->pos;
+}
+
+static __always_inline bool same_pos(const struct dft_fold_key *k, const struct dft_pos *p)
+{
+	return k->pos_set == p->set && k->pos_str == p->str && k->epoch == p->epoch &&
+	       k->step == p->step;
+}
+
 static __always_inline void add_call(struct dft_fold *v, long ret, __u64 dur,
 				     __u64 now, int fd)
 {
@@ -124,6 +150,7 @@ static __always_inline bool fold_call(struct dft_task *st, long ret, __u64 now)
 {
 	struct dft_fold_acc *a = &st->acc;
 	__u32 phase = phase_now(st), gen = fold_gen;
+	const struct dft_pos *pos = pos_now(st);
 	bool closing = sc_cfg[st->nr & NR_MASK].kind == DFT_SC_CLOSE;
 	struct dft_file_id id = { 0, 0 };
 	bool ok = true;
@@ -132,7 +159,7 @@ static __always_inline bool fold_call(struct dft_task *st, long ret, __u64 now)
 
 	f = call_file(st, ret, &fd);
 	if (!a->used || a->key.nr != st->nr || a->fold.fd != fd || a->file != (__u64)f ||
-	    a->key.phase != phase || a->gen != gen || closing) {
+	    a->key.phase != phase || !same_pos(&a->key, pos) || a->gen != gen || closing) {
 		__u64 pid_tgid = bpf_get_current_pid_tgid();
 
 		ok = flush_acc(st);
@@ -141,6 +168,10 @@ static __always_inline bool fold_call(struct dft_task *st, long ret, __u64 now)
 		a->key.tid = (__u32)pid_tgid;
 		a->key.phase = phase;
 		a->key.nr = st->nr;
+		a->key.pos_set = pos->set;
+		a->key.pos_str = pos->str;
+		a->key.epoch = pos->epoch;
+		a->key.step = pos->step;
 		if (closing) /* gone by now: sys_enter kept it */
 			id = st->close_file;
 		else if (f)

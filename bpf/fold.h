@@ -2,9 +2,9 @@
 /*
  * Calls folded in the kernel into totals, not sent one by one: under
  * --profile all of them, otherwise those whose record found the ring
- * buffer full. Keyed by process, thread, call, file and phase, as the
- * trace would have attributed them; user space writes each total as one
- * event. One definition for both sides (the phase id: dftrace.h).
+ * buffer full. Keyed by process, thread, call, file, phase, epoch and
+ * step, as the trace would have attributed them; user space writes each
+ * total as one event. One definition for both sides (the phase id: dftrace.h).
  */
 #ifndef DFT_FOLD_H
 #define DFT_FOLD_H
@@ -12,12 +12,30 @@
 #define DFT_FOLD_BUCKETS 32	/* log2 of ns: bucket b holds [2^b, 2^(b+1)) */
 #define DFT_PHASE_DEPTH 8	/* regions a thread's kernel-side stack keeps */
 
+/* The process's epoch and step (DFT_USDT_SET_EPOCH, _STEP) as its calls
+ * saw them: a total is written later, when they may have moved on. */
+enum dft_pos_bits {
+	DFT_POS_EPOCH = 1 << 0,
+	DFT_POS_STEP = 1 << 1,
+};
+
+struct dft_pos {
+	unsigned char set;	/* dft_pos_bits: set to the integer here */
+	/* set to a string, which only user space keeps: the value it has
+	 * when the total is written */
+	unsigned char str;
+	unsigned short pad;
+	unsigned int seq;	/* task storage: the pos_seq it was read at */
+	long long epoch, step;
+};
+
 struct dft_fold_key {
 	unsigned int tgid, tid;
 	unsigned int phase;	/* dft_phase_id of the innermost region; 0: none */
 	unsigned short nr;	/* the syscall */
-	unsigned short pad;
+	unsigned char pos_set, pos_str;	/* the calls' struct dft_pos */
 	unsigned long long dev, ino;	/* the file; 0, 0: none or unknown */
+	long long epoch, step;
 };
 
 struct dft_fold {

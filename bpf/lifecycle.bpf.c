@@ -11,6 +11,26 @@
 #include "mmapio.bpf.h"
 #include "scope.bpf.h"
 
+/* A new process starts at its parent's epoch and step, as user space's
+ * context of it does (a copy of the same memory). */
+static __always_inline void inherit_pos(struct task_struct *parent, struct task_struct *child)
+{
+	__u32 from = parent->tgid, to = child->tgid;
+	struct dft_pos *p;
+
+	if (from == to || !(p = bpf_map_lookup_elem(&positions, &from)))
+		return;
+	bpf_map_update_elem(&positions, &to, p, BPF_ANY);
+	__sync_fetch_and_add(&pos_seq, 1);
+}
+
+/* An exec ends the old program's context; an exit, the process's. */
+static __always_inline void forget_pos(__u32 tgid)
+{
+	if (!bpf_map_delete_elem(&positions, &tgid))
+		__sync_fetch_and_add(&pos_seq, 1);
+}
+
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(sched_process_fork, struct task_struct *parent,
 	     struct task_struct *child)
@@ -23,6 +43,7 @@ int BPF_PROG(sched_process_fork, struct task_struct *parent,
 	/* a thread shares the parent's fd table from here */
 	fds_may_change(st);
 	st = track(child);
+	inherit_pos(parent, child);
 	e = reserve(sizeof(*e), DFT_NR_MAX + DFT_EV_FORK);
 	if (!e)
 		return 0;
@@ -66,6 +87,7 @@ int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid,
 		fds_may_change(st);
 	else if (!enter_scope(p, p->comm))
 		return 0;
+	forget_pos(p->tgid);
 	/* another tracer's process is its own, not ours */
 	left = is_tracer(p->comm);
 	if (left)
@@ -139,6 +161,8 @@ int sched_process_exit(__u64 *ctx)
 	if (!st)
 		return 0;
 	last = group_dead(ctx, p);
+	if (last)
+		forget_pos(p->tgid);
 	flush_batch(st);
 	flush_run(st);
 	/* its running total goes out ahead of its exit record; what is in

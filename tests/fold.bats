@@ -167,3 +167,17 @@ for _ in range(300):
 		"b	close	300	-" "b	open	300	-" "b	pread	300	600000" "b	read	300	300000" \
 		"c	close	300	-" "c	open	300	-" "c	pread	300	600000" "c	read	300	300000")"
 }
+
+@test "profile: a total carries the epoch and step of its calls, not those the process has when it is written" {
+	# A.bin is written before any SET_EPOCH, B.bin in epoch 1, C.bin in
+	# epoch 1 step 7, D.bin in epoch 2 step 7: the totals are written at
+	# the end, when the process is in epoch 2 step 7
+	traced --profile=600 -- "$WL/position" "$D"
+	valid
+	want=$(awk -F'\t' '$1 == "pos" { print $2 "\t" $3 "\t" $4 "\t" $5 }' "$TRUTH" | sort)
+	run tpy events "$TRACE" --under "$D" --name write --fields path,args.epoch,args.step,args.ret
+	expect_eq "write totals by file, epoch, step" "$(sort <<<"$output")" "$want"
+	# the summary's grouping reads the same
+	run "$DFT" summary --by epoch,file "$TRACE"
+	[[ "$output" =~ -[[:space:]]+"$D/A.bin" ]] || { echo "# $output"; false; }
+}

@@ -97,6 +97,45 @@ static size_t hist_str(const struct dft_fold *f, char *buf, size_t size)
 	return n < size ? n : size - 1;
 }
 
+/* One of the process's epoch and step as the total's calls saw it: the
+ * integer they had, none, or (a string's) the one it has now. */
+static void pos_of_calls(struct phase_ctx *c, const struct istr *key, unsigned int bit,
+			 const struct dft_fold_key *k, int64_t value)
+{
+	if (k->pos_str & bit)
+		return;
+	if (k->pos_set & bit)
+		ctx_set(c, key, NULL, value);
+	else
+		ctx_clear(c, key);
+}
+
+/* The process's context as the total's calls saw it, in place of its
+ * own until restore_context(): false if that is its own (no epoch or
+ * step then or now), or if there was no memory for it. */
+static bool calls_context(struct trace *t, struct proc *p, const struct dft_fold_key *k,
+			  struct phase_ctx *saved)
+{
+	struct phase_ctx c = { 0 };
+
+	if (!k->pos_set && !k->pos_str && !ctx_find(&p->ctx, t->writer.key_epoch) &&
+	    !ctx_find(&p->ctx, t->writer.key_step))
+		return false;
+	if (ctx_copy(&c, &p->ctx))
+		return false;
+	pos_of_calls(&c, t->writer.key_epoch, DFT_POS_EPOCH, k, k->epoch);
+	pos_of_calls(&c, t->writer.key_step, DFT_POS_STEP, k, k->step);
+	*saved = p->ctx;
+	p->ctx = c;
+	return true;
+}
+
+static void restore_context(struct proc *p, struct phase_ctx *saved)
+{
+	ctx_free(&p->ctx);
+	p->ctx = *saved;
+}
+
 /* One total as its event. */
 static void write_total(struct trace *t, struct proc *p, const struct dft_fold_key *k,
 			const struct dft_fold *f)
@@ -109,8 +148,10 @@ static void write_total(struct trace *t, struct proc *p, const struct dft_fold_k
 	bool data = d->moves_bytes;
 	struct phase_frame frame = { 0 };
 	struct fold_event ev;
+	struct phase_ctx saved;
 	struct sink *s;
 	char hist[DFT_FOLD_BUCKETS * 16];
+	bool own;
 
 	if (!th) {
 		memcpy(gone.comm, p->comm, sizeof(gone.comm));
@@ -132,7 +173,10 @@ static void write_total(struct trace *t, struct proc *p, const struct dft_fold_k
 		.file = fold_file(t, p, k, f), .phase = ph ? &frame : NULL,
 		.hist = hist, .hist_len = hist_str(f, hist, sizeof(hist)),
 	};
+	own = calls_context(t, p, k, &saved);
 	writer_fold(&t->writer, s, p, th, &ev);
+	if (own)
+		restore_context(p, &saved);
 	end_event(t, s);
 }
 
