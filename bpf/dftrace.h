@@ -127,6 +127,9 @@ enum dft_kind {
 	DFT_EV_IO,	    /* a syscall, as DFT_EV_SYSCALL, in one cache line */
 	DFT_EV_URING_SUBMIT, /* an io_uring request, submitted: a dft_async */
 	DFT_EV_URING_DONE,  /* the completion of one: a dft_uring_done */
+	/* a call that changes fds found no room (counted lost): what the
+	 * process's fds name is unknown from here */
+	DFT_EV_FDS_LOST,
 	DFT_EV__COUNT
 };
 
@@ -424,7 +427,9 @@ struct dft_task {
 	/* the page fault in progress: a write, an instruction fetch */
 	unsigned char fault_write, fault_exec;
 	unsigned char phase_depth;	/* of phase[]: regions begun, not ended */
-	unsigned char pad2;
+	/* a call that changes fds found no room: a DFT_EV_FDS_LOST goes
+	 * ahead of the thread's next call's record */
+	unsigned char fds_lost;
 	unsigned int phase[DFT_PHASE_DEPTH];	/* dft_phase_id of each */
 	struct dft_file_id close_file;	/* the file close is closing */
 	struct dft_fold_acc acc;	/* --profile, overload: see bpf/fold.h */

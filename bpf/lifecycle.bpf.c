@@ -36,13 +36,19 @@ int BPF_PROG(sched_process_fork, struct task_struct *parent,
 	     struct task_struct *child)
 {
 	struct dft_task *st = tracked(parent);
+	unsigned char fds_lost_child = 0;
 	struct dft_fork *e;
 
 	if (!st)
 		return 0;
 	/* a thread shares the parent's fd table from here */
 	fds_may_change(st);
+	/* the child's fd table is a copy of what user space can't name */
+	if (st->fds_lost && child->tgid != parent->tgid)
+		fds_lost_child = 1;
 	st = track(child);
+	if (st)
+		st->fds_lost = fds_lost_child;
 	inherit_pos(parent, child);
 	e = reserve(sizeof(*e), DFT_NR_MAX + DFT_EV_FORK);
 	if (!e)

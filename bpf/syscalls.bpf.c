@@ -305,6 +305,25 @@ static __always_inline bool emit_syscall(struct dft_task *st, const volatile str
 	return sent;
 }
 
+/* Whether the thread's records may go: not while user space has yet to
+ * learn that a call that changed fds was lost (DFT_EV_FDS_LOST), which
+ * goes first, ahead of any of them that names an fd. */
+static __always_inline bool fds_known(struct dft_task *st)
+{
+	struct dft_header *h;
+
+	if (!st->fds_lost)
+		return true;
+	/* not counted: the call was, and this is asked again */
+	h = bpf_ringbuf_reserve(&events, sizeof(*h), 0);
+	if (!h)
+		return false;
+	fill_header(h, DFT_EV_FDS_LOST, bpf_get_current_task_btf());
+	bpf_ringbuf_submit(h, wakeup_flag());
+	st->fds_lost = 0;
+	return true;
+}
+
 SEC("tp_btf/sys_exit")
 int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 {
@@ -326,8 +345,20 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	/* under --profile only what changes the fd tables goes, for the
 	 * model only; past calls_max, only that too */
 	model = c->interest == DFT_INTEREST_MODEL;
-	if (model || !profile_on)
+	if ((model || !profile_on) && fds_known(st))
 		sent = emit_syscall(st, c, nr, ret, now, profile_on || quiet_step(), model);
+	if (model && !sent) {
+		/* user space's fd table can't follow it: it learns that
+		 * ahead of the thread's next record. Not folded, where it
+		 * would look applied (but under --profile, where its total
+		 * is its only trace) */
+		st->fds_lost = 1;
+		if (!profile_on) {
+			count_lost(nr & NR_MASK);
+			st->nr = -1;
+			return 0;
+		}
+	}
 	/* folded: all under --profile, else what was not sent */
 	if ((profile_on || !sent) && !fold_call(st, ret, now))
 		count_lost(nr & NR_MASK);

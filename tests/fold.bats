@@ -181,3 +181,36 @@ for _ in range(300):
 	run "$DFT" summary --by epoch,file "$TRACE"
 	[[ "$output" =~ -[[:space:]]+"$D/A.bin" ]] || { echo "# $output"; false; }
 }
+
+@test "overload: an fd-changing call that finds no room is counted lost, never folded, and its fd is no longer named after the old file" {
+	head -c 100 /dev/urandom >"$D/A"
+	head -c 5000 /dev/urandom >"$D/B"
+	rm -f "$WL_CTL/ready" "$WL_CTL/mid"
+	"$DFT" -q -b 65536 -o "$TRACE" -- "$WL/fdswap" "$D" >>"$TRUTH" 2>"$T/dft.err" &
+	DFT_PID=$!
+	BG_PIDS+=("$DFT_PID")
+	wait_file "$WL_CTL/ready" 20
+	wl=$(cat "$WL_CTL/ready")
+	# the ring fills and stays full: fd 3 becomes B with no room to say so
+	kill -STOP "$DFT_PID"
+	kill -USR1 "$wl"
+	wait_file "$WL_CTL/mid" 60
+	kill -CONT "$DFT_PID"
+	# the lseeks that found room are in the file: the ring was drained
+	tpy wait-for "$TRACE" --pid "$wl" --name lseek --alive "$DFT_PID" --timeout 60
+	kill -USR1 "$wl"
+	await "$DFT_PID"
+	[ "$AWAIT_STATUS" = 0 ]
+	valid
+	run tpy events "$TRACE" --pid "$wl" --name pread --fields path,args.calls,args.ret
+	got=$(awk -F'\t' '{ c = $2 == "-" ? 1 : $2; b[$1] += $3 } END { for (p in b) print p "\t" b[p] }' <<<"$output" | sort)
+	# A: its 100 bytes only; B's 5000 on B, or on no file once fd 3 is unknown
+	expect_eq "bytes read from A" "$(grep -P "^$D/A\t" <<<"$got" | cut -f2)" 100
+	expect_eq "bytes read from B or no file" \
+		"$(grep -P "^($D/B|-)\t" <<<"$got" | cut -f2 | awk '{ s += $1 } END { print s }')" 5000
+	# each dup2 recorded, or lost and counted: never folded
+	run tpy events "$TRACE" --pid "$wl" --name dup2 --fields args.folded
+	expect_eq "dup2 folded" "$(grep -vcx -- - <<<"$output")" 0
+	lost=$(tpy lost "$TRACE" --op dup2)
+	expect_eq "dup2 recorded + lost" "$(( ${#lines[@]} + ${lost:-0} ))" "$(awk -F'\t' '$1 == "dup2" { print $2 }' "$TRUTH")"
+}

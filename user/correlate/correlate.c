@@ -545,3 +545,11 @@ void on_comm(struct trace *t, const struct dft_comm *e)
 		p->comm[DFT_COMM_LEN - 1] = 0;
 	}
 }
+
+void on_fds_lost(struct trace *t, const struct dft_header *h)
+{
+	struct proc *p = proc_get(&t->model, h->tgid);
+
+	if (p)
+		fd_unknown_all(p);
+}

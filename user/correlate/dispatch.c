@@ -161,6 +161,9 @@ int trace_handle_record(void *ctx, void *data, size_t size)
 		if (size >= sizeof(struct dft_uring_done))
 			on_uring_done(t, data);
 		break;
+	case DFT_EV_FDS_LOST:
+		on_fds_lost(t, h);
+		break;
 	}
 	return 0;
 }

@@ -33,6 +33,9 @@ void on_fork(struct trace *t, const struct dft_fork *e);
 void on_exec(struct trace *t, const struct dft_exec *e);
 void on_exit_record(struct trace *t, const struct dft_exit *e);
 void on_comm(struct trace *t, const struct dft_comm *e);
+/* A call that changed the process's fds was lost: none is named after
+ * what it was before. */
+void on_fds_lost(struct trace *t, const struct dft_header *h);
 /* Writes an event's last bytes; a failure stops the trace. */
 void end_event(struct trace *t, struct sink *s);
 

@@ -125,10 +125,14 @@ struct proc *proc_fork(struct model *m, struct proc *parent, uint32_t child_pid)
 	c->cmdline = parent->cmdline;
 	c->job = parent->job;
 	memcpy(c->comm, parent->comm, sizeof(c->comm));
-	for (uint32_t fd = 0; fd < parent->nfds; fd++)
-		if (parent->fds[fd].path)
-			fd_assign(c, fd, parent->fds[fd].path,
-			       parent->fds[fd].cloexec);
+	c->fds_unknown = parent->fds_unknown;
+	for (uint32_t fd = 0; fd < parent->nfds; fd++) {
+		if (!parent->fds[fd].path && !parent->fds[fd].unknown)
+			continue;
+		fd_assign(c, fd, parent->fds[fd].path, parent->fds[fd].cloexec);
+		if (fd < c->nfds)
+			c->fds[fd].unknown = parent->fds[fd].unknown;
+	}
 	for (uint32_t i = 0; i < parent->nmaps; i++)
 		(void)VEC_PUSH(c->maps, c->nmaps, c->capmaps, parent->maps[i]);
 	ctx_copy(&c->ctx, &parent->ctx); /* the child has the same memory */
@@ -255,6 +259,8 @@ struct istr *fd_path(struct proc *p, int fd)
 		return NULL;
 	if ((uint32_t)fd < p->nfds && p->fds[fd].path)
 		return p->fds[fd].path;
+	if ((uint32_t)fd < p->nfds ? p->fds[fd].unknown : p->fds_unknown)
+		return NULL;
 	/* Opened in a way we do not trace (pipe, socket, SCM_RIGHTS...). */
 	path = fd_link(p, fd);
 	if (path)
@@ -276,6 +282,14 @@ void fd_assign(struct proc *p, int fd, struct istr *path, bool cloexec)
 		return;
 	p->fds[fd].path = path;
 	p->fds[fd].cloexec = cloexec;
+	p->fds[fd].unknown = false;
+}
+
+void fd_unknown_all(struct proc *p)
+{
+	for (uint32_t fd = 0; fd < p->nfds; fd++)
+		p->fds[fd] = (struct fdent){ .unknown = true };
+	p->fds_unknown = true;
 }
 
 void fd_close(struct proc *p, int fd)

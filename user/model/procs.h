@@ -21,6 +21,9 @@
 struct fdent {
 	struct istr *path;
 	bool cloexec;
+	/* a call that changed fds was lost since: not named (not even from
+	 * /proc, which tells the present) until a record says again */
+	bool unknown;
 };
 
 struct mapping {
@@ -33,6 +36,7 @@ struct proc {
 	uint32_t pid, ppid;
 	struct fdent *fds;
 	uint32_t nfds;
+	bool fds_unknown;	/* as fdent.unknown, for fds past nfds */
 	struct istr *cwd;
 	struct istr *exe;	/* the program file */
 	struct mapping *maps;
@@ -90,6 +94,9 @@ void fd_assign(struct proc *p, int fd, struct istr *path, bool cloexec);
  * /proc now, or with fallback if it is already gone. */
 void fd_relabel(struct proc *p, int fd, const char *fallback, bool cloexec);
 void fd_close(struct proc *p, int fd);
+/* A call that changed p's fds was lost: no fd is named until a record
+ * names it again. */
+void fd_unknown_all(struct proc *p);
 void fd_close_range(struct proc *p, unsigned int first, unsigned int last,
 		    bool cloexec_only);
 void fd_set_cloexec(struct proc *p, int fd, bool cloexec);
