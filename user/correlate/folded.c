@@ -207,12 +207,15 @@ static void add_total(struct dft_fold *to, const struct dft_fold *f)
  * every call. */
 void trace_fold(struct trace *t, const struct dft_fold_key *k, const struct dft_fold *f)
 {
-	/* not revived from /proc: ids would start again */
-	struct proc *p = sc_lookup(k->nr) && f->calls ? proc_get(&t->model, k->tgid) : NULL;
+	/* A process not seen yet (its fork record found no room, and
+	 * its calls were folded since) is known from here: its calls are
+	 * written, not dropped. Its exit forgets it; a lost exit, the
+	 * sweep of the dead (trace_sweep()). */
+	struct proc *p = sc_lookup(k->nr) && f->calls ? trace_proc(t, k->tgid) : NULL;
 	uint64_t h = dft_hash64(k, sizeof(*k));
 	struct fold_total *n;
 
-	if (!p) { /* not seen, or gone: cannot be */
+	if (!p) { /* no memory for it */
 		t->stats.folds_orphaned += f->calls;
 		return;
 	}
