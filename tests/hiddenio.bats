@@ -158,3 +158,16 @@ check_fio() {
 	run tpy events "$TRACE" --name mmap_read,mmap_write --fields name,path
 	expect_eq "mapped I/O" "$(grep -v /etc/ld.so.cache <<<"$output" || true)" ""
 }
+
+@test "io_uring: a request whose fd field is no file (cancel, timeout, no-op) names no file, not fd 0's" {
+	require_feature io_uring
+	traced -- "$WL/uring" "$D" </dev/null
+	valid
+	want=$(awk -F'\t' '$1 == "nofile" { print $2 "\t-\t" $3 }' "$TRUTH" | sort)
+	expect_eq "requests in the truth" "$(wc -l <<<"$want")" 3
+	run tpy events "$TRACE" --pid "$(awk -F'\t' '$1 == "io" { print $3; exit }' "$TRUTH")" \
+		--fields args.opcode,path,args.ret
+	got=$(awk -F'\t' -v ops="$(cut -f1 <<<"$want" | paste -sd,)" \
+		'BEGIN { split(ops, o, ","); for (i in o) want[o[i]] = 1 } $1 in want' <<<"$output" | sort)
+	expect_eq "opcode, file, result" "$got" "$want"
+}

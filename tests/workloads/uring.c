@@ -4,7 +4,8 @@
  * through an io_uring (liburing), one request at a time: every request's
  * result is ground truth. A registered file is read by its index, and
  * plain syscalls on the ring's fds show that the tracer's fd table
- * followed the ring's opens and closes.
+ * followed the ring's opens and closes. Then requests whose fd field is
+ * not a file ("nofile\tOPCODE\tRES").
  */
 #include <liburing.h>
 #include "workload.h"
@@ -82,6 +83,20 @@ int main(int argc, char **argv)
 	io_uring_prep_write(sqe(), res, buf, 10, 0);
 	wl_io(other, "io_uring_write", "-", complete());
 	wl_io(other, "close", "close", wl_ok(close(res), "close"));
+	/* requests whose fd field is no file, set to 0 as in a zeroed SQE:
+	 * a cancel of nothing, a timeout, a no-op */
+	s = sqe();
+	io_uring_prep_cancel64(s, 12345, 0);
+	s->fd = 0;
+	wl_emit("nofile\t%d\t%d\n", IORING_OP_ASYNC_CANCEL, complete());
+	s = sqe();
+	io_uring_prep_timeout(s, &(struct __kernel_timespec){ 0, 1000 }, 0, 0);
+	s->fd = 0;
+	wl_emit("nofile\t%d\t%d\n", IORING_OP_TIMEOUT, complete());
+	s = sqe();
+	io_uring_prep_nop(s);
+	s->fd = 0;
+	wl_emit("nofile\t%d\t%d\n", IORING_OP_NOP, complete());
 	io_uring_queue_exit(&ring);
 	return 0;
 }

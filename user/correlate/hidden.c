@@ -198,11 +198,37 @@ void on_fileid(struct trace *t, const struct dft_fileid *e)
 	fileid_learn(&t->fileids, e->file.dev, e->file.ino, path, e->prot & PROT_EXEC);
 }
 
+/* io_uring requests whose fd field names no file they act on: it is
+ * unused (0 in a zeroed SQE, which is stdin), another request's fd
+ * (a cancel's), or a directory the path is seen from. Numbers of the
+ * ABI: those past Debian 12's header are written out. */
+static bool uring_fd_is_file(unsigned int op)
+{
+	switch (op) {
+	case IORING_OP_NOP: case IORING_OP_POLL_REMOVE: case IORING_OP_TIMEOUT:
+	case IORING_OP_TIMEOUT_REMOVE: case IORING_OP_ASYNC_CANCEL:
+	case IORING_OP_LINK_TIMEOUT: case IORING_OP_FILES_UPDATE:
+	case IORING_OP_PROVIDE_BUFFERS: case IORING_OP_REMOVE_BUFFERS:
+	case IORING_OP_SOCKET: case IORING_OP_SETXATTR: case IORING_OP_GETXATTR:
+	/* a directory fd */
+	case IORING_OP_OPENAT: case IORING_OP_OPENAT2: case IORING_OP_STATX:
+	case IORING_OP_RENAMEAT: case IORING_OP_UNLINKAT: case IORING_OP_MKDIRAT:
+	case IORING_OP_SYMLINKAT: case IORING_OP_LINKAT:
+	case 50: /* WAITID */
+	case 51: case 52: case 53: /* FUTEX_WAIT, FUTEX_WAKE, FUTEX_WAITV */
+	case 62: /* PIPE */
+		return false;
+	default:
+		return true;
+	}
+}
+
 /* The file a request is about: its fd, else what the kernel named. */
 static const struct istr *async_file(struct trace *t, struct proc *p,
 				     const struct dft_async *e)
 {
-	struct istr *f = !e->fixed && e->fd >= 0 ? fd_path(p, e->fd) : NULL;
+	bool names = e->engine != DFT_ASYNC_URING || uring_fd_is_file(e->opcode);
+	struct istr *f = names && !e->fixed && e->fd >= 0 ? fd_path(p, e->fd) : NULL;
 
 	if (!e->file.ino)
 		return f;
