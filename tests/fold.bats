@@ -18,35 +18,6 @@ calls_bytes() {
 			END { print calls, bytes, hist }'
 }
 
-# stopped_while FILE [OPT...] -- CMD...: trace CMD (a workload that
-# writes $WL_CTL/ready, waits for SIGUSR1, works, writes $WL_CTL/FILE
-# and waits for SIGUSR1 again) in the background into $TRACE, with the
-# tracer stopped (SIGSTOP) while it works: the ring buffer fills and
-# stays full, whatever the machine's load. Sets wl and DFT_PID.
-stopped_while() {
-	local mid=$1
-	shift
-	rm -f "$WL_CTL/ready" "$WL_CTL/$mid"
-	"$DFT" -q -o "$TRACE" "$@" >>"$TRUTH" 2>"$T/dft.err" &
-	DFT_PID=$!
-	BG_PIDS+=("$DFT_PID")
-	wait_file "$WL_CTL/ready" 20
-	wl=$(cat "$WL_CTL/ready")
-	kill -STOP "$DFT_PID"
-	kill -USR1 "$wl"
-	wait_file "$WL_CTL/$mid" 60
-	kill -CONT "$DFT_PID"
-}
-
-# finish_stopped: the workload of stopped_while ends; the tracer must
-# exit 0 and leave a valid trace.
-finish_stopped() {
-	kill -USR1 "$wl"
-	await "$DFT_PID"
-	[ "$AWAIT_STATUS" = 0 ] || { sed 's/^/#   /' "$T/dft.err"; false; }
-	valid
-}
-
 @test "overload: a ring buffer too small loses no byte and no call: the kernel folds what found no room" {
 	head -c 1048576 /dev/urandom >"$D/f"
 	traced -b 4096 -- "$LOOP" pread "$D/f" 200000
@@ -215,7 +186,7 @@ for _ in range(300):
 	head -c 100 /dev/urandom >"$D/A"
 	head -c 5000 /dev/urandom >"$D/B"
 	# the ring fills and stays full: fd 3 becomes B with no room to say so
-	stopped_while mid -b 65536 -- "$WL/fdswap" "$D"
+	stopped_while mid -b 65536 -o "$TRACE" -- "$WL/fdswap" "$D"
 	# the lseeks that found room are in the file: the ring was drained
 	tpy wait-for "$TRACE" --pid "$wl" --name lseek --alive "$DFT_PID" --timeout 60
 	finish_stopped
@@ -235,7 +206,7 @@ for _ in range(300):
 @test "overload: every call of a fork storm is a record, a total or lost, even where the forks and exits found no room" {
 	# 300 children of 50 pwrites each while the ring is full: their
 	# forks and exits are lost, their calls folded
-	stopped_while done -b 65536 -- "$WL/forkstorm" "$D" 300 50
+	stopped_while done -b 65536 -o "$TRACE" -- "$WL/forkstorm" "$D" 300 50
 	finish_stopped
 	want=$(awk -F'\t' '$1 == "pwrite" { print $2 }' "$TRUTH")
 	run tpy events "$TRACE" --name pwrite --fields args.calls,args.ret

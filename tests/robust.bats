@@ -169,3 +169,32 @@ stress_D() {
 		rm -f "$T/out/t.pfw.gz"
 	done
 }
+
+# open_files DIR: how many files under DIR the tracer holds open
+open_files() {
+	find /proc/"$DFT_PID"/fd -lname "$1/*" 2>/dev/null | wc -l
+}
+
+@test "-D: processes whose exit records were lost are swept while the tracer runs: their files closed, nothing of them kept" {
+	# 300 children exit while the ring is full: most exit records are
+	# lost; the parent lives on (it waits for SIGUSR1), so does the tracer
+	stopped_while done -b 65536 -D "$T/out" -- "$WL/forkstorm" "$D" 300 20
+	# the sweep runs once a second: wait (generously) for the children's
+	# files to be written and closed, the tracer still running, the
+	# parent's open
+	for ((i = 0; i < 600; i++)); do
+		[ "$(ls "$T/out" 2>/dev/null | wc -l)" -gt 1 ] && [ "$(open_files "$T/out")" -le 1 ] && break
+		sleep 0.1
+	done
+	[ "$(open_files "$T/out")" -le 1 ] || find /proc/"$DFT_PID"/fd -lname "$T/out/*" -printf '%l\n' |
+		sed 's/^/#   /' | head -5
+	expect_eq "files held open by the tracer" "$(open_files "$T/out")" 1
+	kill -USR1 "$wl"
+	await "$DFT_PID"
+	[ "$AWAIT_STATUS" = 0 ] || { sed 's/^/#   /' "$T/dft.err"; false; }
+	# every call is in some file, a record or a total, or lost
+	run tpy events "$T/out" --name pwrite --fields args.calls
+	calls=$(awk '{ c += $1 == "-" ? 1 : $1 } END { print c + 0 }' <<<"$output")
+	lost=$(tpy lost "$T/out" --op pwrite)
+	expect_eq "pwrites" "$((calls + ${lost:-0}))" 6000
+}

@@ -243,3 +243,33 @@ expect_eq() {
 		return 1
 	fi
 }
+
+# stopped_while FILE [OPT...] -- CMD...: trace CMD (a workload that
+# writes $WL_CTL/ready, waits for SIGUSR1, works, writes $WL_CTL/FILE
+# and waits for SIGUSR1 again) in the background, with the
+# tracer stopped (SIGSTOP) while it works: the ring buffer fills and
+# stays full, whatever the machine's load. Sets wl and DFT_PID.
+stopped_while() {
+	local mid=$1
+	shift
+	rm -f "$WL_CTL/ready" "$WL_CTL/$mid"
+	"$DFT" -q "$@" >>"$TRUTH" 2>"$T/dft.err" &
+	DFT_PID=$!
+	BG_PIDS+=("$DFT_PID")
+	wait_file "$WL_CTL/ready" 20
+	wl=$(cat "$WL_CTL/ready")
+	BG_PIDS+=("$wl")
+	kill -STOP "$DFT_PID"
+	kill -USR1 "$wl"
+	wait_file "$WL_CTL/$mid" 60
+	kill -CONT "$DFT_PID"
+}
+
+# finish_stopped: the workload of stopped_while ends; the tracer must
+# exit 0 and leave a valid trace.
+finish_stopped() {
+	kill -USR1 "$wl"
+	await "$DFT_PID"
+	[ "$AWAIT_STATUS" = 0 ] || { sed 's/^/#   /' "$T/dft.err"; false; }
+	valid
+}

@@ -135,6 +135,9 @@ void report_summary(struct report *r, const struct trace_stats *st,
 	if (st->untracked_children)
 		fprintf(stderr, "untracked children: %llu (the kernel could not allocate their state)\n",
 			(unsigned long long)st->untracked_children);
+	if (st->swept)
+		fprintf(stderr, "processes swept: %llu (gone, their exit records lost)\n",
+			(unsigned long long)st->swept);
 	if (st->folds_orphaned)
 		fprintf(stderr, "folded calls dropped: %llu (no memory for their process)\n",
 			(unsigned long long)st->folds_orphaned);

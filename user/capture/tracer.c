@@ -258,6 +258,7 @@ static bool tick(struct tracer *tr)
 
 	if (trace_flush(tr->trace))
 		return false;
+	trace_sweep(tr->trace, process_exited);
 	lost_read(&tr->lost, lost);
 	report_status(&tr->report, trace_stats(tr->trace), lost, DFT_LOST_SLOTS);
 	return tree_alive(tr);

@@ -12,8 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include "correlate/state.h"
 #include "lib/procfs.h"
+#include "lib/vec.h"
 #include "model/paths.h"
 
 /* A syscall's return value below this is an error (-errno). */
@@ -32,7 +34,9 @@ struct proc *trace_proc(struct trace *t, uint32_t pid)
 {
 	struct proc *p = proc_get(&t->model, pid);
 
-	if (!p) {
+	if (p) {
+		p->seen = true;
+	} else {
 		p = proc_from_procfs(&t->model, pid);
 		if (p) {
 			t->stats.live++;
@@ -49,8 +53,10 @@ struct thread *trace_thread(struct trace *t, struct proc *p, uint32_t tid)
 	struct thread *th = thread_get(&t->model, tid);
 	char comm[DFT_COMM_LEN], what[32];
 
-	if (th)
+	if (th) {
+		th->seen = true;
 		return th;
+	}
 	snprintf(what, sizeof(what), "task/%u/comm", tid);
 	procfs_comm(p->pid, what, comm);
 	return thread_add(&t->model, tid, p->pid, comm[0] ? comm : p->comm);
@@ -552,4 +558,77 @@ void on_fds_lost(struct trace *t, const struct dft_header *h)
 
 	if (p)
 		fd_unknown_all(p);
+}
+
+/* ---- the sweep of the dead ---- */
+
+struct sweep {
+	struct trace *t;
+	bool (*exited)(pid_t pid);
+	uint32_t *ids;
+	uint32_t n, cap;
+};
+
+/* Silent since the last sweep and gone: its exit record was lost. */
+static bool swept(bool *seen, bool (*exited)(pid_t pid), uint32_t id)
+{
+	bool dead = !*seen && exited(id);
+
+	*seen = false;
+	return dead;
+}
+
+static void sweep_proc(struct proc *p, void *ctx)
+{
+	struct sweep *s = ctx;
+
+	if (swept(&p->seen, s->exited, p->pid))
+		(void)VEC_PUSH(s->ids, s->n, s->cap, p->pid);
+}
+
+/* A thread of a process that is gone, or was never known, goes too. */
+static void sweep_thread(struct thread *th, void *ctx)
+{
+	struct sweep *s = ctx;
+
+	if (swept(&th->seen, s->exited, th->tid) || !proc_get(&s->t->model, th->pid))
+		(void)VEC_PUSH(s->ids, s->n, s->cap, th->tid);
+}
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+void trace_sweep(struct trace *t, bool (*exited)(pid_t pid))
+{
+	struct sweep s = { t, exited, NULL, 0, 0 };
+	uint64_t now = monotonic_ns();
+	struct thread *th;
+	struct proc *p;
+
+	/* threads first: a process's regions end, and its totals go,
+	 * while it is known (a dead process's threads were silent too) */
+	threads_each(&t->model, sweep_thread, &s);
+	for (uint32_t i = 0; i < s.n; i++) {
+		th = thread_get(&t->model, s.ids[i]);
+		p = th ? proc_get(&t->model, th->pid) : NULL;
+		if (p && th->phases.depth)
+			close_regions(t, p, th, 0, now, "open_at_exit");
+		forget_thread(t, p, s.ids[i]);
+	}
+	s.n = 0;
+	procs_each(&t->model, sweep_proc, &s);
+	for (uint32_t i = 0; i < s.n; i++) {
+		if (!(p = proc_get(&t->model, s.ids[i])))
+			continue;
+		if (t->cfg.process_ended)
+			t->cfg.process_ended(t->cfg.lost_name_ctx, t, p->pid);
+		forget_process(t, p, p->pid, now);
+		t->stats.swept++;
+	}
+	free(s.ids);
 }

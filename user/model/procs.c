@@ -223,6 +223,16 @@ void procs_each(const struct model *m, void (*fn)(struct proc *p, void *ctx),
 		fn((struct proc *)(uintptr_t)p, ctx);
 }
 
+void threads_each(const struct model *m, void (*fn)(struct thread *th, void *ctx),
+		  void *ctx)
+{
+	uint64_t tid, th;
+	size_t it = 0;
+
+	while (hmap_next(&m->threads, &it, &tid, &th))
+		fn((struct thread *)(uintptr_t)th, ctx);
+}
+
 uint32_t procs_count(const struct model *m)
 {
 	return m->procs.n;

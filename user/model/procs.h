@@ -50,12 +50,14 @@ struct proc {
 	struct phase_ctx ctx;	/* epoch, step and user keys from annotations */
 	struct job_rank job;	/* its launcher's rank variables, at exec */
 	struct hmap folds;	/* totals not written yet: key hash -> malloc'd total */
+	bool seen;		/* a record since the last sweep (trace_sweep()) */
 };
 
 struct thread {
 	uint32_t tid, pid;
 	char comm[DFT_COMM_LEN];
 	struct phase_stack phases;	/* open annotated regions */
+	bool seen;		/* as struct proc's */
 };
 
 /* Every traced process and thread. */
@@ -84,6 +86,9 @@ void thread_free(struct model *m, uint32_t tid);
 void procs_each(const struct model *m, void (*fn)(struct proc *p, void *ctx),
 		void *ctx);
 uint32_t procs_count(const struct model *m);
+/* Calls fn for every thread. */
+void threads_each(const struct model *m, void (*fn)(struct thread *th, void *ctx),
+		  void *ctx);
 /* Forgets every process and thread. */
 void model_free(struct model *m);
 

@@ -23,7 +23,8 @@ struct trace_stats {
 	uint64_t lost_elsewhere; /* -D: losses no file reports (full map) */
 	uint64_t privileged;	/* execs that raised privileges: untraced */
 	uint64_t files_reopened; /* -D: files closed for want of descriptors */
-	uint64_t folds_orphaned; /* folded calls of processes already gone */
+	uint64_t folds_orphaned; /* folded calls dropped: no memory for their process */
+	uint64_t swept;		/* processes forgotten dead: their exit was lost */
 	uint32_t live;		/* traced processes still running */
 	int write_error;	/* first output error, negative errno */
 	char write_error_msg[TRACE_ERR_LEN]; /* and what it was */
