@@ -15,6 +15,8 @@
  * reads the record. */
 #define DFT_ENV_MAX 8192
 #define DFT_COMM_LEN 16
+/* The tracer's own name (comm): another tracer's process is never traced. */
+#define DFT_TRACER_COMM "dftrace-bpf"
 #define DFT_NR_MAX 512 /* syscall numbers the interest bitmap covers */
 #define DFT_SC_NARGS 6 /* arguments a syscall takes at most */
 #define DFT_IO_NARGS 3 /* those a struct dft_io keeps */

@@ -68,7 +68,7 @@ int BPF_PROG(sched_process_fork, struct task_struct *parent,
 
 static __always_inline bool is_tracer(const char *comm)
 {
-	static const char me[] = "dftrace-bpf";
+	static const char me[] = DFT_TRACER_COMM;
 
 	for (int i = 0; i < (int)sizeof(me); i++)
 		if (comm[i] != me[i])

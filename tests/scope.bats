@@ -193,3 +193,31 @@ in_cgroup() {
 	TRACE="$f" valid
 	TRACE="$f" check_truth --under "$D"
 }
+
+@test "scope: a second -a tracer does not trace a tracer already running, nor does the first trace it" {
+	mkdir -p "$D/x"
+	agent "$T/one.pfw" -a
+	first=$DFT_PID
+	agent "$T/two.pfw" -a
+	second=$DFT_PID
+	# both write what they see; each writes its file at least once more
+	# while the other runs
+	"$WL/io" basic "$D/x" >>"$TRUTH"
+	for f in one two; do
+		size=$(stat -c %s "$T/$f.pfw")
+		for ((i = 0; i < 600; i++)); do
+			[ "$(stat -c %s "$T/$f.pfw")" -gt "$size" ] && break
+			sleep 0.1
+		done
+	done
+	stop_agent
+	DFT_PID=$first stop_agent
+	TRACE="$T/two.pfw" check_truth --under "$D/x"
+	run tpy events "$T/two.pfw" --pid "$first"
+	expect_eq "the first tracer's events in the second's trace" "$(grep -c . <<<"$output")" 0
+	# the first sees the shell that became the second, up to its exec,
+	# and nothing after: the exec takes the tracer out of its trace
+	run tpy events "$T/one.pfw" --pid "$second" --fields ts,name
+	expect_eq "the second tracer's events after its exec in the first's trace" \
+		"$(sort -n <<<"$output" | awk -F'\t' 'e { n++ } $2 == "exec" { e = 1 } END { print n + 0 }')" 0
+}

@@ -119,6 +119,13 @@ bool process_exited(pid_t pid)
 	return live_parent_of(pid) < 0;
 }
 
+bool is_tracer_process(pid_t pid)
+{
+	char comm[DFT_COMM_LEN];
+
+	return procfs_comm(pid, "comm", comm) && !strcmp(comm, DFT_TRACER_COMM);
+}
+
 int attach_check_target(pid_t pid, pid_t *tgid, char *err, size_t errlen)
 {
 	bool kthread = false;
@@ -239,8 +246,9 @@ static int attach_pass(const struct attach_opts *o, const pid_t *pids, int npids
 
 		for (size_t i = first_child(all, n, parent);
 		     i < n && all[i].ppid == parent; i++) {
-			/* not the tracer, nor what runs below it */
-			if (all[i].pid == o->self ||
+			/* not the tracer, nor another, nor what runs
+			 * below them */
+			if (all[i].pid == o->self || is_tracer_process(all[i].pid) ||
 			    hmap_add(&seen, all[i].pid, 0) != 1)
 				continue;
 			queue[tail++] = all[i].pid;

@@ -45,5 +45,7 @@ int attach_tree(const struct attach_opts *o, const pid_t *pids, int npids,
 		char *err, size_t errlen);
 /* True when pid is gone or a zombie: no more records will come from it. */
 bool process_exited(pid_t pid);
+/* pid is a tracer (its name is ours): no tracer traces another. */
+bool is_tracer_process(pid_t pid);
 
 #endif

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
+#include "capture/attach.h"
 #include "capture/scope.h"
 #include "lib/procfs.h"
 
@@ -231,7 +232,9 @@ pid_t *scope_processes(const struct scope_opts *s, pid_t self, int *n)
 	while (d && (de = readdir(d))) {
 		pid_t pid = atoi(de->d_name);
 
-		if (pid <= 0 || pid == self || !scope_has_process(s, pid))
+		/* no tracer traces another, whatever its scope */
+		if (pid <= 0 || pid == self || is_tracer_process(pid) ||
+		    !scope_has_process(s, pid))
 			continue;
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 256;
