@@ -183,12 +183,13 @@ open_files() {
 	# files to be written and closed, the tracer still running, the
 	# parent's open
 	for ((i = 0; i < 600; i++)); do
-		[ "$(ls "$T/out" 2>/dev/null | wc -l)" -gt 1 ] && [ "$(open_files "$T/out")" -le 1 ] && break
+		open=$(open_files "$T/out")
+		[ "$(ls "$T/out" 2>/dev/null | wc -l)" -gt 1 ] && [ "$open" -le 1 ] && break
 		sleep 0.1
 	done
-	[ "$(open_files "$T/out")" -le 1 ] || find /proc/"$DFT_PID"/fd -lname "$T/out/*" -printf '%l\n' |
+	[ "$open" -le 1 ] || find /proc/"$DFT_PID"/fd -lname "$T/out/*" -printf '%l\n' |
 		sed 's/^/#   /' | head -5
-	expect_eq "files held open by the tracer" "$(open_files "$T/out")" 1
+	expect_eq "files held open by the tracer" "$open" 1
 	kill -USR1 "$wl"
 	await "$DFT_PID"
 	[ "$AWAIT_STATUS" = 0 ] || { sed 's/^/#   /' "$T/dft.err"; false; }

@@ -569,20 +569,29 @@ struct sweep {
 	uint32_t n, cap;
 };
 
-/* Silent since the last sweep and gone: its exit record was lost. */
-static bool swept(bool *seen, bool (*exited)(pid_t pid), uint32_t id)
+/* Silent since the last sweep and gone: its exit record was lost. Gone
+ * too where its id now names a task that started later (pids wrap). */
+static bool swept(bool *seen, uint64_t *start, bool (*exited)(pid_t pid), uint32_t id)
 {
-	bool dead = !*seen && exited(id);
+	bool silent = !*seen;
+	uint64_t now;
 
 	*seen = false;
-	return dead;
+	if (!silent)
+		return false;
+	if (exited(id))
+		return true;
+	now = procfs_start(id);
+	if (!*start)
+		*start = now;
+	return now != *start;
 }
 
 static void sweep_proc(struct proc *p, void *ctx)
 {
 	struct sweep *s = ctx;
 
-	if (swept(&p->seen, s->exited, p->pid))
+	if (swept(&p->seen, &p->start, s->exited, p->pid))
 		(void)VEC_PUSH(s->ids, s->n, s->cap, p->pid);
 }
 
@@ -591,7 +600,7 @@ static void sweep_thread(struct thread *th, void *ctx)
 {
 	struct sweep *s = ctx;
 
-	if (swept(&th->seen, s->exited, th->tid) || !proc_get(&s->t->model, th->pid))
+	if (swept(&th->seen, &th->start, s->exited, th->tid) || !proc_get(&s->t->model, th->pid))
 		(void)VEC_PUSH(s->ids, s->n, s->cap, th->tid);
 }
 

@@ -51,6 +51,19 @@ int procfs_stat(pid_t pid, char *state, pid_t *ppid, bool *kthread)
 	return 0;
 }
 
+uint64_t procfs_start(pid_t pid)
+{
+	char buf[512], *paren;
+	unsigned long long start;
+
+	if (procfs_read_text(pid, "stat", buf, sizeof(buf)) < 0 ||
+	    !(paren = strrchr(buf, ')')) ||
+	    sscanf(paren + 1, " %*c%*d%*d%*d%*d%*d%*u%*u%*u%*u%*u%*u%*u%*d%*d%*d%*d%*d%*d%llu",
+		   &start) != 1)
+		return 0;
+	return start;
+}
+
 /* The number after "\n<key>" in /proc/PID/status, or -1. */
 static long status_field(pid_t pid, const char *key)
 {

@@ -15,6 +15,10 @@ ssize_t procfs_read_text(pid_t pid, const char *what, char *buf, size_t size);
 /* Fields of /proc/PID/stat: state letter, parent pid and whether it is a
  * kernel thread.  0, or -1 if the process is gone. */
 int procfs_stat(pid_t pid, char *state, pid_t *ppid, bool *kthread);
+/* When the task started (/proc/PID/stat's starttime, in clock ticks
+ * since boot): another task that took the same id later started later.
+ * 0 if gone. */
+uint64_t procfs_start(pid_t pid);
 /* Threads of the process, from /proc/PID/status (0 if gone). */
 int procfs_threads(pid_t pid);
 /* The process (thread group) of a task id, or -1 if gone. */

@@ -51,6 +51,7 @@ struct proc {
 	struct job_rank job;	/* its launcher's rank variables, at exec */
 	struct hmap folds;	/* totals not written yet: key hash -> malloc'd total */
 	bool seen;		/* a record since the last sweep (trace_sweep()) */
+	uint64_t start;		/* procfs_start() when a sweep first saw it silent */
 };
 
 struct thread {
@@ -58,6 +59,7 @@ struct thread {
 	char comm[DFT_COMM_LEN];
 	struct phase_stack phases;	/* open annotated regions */
 	bool seen;		/* as struct proc's */
+	uint64_t start;
 };
 
 /* Every traced process and thread. */
