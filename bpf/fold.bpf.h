@@ -59,11 +59,12 @@ static __always_inline void track_phase(struct dft_task *st, int op,
  * again only when some process changed its own (pos_seq moved). */
 static __always_inline const struct dft_pos *pos_now(struct dft_task *st)
 {
-	__u32 seq = pos_seq, tgid = bpf_get_current_pid_tgid() >> 32;
+	__u32 seq = pos_seq, tgid;
 	struct dft_pos *p;
 
 	if (st->pos.seq == seq)
 		return &st->pos;
+	tgid = bpf_get_current_pid_tgid() >> 32;
 	p = bpf_map_lookup_elem(&positions, &tgid);
 	if (p) {
 		st->pos = *p;
