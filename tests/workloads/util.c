@@ -25,10 +25,16 @@
  *   util noise FILE      heavy I/O on FILE, forever: $WL_CTL/noise_ready
  *                        (holding the pid) after the first 100 writes; on
  *                        SIGTERM records "noise PID ITERATIONS" and exits 0
+ *   util gated CMD...    ready ($WL_CTL/ready holds the pid; no heartbeat),
+ *                        on SIGUSR1 runs CMD and waits for it, then
+ *                        $WL_CTL/done, and exits with CMD's status on
+ *                        SIGUSR1 again (tests/lib/common.bash's
+ *                        stopped_while)
  */
 #include <pthread.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include "workload.h"
 
 #define R(x) ({ long r_ = (long)(x); r_ < 0 ? -(long)errno : r_; })
@@ -58,6 +64,36 @@ static void *leader_worker(void *arg)
 	return NULL;
 }
 
+/* util gated: CMD between two SIGUSR1s */
+static int gated(char **cmd)
+{
+	struct timespec limit = { 60, 0 };
+	sigset_t set;
+	char txt[32];
+	int status;
+	pid_t child;
+
+	wl_block_go(&set);
+	snprintf(txt, sizeof(txt), "%d\n", wl_pid());
+	wl_ctl_file("ready", txt);
+	if (sigtimedwait(&set, NULL, &limit) != SIGUSR1)
+		wl_die("no SIGUSR1 within 60 s");
+	child = fork();
+	if (child < 0)
+		wl_die("fork");
+	if (!child) {
+		pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+		execvp(cmd[0], cmd);
+		wl_die("exec %s", cmd[0]);
+	}
+	if (waitpid(child, &status, 0) < 0)
+		wl_die("waitpid");
+	wl_ctl_file("done", txt);
+	if (sigtimedwait(&set, NULL, &limit) != SIGUSR1)
+		wl_die("no second SIGUSR1 within 60 s");
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 static void on_term(int sig)
 {
 	(void)sig;
@@ -78,6 +114,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(mode, "wait") == 0 && argc == 2)
 		return wl_wait_go(60);
+	if (strcmp(mode, "gated") == 0 && argc > 2)
+		return gated(argv + 2);
 	if (strcmp(mode, "keep") == 0 && argc == 4) {
 		/* N preads, each with its truth line, are the last calls
 		 * before the wait for SIGUSR1: with N <= 3, under a batch,
