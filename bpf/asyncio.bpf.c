@@ -112,6 +112,30 @@ static __always_inline void read_filename(struct dft_async *a, struct filename *
 	a->path_len = n > 0 ? n : 0;
 }
 
+/* 7.x: openat's and statx's name is a struct delayed_filename, its
+ * struct filename copied at prepare (only its audit comes at issue). */
+struct delayed_filename___7_x {
+	struct filename *__incomplete_filename;
+};
+struct io_open___7_x {
+	struct delayed_filename___7_x filename;
+};
+struct io_statx___7_x {
+	struct delayed_filename___7_x filename;
+};
+
+/* The name of an openat or a statx, as this kernel keeps it. */
+#define READ_REQ_FILENAME(a, type, req)						\
+	do {									\
+		struct type *o_ = (void *)&(req)->cmd;				\
+		struct type##___7_x *d_ = (void *)o_;				\
+										\
+		if (bpf_core_field_exists(o_->filename))			\
+			read_filename(a, BPF_CORE_READ(o_, filename));		\
+		else if (bpf_core_field_exists(d_->filename))			\
+			read_filename(a, BPF_CORE_READ(d_, filename.__incomplete_filename)); \
+	} while (0)
+
 /* What the request says, as prepared: offsets, lengths, names. */
 static __always_inline void describe_req(struct dft_async *a, struct io_kiocb *req)
 {
@@ -128,15 +152,12 @@ static __always_inline void describe_req(struct dft_async *a, struct io_kiocb *r
 		struct io_open *o = (void *)&req->cmd;
 
 		a->fd = BPF_CORE_READ(o, dfd);
-		/* 7.x takes the name later, as statx below */
-		if (bpf_core_field_exists(o->filename))
-			read_filename(a, BPF_CORE_READ(o, filename));
+		READ_REQ_FILENAME(a, io_open, req);
 	} else if (op == IORING_OP_STATX) {
 		struct io_statx *s = (void *)&req->cmd;
 
 		a->fd = BPF_CORE_READ(s, dfd);
-		if (bpf_core_field_exists(s->filename))
-			read_filename(a, BPF_CORE_READ(s, filename));
+		READ_REQ_FILENAME(a, io_statx, req);
 	} else if (op == IORING_OP_CLOSE) {
 		struct io_close *c = (void *)&req->cmd;
 
