@@ -240,6 +240,99 @@ signal_test() {
 	valid
 }
 
+# sig_command: a command that appends each SIGTERM and SIGHUP it gets to
+# $WL_CTL/sigs as it comes (a C handler's write: none is merged into
+# the next), exits 5 at the second, or on SIGUSR1, and says its pid in
+# $WL_CTL/ready. Run: $PY -c "$(sig_command)" "$WL_CTL"
+sig_command() {
+	cat <<-'EOF'
+	import os, signal, sys
+	ctl = sys.argv[1]
+	r, w = os.pipe()
+	os.set_blocking(w, False)
+	signal.set_wakeup_fd(w)
+	for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1):
+	    signal.signal(s, lambda *a: None)
+	with open(ctl + "/ready.tmp", "w") as f:
+	    f.write(str(os.getpid()))
+	os.rename(ctl + "/ready.tmp", ctl + "/ready")
+	n = 0
+	while True:
+	    for b in os.read(r, 64):
+	        if b == signal.SIGUSR1:
+	            sys.exit(5)
+	        with open(ctl + "/sigs", "a") as f:
+	            f.write(signal.Signals(b).name[3:] + "\n")
+	        n += 1
+	        if n == 2:
+	            sys.exit(5)
+	EOF
+}
+
+# sigs_at_least N: wait until the command has noted N signals
+sigs_at_least() {
+	local i
+	for ((i = 0; i < 1500; i++)); do
+		[ "$(cat "$WL_CTL/sigs" 2>/dev/null | wc -l)" -ge "$1" ] && return 0
+		sleep 0.02
+	done
+	echo "# the command noted $(cat "$WL_CTL/sigs" 2>/dev/null | wc -l) signals, not $1"
+	return 1
+}
+
+@test "signals: a second SIGTERM while the tracer waits for the command is passed on, and the tracer returns the command's status" {
+	"$DFT" -q -o "$TRACE" -- "$PY" -c "$(sig_command)" "$WL_CTL" 2>"$T/dft.err" &
+	DFT_PID=$!
+	BG_PIDS+=("$DFT_PID")
+	wait_file "$WL_CTL/ready" 30
+	WL_PID=$(cat "$WL_CTL/ready")
+	kill -TERM "$DFT_PID"
+	# the first reached the command: the tracer has stopped tracing
+	sigs_at_least 1
+	kill -TERM "$DFT_PID"
+	await "$DFT_PID" 30
+	expect_eq "tracer status" "$AWAIT_STATUS" 5
+	expect_eq "signals the command got" "$(cat "$WL_CTL/sigs" | tr '\n' ' ')" "TERM TERM "
+	! running "$WL_PID"
+	valid
+}
+
+# waiting_for_command PID: the tracer PID sleeps in wait4 or ppoll (it
+# has stopped tracing and passed on what it passes on), or has exited
+waiting_for_command() {
+	local i nr
+	for ((i = 0; i < 1500; i++)); do
+		# gone: the command ended, the signals it got tell the rest
+		read -r nr _ 2>/dev/null <"/proc/$1/syscall" || return 0
+		[ "$nr" = 61 ] || [ "$nr" = 271 ] && return 0
+		sleep 0.02
+	done
+	echo "# the tracer never waited for its command"
+	return 1
+}
+
+@test "signals: SIGTERM or SIGHUP sent to the process group reaches the command once, not again through the tracer" {
+	[ "$(uname -m)" = x86_64 ] || skip "syscall numbers of x86_64"
+	for sig in TERM HUP; do
+		rm -f "$WL_CTL/ready" "$WL_CTL/sigs"
+		# its own process group, as a job's under Slurm or a shell's
+		setsid "$DFT" -q -o "$TRACE" -- "$PY" -c "$(sig_command)" "$WL_CTL" 2>"$T/dft.err" &
+		DFT_PID=$!
+		BG_PIDS+=("$DFT_PID")
+		wait_file "$WL_CTL/ready" 30
+		WL_PID=$(cat "$WL_CTL/ready")
+		expect_eq "the tracer leads its group" "$(ps -o pgid= "$DFT_PID" | tr -d ' ')" "$DFT_PID"
+		kill "-$sig" -- "-$DFT_PID"
+		sigs_at_least 1
+		waiting_for_command "$DFT_PID"
+		kill -USR1 "$WL_PID" 2>/dev/null || true # gone: it got two
+		await "$DFT_PID" 30
+		expect_eq "tracer status after SIG$sig" "$AWAIT_STATUS" 5
+		expect_eq "signals the command got" "$(cat "$WL_CTL/sigs" | tr '\n' ' ')" "$sig "
+		valid
+	done
+}
+
 @test "signals: SIGKILL leaves a gzip readable up to the last flush, with events older than 2.5 s" {
 	"$DFT" -q -o "$TRACE" -- "$WL/util" marker "$D" >>"$TRUTH" 2>"$T/dft.err" &
 	DFT_PID=$!

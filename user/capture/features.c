@@ -338,6 +338,10 @@ void features_configure(const struct features *f, struct dftrace_bpf *skel, bool
 		 * also after the hooks are detached (loader_iter()) */
 		if (!strncmp(bpf_program__section_name(prog), "iter/", 5))
 			bpf_program__set_autoattach(prog, false);
+		/* the command's signals are counted while we wait for it,
+		 * after the hooks are gone (tracer.c attaches it) */
+		if (!strcmp(bpf_program__name(prog), "signal_generate"))
+			bpf_program__set_autoattach(prog, false);
 	}
 }
 

@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -51,6 +53,10 @@
 #define TRACER_COMM "dftrace-bpf"
 #define TRACER_COMM_DONE "dftrace-bpf-end"
 
+/* The signals that stop us, in bpf/signals.bpf.c's order. */
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
+#define STOP_SIGNALS (sizeof(stop_signals) / sizeof(stop_signals[0]))
+
 struct tracer {
 	struct env env;
 	struct dftrace_bpf *skel;
@@ -69,6 +75,9 @@ struct tracer {
 	struct features features;	/* this kernel's */
 	/* task iterators: -p's threads before 6.9, live threads' kept calls */
 	struct bpf_link *adopt_iter, *kept_iter;
+	/* -- CMD: counts the command's stop signals (bpf/signals.bpf.c) */
+	struct bpf_link *signals_link;
+	uint64_t stops_forwarded[STOP_SIGNALS];
 	char features_list[256];	/* as the trace's start says them */
 	struct rlimit nofile_at_start;	/* the command gets it back */
 	char program[PATH_MAX];	/* -- CMD: the file it execs, or "" */
@@ -79,14 +88,18 @@ struct tracer {
 	bool child_reaped;
 };
 
-/* Set from a signal handler, so a global; read by the loops below. */
+/* Set from a signal handler, so globals; read by the loops below. */
 static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t stops_got[STOP_SIGNALS];
 /* libbpf's print callback has no context argument. */
 static bool libbpf_verbose;
 
 static void on_signal(int sig)
 {
 	stop_signal = sig;
+	for (size_t i = 0; i < STOP_SIGNALS; i++)
+		if (stop_signals[i] == sig)
+			stops_got[i]++;
 }
 
 static int print_libbpf(enum libbpf_print_level level, const char *fmt,
@@ -381,6 +394,36 @@ static int attach_scope(struct tracer *tr)
 	return ret == -EINTR ? 0 : ret;
 }
 
+/* Before the command runs: which of our stop signals it gets too. A
+ * kernel without the hook forwards as before: TERM and HUP, not INT
+ * (a terminal's reached it already). */
+static void count_command_signals(struct tracer *tr)
+{
+	tr->skel->bss->command_tgid = tr->launch.pid;
+	tr->signals_link = bpf_program__attach(tr->skel->progs.signal_generate);
+	if (!tr->signals_link && tr->env.verbose)
+		fprintf(stderr, "dftrace-bpf: stop signals are forwarded without counting: %s\n",
+			strerror(errno));
+}
+
+/* The command gets each stop signal we got once: those its sender sent
+ * it too are not sent again. */
+static void forward_stop_signals(struct tracer *tr)
+{
+	if (!tr->env.command || tr->child_reaped || tr->launch.pid <= 0)
+		return;
+	for (size_t i = 0; i < STOP_SIGNALS; i++) {
+		uint64_t got = (uint64_t)stops_got[i];
+		uint64_t shared = tr->signals_link ? tr->skel->bss->stops_shared[i] :
+				  stop_signals[i] == SIGINT ? got : 0;
+
+		while (shared + tr->stops_forwarded[i] < got) {
+			kill(tr->launch.pid, stop_signals[i]);
+			tr->stops_forwarded[i]++;
+		}
+	}
+}
+
 static int start_target(struct tracer *tr)
 {
 	char err[512];
@@ -399,6 +442,7 @@ static int start_target(struct tracer *tr)
 		return ret;
 	}
 	trace_adopt(tr->trace, tr->launch.pid);
+	count_command_signals(tr);
 	if (tr->program[0])
 		usdt_offer(&tr->usdt, tr->program);
 	usdt_attach_pending(&tr->usdt);
@@ -432,11 +476,42 @@ static int prepare_command(struct tracer *tr, char *err, size_t errlen)
 	return launch_prepare(tr->env.command, &tr->launch, err, errlen);
 }
 
+/* Until the command exits or a stop signal comes: the signals are
+ * blocked but while we sleep, so that none comes between the look at
+ * them and the sleep. */
+static void await_command(struct tracer *tr, int pidfd)
+{
+	sigset_t stops, outside;
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+	sigemptyset(&stops);
+	for (size_t i = 0; i < STOP_SIGNALS; i++)
+		sigaddset(&stops, stop_signals[i]);
+	sigprocmask(SIG_BLOCK, &stops, &outside);
+	forward_stop_signals(tr);
+	ppoll(&p, 1, NULL, &outside);
+	sigprocmask(SIG_SETMASK, &outside, NULL);
+}
+
+/* The command's status, however many stop signals come meanwhile:
+ * each is passed on, and we wait on. */
 static int exit_status(struct tracer *tr)
 {
-	if (!tr->child_reaped &&
-	    waitpid(tr->launch.pid, &tr->child_status, 0) < 0)
-		return 0;
+	int pidfd = (int)syscall(SYS_pidfd_open, tr->launch.pid, 0);
+
+	while (!tr->child_reaped) {
+		if (pidfd >= 0)
+			await_command(tr, pidfd);
+		else
+			forward_stop_signals(tr);
+		if (waitpid(tr->launch.pid, &tr->child_status, pidfd >= 0 ? WNOHANG : 0) ==
+		    tr->launch.pid)
+			tr->child_reaped = true;
+		else if (errno != EINTR && pidfd < 0)
+			return 1; /* not ours to wait for: cannot happen */
+	}
+	if (pidfd >= 0)
+		close(pidfd);
 	if (WIFSIGNALED(tr->child_status))
 		return 128 + WTERMSIG(tr->child_status);
 	return WEXITSTATUS(tr->child_status);
@@ -640,8 +715,6 @@ static int trace_and_wait(struct tracer *tr)
 	ret = finish(tr) || loop ? 1 : 0;
 	if (!tr->env.command)
 		return ret;
-	if (stop_signal == SIGTERM && !tr->child_reaped)
-		kill(tr->launch.pid, SIGTERM); /* a terminal's SIGINT reached it already */
 	ret = exit_status(tr);
 	tr->launch.pid = -1; /* started and reaped: not ours to kill */
 	return ret;
@@ -699,6 +772,7 @@ cleanup:
 	outdir_free(tr.outdir);
 	bpf_link__destroy(tr.adopt_iter);
 	bpf_link__destroy(tr.kept_iter);
+	bpf_link__destroy(tr.signals_link);
 	dftrace_bpf__destroy(tr.skel);
 	invoker_free(&tr.who);
 	free(tr.target);
