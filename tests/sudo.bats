@@ -95,3 +95,25 @@ make_privileged() {
 	expect_eq "paths of the secret" "$(tpy paths "$T/mine/t.pfw.gz" | grep -c secret)" 0
 	[ "$(tpy events "$T/mine/t.pfw.gz" --name exec --fields args.privileged | sort | tr '\n' ' ')" = "- true " ]
 }
+
+@test "sudo: merge, summary and report read as the user behind sudo: a root-only trace is refused, the user's own is read, and what they write is the user's" {
+	traced -- "$WL/util" exit 0
+	install -d -m 700 "$T/rootdir"
+	install -m 600 "$TRACE" "$T/rootdir/secret.pfw.gz"
+	install -d -o 65534 -g 65534 "$T/mine"
+	install -o 65534 -g 65534 -m 600 "$TRACE" "$T/mine/t.pfw.gz"
+	for sub in summary "merge -o $T/mine/out.json" "report -o $T/mine/r.html"; do
+		status=0
+		# shellcheck disable=SC2086
+		as_nobody "$DFT" $sub "$T/rootdir/secret.pfw.gz" >"$T/out" 2>"$T/err" || status=$?
+		[ "$status" != 0 ] || { echo "# $sub read a root-only trace as the user"; return 1; }
+		grep -q "Permission denied" "$T/err" ||
+			{ echo "# $sub:"; sed 's/^/#   /' "$T/err"; return 1; }
+		[ ! -s "$T/out" ]
+		status=0
+		# shellcheck disable=SC2086
+		as_nobody "$DFT" $sub "$T/mine/t.pfw.gz" >"$T/out" 2>"$T/err" || status=$?
+		expect_eq "status of $sub on the user's own trace" "$status" 0
+	done
+	expect_eq "owners of what they wrote" "$(stat -c %u:%g "$T/mine/out.json" "$T/mine/r.html" | sort -u)" "65534:65534"
+}

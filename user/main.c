@@ -7,6 +7,7 @@
 #include <string.h>
 #include "capture/tracer.h"
 #include "cmd/cmd.h"
+#include "lib/invoker.h"
 
 static const struct subcommand {
 	const char *name;
@@ -16,6 +17,22 @@ static const struct subcommand {
 	{ "summary", summary_main },
 	{ "report", report_main },
 };
+
+/* The offline tools need no privilege: under sudo they become the user
+ * behind it (uid, gid, groups) before reading anything, so that they
+ * read, follow and write only what that user could. */
+static int become_invoker(const char *name)
+{
+	struct invoker who;
+	int err = invoker_init(&who);
+
+	if (!err)
+		err = invoker_become(&who);
+	invoker_free(&who);
+	if (err)
+		fprintf(stderr, "%s: cannot become the invoking user: %s\n", name, strerror(-err));
+	return err;
+}
 
 int main(int argc, char **argv)
 {
@@ -27,6 +44,8 @@ int main(int argc, char **argv)
 			/* messages and --help say "dftrace-bpf merge" */
 			snprintf(name, sizeof(name), "dftrace-bpf %s", argv[1]);
 			argv[1] = name;
+			if (become_invoker(name))
+				return 1;
 			return subcommands[i].main(argc - 1, argv + 1);
 		}
 	return tracer_main(argc, argv);
