@@ -215,3 +215,15 @@ dlopen_traced() {
 	valid
 	annot unbalanced "$TRACE" "$TRUTH"
 }
+
+@test "annotate: the exit summary's phase table shows a program's control bytes escaped, never raw" {
+	dft -o "$TRACE" -- "$WL/annotate" "$D" $'\e]0;t\a' $'\e[2J\xc2\x9b\\'
+	expect_eq "status" "$DFT_STATUS" 0
+	# the names as the trace has them, and the table's line for them
+	expect_eq "region in the trace" "$(tpy events "$TRACE" --under "$D" --fields args.phase_cat,args.phase | sort -u)" \
+		$'\e]0;t\a\t\e[2J\xc2\x9b\\'
+	# (the column is 30 wide: short names, to see them whole)
+	grep -qF '\x1b]0;t\x07/\x1b[2J\xc2\x9b\\ ' "$T/dft.err" ||
+		{ sed -n '/phase (cat\/name)/,$p' "$T/dft.err" | cat -v | sed 's/^/#   /'; return 1; }
+	! LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' "$T/dft.err"
+}

@@ -166,3 +166,20 @@ assert b == sorted(b, reverse=True) and b[0] > 0, b
 	[ "${#lines[@]}" = 1 ]
 	[[ "$output" == "dftrace-bpf summary: '$T/cut.pfw.gz':"*": gzip stream cut short"* ]]
 }
+
+@test "summary: a path's control bytes reach neither the table nor the CSV raw: escaped \\xHH, as the trace escapes them" {
+	name=$'\e]0;pwned\a\e[2J\xc2\x9b\\.dat'
+	traced -- sh -c 'printf 12345 >"$1"' sh "$D/$name"
+	want="$D/"'\x1b]0;pwned\x07\x1b[2J\xc2\x9b\\.dat'
+	summary --by file --top 0 "$TRACE"
+	! LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' <<<"$output"
+	grep -qF "$want" <<<"$output" || { printf '%s\n' "$output" | cat -v | sed 's/^/#   /'; return 1; }
+	summary --csv --by file --top 0 "$TRACE"
+	! LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' <<<"$output"
+	expect_eq "the CSV's file" "$("$PY" -c '
+import csv, sys
+for r in csv.DictReader(sys.stdin):
+    if r["file"].endswith(".dat"):
+        print(r["file"], r["bytes"])
+' <<<"$output")" "$want 5"
+}

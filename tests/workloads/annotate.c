@@ -7,6 +7,8 @@
  *   a thread exits in a region -> "open_at_exit"
  *   a process exits in one     -> "open_at_exit"
  * Usage: annotate DIR
+ *        annotate DIR CAT NAME: one region named so (names from argv,
+ *        however hostile), writing 100 bytes to DIR/named.dat in it
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -32,6 +34,21 @@ static void *thread_main(void *arg)
 	return NULL; /* the thread ends inside compute.backward */
 }
 
+static int named_region(const char *dir, const char *cat, const char *name)
+{
+	char path[4096], buf[100] = { 0 };
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/named.dat", dir);
+	DFT_USDT_REGION_BEGIN(cat, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || write(fd, buf, sizeof(buf)) != sizeof(buf))
+		return 1;
+	close(fd);
+	DFT_USDT_REGION_END(cat, name);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	char path[4096];
@@ -39,8 +56,10 @@ int main(int argc, char **argv)
 	pid_t pid;
 	int fd;
 
+	if (argc == 4)
+		return named_region(argv[1], argv[2], argv[3]);
 	if (argc != 2) {
-		fprintf(stderr, "usage: annotate DIR\n");
+		fprintf(stderr, "usage: annotate DIR [CAT NAME]\n");
 		return 2;
 	}
 	DFT_USDT_REGION_END("compute", "forward");

@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "capture/report.h"
+#include "lib/termsafe.h"
 #include "lib/units.h"
 
 static double since(const struct timespec *t)
@@ -77,13 +78,16 @@ void report_status(struct report *r, const struct trace_stats *st,
 static void report_phases(const struct phase_totals *pt)
 {
 	const struct phase_total *t = pt->t;
-	char bytes[32], name[96], time[32];
+	char bytes[32], name[96], time[32], cat[48], sub[48];
 
 	if (!pt->n)
 		return;
 	fprintf(stderr, "  %-30s %8s %12s %14s\n", "phase (cat/name)", "count", "time", "bytes");
 	for (uint32_t i = 0; i < pt->n; i++) {
-		snprintf(name, sizeof(name), "%s/%s", t[i].cat->str, t[i].name->str);
+		/* names a traced program chose: no control bytes to stderr */
+		termsafe(cat, sizeof(cat), t[i].cat->str);
+		termsafe(sub, sizeof(sub), t[i].name->str);
+		snprintf(name, sizeof(name), "%s/%s", cat, sub);
 		units_bytes(bytes, sizeof(bytes), t[i].bytes);
 		units_ns(time, sizeof(time), t[i].ns);
 		fprintf(stderr, "  %-30.30s %8llu %12s %14s\n", name,

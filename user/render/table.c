@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "lib/json.h"
+#include "lib/termsafe.h"
 #include "lib/units.h"
 #include "render/table.h"
 
@@ -163,7 +165,7 @@ static void grouping_text(FILE *out, const struct profile *p, const struct group
 {
 	uint32_t n, *idx = table_order(g, o, &n);
 	int kw[PROFILE_MAX_KEYS];
-	char cells[NCOLS][32];
+	char cells[NCOLS][32], key[4 * PATH_MAX];
 	bool log2 = false;
 
 	if (!idx)
@@ -171,7 +173,7 @@ static void grouping_text(FILE *out, const struct profile *p, const struct group
 	for (int k = 0; k < g->nkeys; k++) {
 		kw[k] = strlen(by_key_name(g->keys[k]));
 		for (uint32_t i = 0; i < n; i++) {
-			int len = strlen(row_part(&g->rows[idx[i]], k));
+			int len = termsafe(NULL, 0, row_part(&g->rows[idx[i]], k));
 
 			kw[k] = len > kw[k] ? (len < 60 ? len : 60) : kw[k];
 		}
@@ -186,11 +188,14 @@ static void grouping_text(FILE *out, const struct profile *p, const struct group
 		const struct row *r = &g->rows[idx[i]];
 
 		for (int k = 0; k < g->nkeys; k++) {
-			const char *s = row_part(r, k);
-			int len = strlen(s);
+			int len = termsafe(key, sizeof(key), row_part(r, k));
+			const char *s = key;
 
-			/* the end of a long path says more than its start */
-			fprintf(out, "%-*s  ", kw[k], len > kw[k] ? s + len - kw[k] : s);
+			/* the end of a long path says more than its start (a
+			 * cut key too long for the buffer is shown by its start) */
+			if (len > kw[k] && len < (int)sizeof(key))
+				s += len - kw[k];
+			fprintf(out, "%-*.*s  ", kw[k], kw[k], s);
 		}
 		row_cells(p, r, cells);
 		for (int c = 0; c < NCOLS; c++)
@@ -230,8 +235,12 @@ static const char *log2_names(unsigned int log2, const char *sep, const char *q,
 	return buf;
 }
 
-static void csv_field(FILE *out, const char *s)
+static void csv_field(FILE *out, const char *text)
 {
+	char safe[4 * PATH_MAX];
+	const char *s = safe;
+
+	termsafe(safe, sizeof(safe), text);
 	fputc('"', out);
 	for (; *s; s++) {
 		if (*s == '"')
