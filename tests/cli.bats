@@ -407,3 +407,24 @@ lifecycle() {
 	expect_eq "events of the tracer" "$(tpy count "$TRACE" --pid "$dpid")" 0
 	[ "$(tpy count "$TRACE" --name read --path /etc/hostname)" -gt 0 ]
 }
+
+@test "cli: --pid-file, -o and DFTRACE_BPF_RECORD naming one file: a one-line error, and the file as it was" {
+	cd "$T"
+	for args in "--pid-file x -o x" "--pid-file ./x -o $T/x" "--pid-file x -o $T/../${T##*/}/x"; do
+		for before in absent present; do
+			rm -f x
+			[ "$before" = absent ] || echo old >x
+			# shellcheck disable=SC2086
+			dft -q $args -- "$WL/util" exit 0
+			expect_eq "status of '$args' with x $before" "$DFT_STATUS" 1
+			is_error_line "$T/dft.err"
+			grep -q "^dftrace-bpf: -o and --pid-file name the same file '" "$T/dft.err"
+			if [ "$before" = absent ]; then [ ! -e x ]; else expect_eq "x" "$(cat x)" old; fi
+		done
+	done
+	rm -f x
+	DFTRACE_BPF_RECORD=x dft -q -o x -- "$WL/util" exit 0
+	expect_eq "status of DFTRACE_BPF_RECORD=x -o x" "$DFT_STATUS" 1
+	is_error_line "$T/dft.err"
+	[ ! -e x ]
+}

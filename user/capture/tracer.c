@@ -16,6 +16,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -613,6 +614,53 @@ static int place_pid_file(struct tracer *tr)
 	return ret;
 }
 
+/* The file a path names, for comparing: a link itself, not its target
+ * (we replace a link, never follow it); where there is none yet, its
+ * directory's real path and its name. */
+static bool file_key(const char *path, struct stat *st, char *name, size_t len)
+{
+	char dir[PATH_MAX], real[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+
+	name[0] = 0;
+	if (!lstat(path, st))
+		return true;
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) + 1 : 1,
+		 slash ? path : ".");
+	if (realpath(dir, real))
+		snprintf(name, len, "%s/%s", real, slash ? slash + 1 : path);
+	return false;
+}
+
+static bool same_file(const char *a, const char *b)
+{
+	char na[2 * PATH_MAX], nb[2 * PATH_MAX];
+	struct stat sa, sb;
+	bool ea = file_key(a, &sa, na, sizeof(na)), eb = file_key(b, &sb, nb, sizeof(nb));
+
+	if (ea && eb)
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	return !ea && !eb && na[0] && !strcmp(na, nb);
+}
+
+/* Two of our outputs naming one file: the later would replace the
+ * earlier (--pid-file x -o x left a pid where the trace was). */
+static int check_outputs_differ(const struct env *env)
+{
+	const char *name[] = { "-o", "--pid-file", "DFTRACE_BPF_RECORD" };
+	const char *path[] = { env->output && strcmp(env->output, "-") ? env->output : NULL,
+			       env->pid_file, getenv("DFTRACE_BPF_RECORD") };
+
+	for (int i = 0; i < 3; i++)
+		for (int j = i + 1; j < 3; j++)
+			if (path[i] && path[j] && same_file(path[i], path[j])) {
+				report_error("%s and %s name the same file '%s'", name[i],
+					     name[j], path[j]);
+				return -EINVAL;
+			}
+	return 0;
+}
+
 /* Everything up to the first traced syscall. */
 static int set_up(struct tracer *tr)
 {
@@ -751,6 +799,8 @@ int tracer_main(int argc, char **argv)
 	/* From here a signal must not kill us: a file would be left half
 	 * made. */
 	install_signals(&tr.launch);
+	if (check_outputs_differ(&tr.env))
+		goto cleanup;
 	tr.recording = open_recording();
 	tr.target = describe_target(&tr.env);
 	if (!tr.target || set_up(&tr))
