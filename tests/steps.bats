@@ -64,9 +64,19 @@ active_truth() {
 }
 
 @test "steps: a bad --steps is a usage error" {
-	for bad in 1:1 1:1:0 a:b:c 1:1:1:1:1:1 -1:0:1 "1:1:1 "; do
+	for bad in 1:1 1:1:0 a:b:c 1:1:1:1:1:1 -1:0:1 "1:1:1 " 1:1:1: 1:1:1:1:1: 1:1:1::; do
 		run "$DFT" --steps "$bad" -- true
 		[ "$status" = 64 ]
 		[[ "${lines[0]}" == "dftrace-bpf: invalid --steps '$bad'"* ]]
 	done
+}
+
+@test "steps: a program that never sets a step is in step 0: the end says steps_active \"0\" when step 0 is active" {
+	traced --steps 0:0:1 -- "$WL/util" exit 0
+	valid
+	zcat -f "$TRACE" | grep '"name":"end"' | grep -q '"steps":"0:0:1:0:0","steps_active":"0"' ||
+		{ zcat -f "$TRACE" | grep '"name":"end"' | sed 's/^/#   /'; return 1; }
+	# and one whose step 0 is not active covers none
+	traced --steps 1:0:1 -- "$WL/util" exit 0
+	zcat -f "$TRACE" | grep '"name":"end"' | grep -q '"steps_active":""'
 }

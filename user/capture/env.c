@@ -163,7 +163,8 @@ static void parse_steps(struct env *env, const char *arg, struct argp_state *sta
 			break;
 		p++;
 	}
-	if (*p || n < 3 || v[2] == 0)
+	/* a trailing ':' promises a number that is not there */
+	if (*p || n < 3 || v[2] == 0 || p[-1] == ':')
 		argp_error(state, "invalid --steps '%s': need WAIT:WARMUP:ACTIVE[:REPEAT[:SKIP_FIRST]], "
 			   "whole numbers, ACTIVE at least 1", arg);
 	env->steps = (struct dft_steps){ v[0], v[1], v[2], v[3], v[4] };

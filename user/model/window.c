@@ -2,14 +2,19 @@
 #include <stdio.h>
 #include "model/window.h"
 
+static void note_active(struct step_window *w, int64_t step);
+
 void window_init(struct step_window *w, const struct dft_steps *spec)
 {
 	*w = (struct step_window){ .on = spec != NULL, .active = true };
 	if (spec) {
 		w->spec = *spec;
-		/* before any step annotation it is step 0, as in torch */
+		/* before any step annotation it is step 0, as in torch:
+		 * recorded, so covered, even if no step is ever set */
 		w->active = dft_step_active(spec, 0);
 		w->openings = w->active;
+		if (w->active)
+			note_active(w, 0);
 	}
 }
 
