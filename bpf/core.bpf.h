@@ -58,6 +58,9 @@ DFT_SHARED __u32 step_active;
 /* -a, --cgroup, --uid, --comm; scope.self_tgid also for every mode */
 DFT_SHARED const volatile bool scope_on;
 DFT_SHARED const volatile struct dft_scope scope;
+/* --cgroup's directory id, apart from scope: user space follows the
+ * directory when it is removed and made anew under the same name */
+DFT_SHARED __u64 scope_cgroup_id;
 
 /* ---- maps every feature writes to ---- */
 

@@ -43,10 +43,10 @@ static __always_inline bool cgroup_in_scope(struct cgroup *cg)
 		return false;
 	if (!kshape.cgroup_ancestors)
 		return BPF_CORE_READ((struct cgroup___5_x *)cg, ancestor_ids[level]) ==
-		       scope.cgroup_id;
+		       scope_cgroup_id;
 	if (bpf_core_read(&anc, sizeof(anc), &cg->ancestors[level]))
 		return false;
-	return anc && BPF_CORE_READ(anc, kn, id) == scope.cgroup_id;
+	return anc && BPF_CORE_READ(anc, kn, id) == scope_cgroup_id;
 }
 
 static __always_inline bool in_scope(struct task_struct *t, const char *comm)

@@ -17,18 +17,6 @@ annot() {
 	fi
 }
 
-# wait_line FILE PATTERN: wait until a line of FILE matches PATTERN.
-wait_line() {
-	local i
-	for ((i = 0; i < 1500; i++)); do
-		grep -qE "$2" "$1" 2>/dev/null && return 0
-		sleep 0.02
-	done
-	echo "# no line matching '$2' in $1:"
-	sed 's/^/#   /' "$1"
-	return 1
-}
-
 # the cat/name pairs of both minitrain examples, exactly
 expect_minitrain_names() {
 	annot names "$TRACE"

@@ -221,3 +221,18 @@ in_cgroup() {
 	expect_eq "the second tracer's events after its exec in the first's trace" \
 		"$(sort -n <<<"$output" | awk -F'\t' 'e { n++ } $2 == "exec" { e = 1 } END { print n + 0 }')" 0
 }
+
+@test "scope: a --cgroup directory removed and made anew under its name: said when it goes, followed when it comes back" {
+	cg=$(new_cgroup)
+	mkdir -p "$D/before" "$D/after"
+	agent "$T/t.pfw" --cgroup "$cg"
+	in_cgroup "$cg" "$WL/util" write - "$D/before"
+	rmdir "$cg"
+	wait_line "$T/dft.err" "dftrace-bpf: the cgroup '$cg' is gone; traced again if made anew"
+	mkdir "$cg"
+	wait_line "$T/dft.err" "dftrace-bpf: the cgroup '$cg' was made anew: traced from now"
+	in_cgroup "$cg" "$WL/io" basic "$D/after"
+	stop_agent
+	TRACE="$T/t.pfw" check_truth --under "$D"
+	expect_eq "stderr lines" "$(wc -l <"$T/dft.err")" 2
+}

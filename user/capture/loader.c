@@ -96,6 +96,7 @@ static int configure(struct dftrace_bpf *skel, const struct loader_opts *o)
 		skel->rodata->scope_on = true;
 		skel->rodata->scope = *o->scope;
 		skel->rodata->scope.self_tgid = getpid();
+		skel->bss->scope_cgroup_id = o->scope->cgroup_id;
 	}
 	if (o->steps) {
 		skel->rodata->steps_on = true;

@@ -40,6 +40,11 @@ static int cgroup_id(const char *path, unsigned long long *id)
 	return 0;
 }
 
+int scope_cgroup_now(const struct scope_opts *s, unsigned long long *id)
+{
+	return cgroup_id(s->cgroup_path, id);
+}
+
 /* Its depth below the root of its hierarchy: directories up to the one
  * whose parent is on another file system. */
 static int cgroup_level(const char *path)

@@ -28,6 +28,8 @@ int scope_add_comm(struct scope_opts *s, const char *name, char *err, size_t err
 void scope_add_all(struct scope_opts *s);
 
 /* Whether a live process is in scope now, by /proc. */
+/* --cgroup's directory's id now, or -errno (-ENOENT: it is gone). */
+int scope_cgroup_now(const struct scope_opts *s, unsigned long long *id);
 bool scope_has_process(const struct scope_opts *s, pid_t pid);
 /* The processes in scope now (malloc'd; the tracer's own excluded). */
 pid_t *scope_processes(const struct scope_opts *s, pid_t self, int *n);

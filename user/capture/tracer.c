@@ -87,6 +87,7 @@ struct tracer {
 	uint32_t batch;		/* records in the current batch */
 	int child_status;
 	bool child_reaped;
+	bool cgroup_gone;	/* --cgroup's directory is gone, and we said so */
 };
 
 /* Set from a signal handler, so globals; read by the loops below. */
@@ -264,8 +265,35 @@ static bool tree_alive(struct tracer *tr)
 	return dead < procs_count(m);
 }
 
+static int attach_scope(struct tracer *tr);
+
+/* --cgroup's directory, removed and made anew under the same name (a
+ * job's cgroup for the next job): said when it goes, followed when it
+ * comes back, with the processes already in it. */
+static void follow_cgroup(struct tracer *tr)
+{
+	const char *path = tr->env.scope.cgroup_path;
+	unsigned long long id;
+
+	if (!tr->env.scope.k.cgroup_level)
+		return;
+	if (scope_cgroup_now(&tr->env.scope, &id)) {
+		if (!tr->cgroup_gone)
+			report_error("the cgroup '%s' is gone; traced again if made anew",
+				     path);
+		tr->cgroup_gone = true;
+		return;
+	}
+	if (id == tr->skel->bss->scope_cgroup_id)
+		return;
+	tr->skel->bss->scope_cgroup_id = id;
+	tr->cgroup_gone = false;
+	report_error("the cgroup '%s' was made anew: traced from now", path);
+	attach_scope(tr);
+}
+
 /* Once a second: the flush that keeps a killed tracer's file readable,
- * the status line, and the end of the tree. */
+ * the status line, the end of the tree, and --cgroup's directory. */
 static bool tick(struct tracer *tr)
 {
 	uint64_t lost[DFT_LOST_SLOTS];
@@ -273,6 +301,7 @@ static bool tick(struct tracer *tr)
 	if (trace_flush(tr->trace))
 		return false;
 	trace_sweep(tr->trace, process_exited);
+	follow_cgroup(tr);
 	lost_read(&tr->lost, lost);
 	report_status(&tr->report, trace_stats(tr->trace), lost, DFT_LOST_SLOTS);
 	return tree_alive(tr);
