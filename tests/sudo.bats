@@ -117,3 +117,15 @@ make_privileged() {
 	done
 	expect_eq "owners of what they wrote" "$(stat -c %u:%g "$T/mine/out.json" "$T/mine/r.html" | sort -u)" "65534:65534"
 }
+
+@test "sudo: DFTRACE_BPF_RECORD is made as the user behind sudo: the user's file, refused where the user may not write" {
+	install -d -o 65534 -g 65534 "$T/mine"
+	DFTRACE_BPF_RECORD="$T/mine/rec" as_nobody dft -q -o "$T/mine/t.pfw.gz" -- "$WL/util" exit 0
+	expect_eq "status" "$DFT_STATUS" 0
+	expect_eq "recording's owner" "$(stat -c %u:%g "$T/mine/rec")" 65534:65534
+	[ -s "$T/mine/rec" ]
+	install -d -m 755 "$T/rootonly"
+	DFTRACE_BPF_RECORD="$T/rootonly/rec" as_nobody dft -q -o "$T/mine/t.pfw.gz" -- "$WL/util" exit 0
+	[ ! -e "$T/rootonly/rec" ]
+	grep -q "cannot create recording '$T/rootonly/rec': Permission denied" "$T/dft.err"
+}

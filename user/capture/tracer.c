@@ -798,14 +798,21 @@ static int trace_and_wait(struct tracer *tr)
 }
 
 /* A new file only (never one planted there), private: for make bench's
- * replay of the consumer, not for users. */
-static FILE *open_recording(void)
+ * replay of the consumer, not for users. Made as the invoker, as every
+ * other output. */
+static FILE *open_recording(const struct invoker *who)
 {
 	const char *path = getenv("DFTRACE_BPF_RECORD");
-	int fd = path ? open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
+	struct fs_identity saved;
+	int fd = -1, err = path ? invoker_fs_enter(who, &saved) : 0;
 
-	if (path && fd < 0)
-		report_error("cannot create recording '%s': %s", path, strerror(errno));
+	if (path && !err) {
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		err = fd < 0 ? -errno : 0;
+		fs_identity_restore(&saved);
+	}
+	if (path && err)
+		report_error("cannot create recording '%s': %s", path, strerror(-err));
 	return fd >= 0 ? fdopen(fd, "w") : NULL;
 }
 
@@ -830,7 +837,7 @@ int tracer_main(int argc, char **argv)
 	install_signals(&tr.launch);
 	if (check_outputs_differ(&tr.env))
 		goto cleanup;
-	tr.recording = open_recording();
+	tr.recording = open_recording(&tr.who);
 	tr.target = describe_target(&tr.env);
 	if (!tr.target || set_up(&tr))
 		goto cleanup;
