@@ -215,3 +215,14 @@ dlopen_traced() {
 		{ sed -n '/phase (cat\/name)/,$p' "$T/dft.err" | cat -v | sed 's/^/#   /'; return 1; }
 	! LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' "$T/dft.err"
 }
+
+@test "annotate: the trace is complete before the uprobes are detached (the slow part of stopping on a busy host)" {
+	"$DFT" -v -o "$TRACE" -- "$WL/annotate" "$D" compute forward >>"$TRUTH" 2>"$T/dft.err"
+	# in order: the exit summary (written once the file is closed) ends
+	# with its path, then the uprobes go
+	run grep -nE "^trace: $TRACE\$|^dftrace-bpf: trace complete; detaching [0-9]+ uprobes\$" "$T/dft.err"
+	expect_eq "order" "$(printf '%s\n' "${lines[@]}" | sed 's/^[0-9]*://; s/[0-9]* uprobes/N uprobes/')" \
+		"$(printf '%s\n' "trace: $TRACE" "dftrace-bpf: trace complete; detaching N uprobes")"
+	valid
+	expect_eq "the region" "$(tpy events "$TRACE" --cat compute --name forward --fields name)" forward
+}

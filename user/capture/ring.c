@@ -105,6 +105,16 @@ int ring_consume(struct ring *r, int (*fn)(void *ctx, void *data, size_t size), 
 	return err;
 }
 
+uint64_t ring_mark(const struct ring *r)
+{
+	return __atomic_load_n(r->producer_pos, __ATOMIC_ACQUIRE);
+}
+
+bool ring_reached(const struct ring *r, uint64_t mark)
+{
+	return *r->consumer_pos >= mark;
+}
+
 uint64_t ring_pending(const struct ring *r)
 {
 	return __atomic_load_n(r->producer_pos, __ATOMIC_ACQUIRE) - *r->consumer_pos;

@@ -32,5 +32,9 @@ int ring_wait(struct ring *r, int timeout_ms);
 int ring_consume(struct ring *r, int (*fn)(void *ctx, void *data, size_t size), void *ctx);
 /* Bytes the producers have written that are not consumed yet. */
 uint64_t ring_pending(const struct ring *r);
+/* Where producers are now, and whether everything up to such a mark has
+ * been consumed: to drain what is there, not what keeps coming. */
+uint64_t ring_mark(const struct ring *r);
+bool ring_reached(const struct ring *r, uint64_t mark);
 
 #endif

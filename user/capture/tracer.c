@@ -745,25 +745,38 @@ static void print_prog_stats(const struct tracer *tr)
 	}
 }
 
-/* Nothing more is recorded: probes and hooks go, so that what the ring
- * holds now is all there is, and the command may outlive the trace. */
+/* Nothing more is recorded: the hooks go, so that what the ring holds
+ * now is all there is, and the command may outlive the trace. The
+ * uprobes of annotations go after the file is complete (detach_probes):
+ * each takes the kernel up to milliseconds on a busy host
+ * (uprobe_unregister), seconds for many. What they add meanwhile is
+ * after the end, not read. */
 static void stop_tracing(struct tracer *tr)
 {
-	usdt_free(&tr->usdt);
 	dftrace_bpf__detach(tr->skel);
 	print_prog_stats(tr);
 	set_tracer_comm(TRACER_COMM_DONE);
+}
+
+static void detach_probes(struct tracer *tr)
+{
+	if (tr->env.verbose && tr->usdt.nlinks)
+		fprintf(stderr, "dftrace-bpf: trace complete; detaching %u uprobes\n",
+			tr->usdt.nlinks);
+	usdt_free(&tr->usdt);
 }
 
 /* Drains the ring, ends every file, and says how it went. */
 static int finish(struct tracer *tr)
 {
 	const struct trace_stats *st = trace_stats(tr->trace);
-	uint64_t lost[DFT_LOST_SLOTS];
+	uint64_t lost[DFT_LOST_SLOTS], end = ring_mark(&tr->ring);
 	char err[512] = "";
 	int ret = 0;
 
-	while (drain_batch(tr, 0) > 0)
+	/* what the ring held when the hooks went; the uprobes, still there,
+	 * are not waited for */
+	while (!ring_reached(&tr->ring, end) && drain_batch(tr, 0) > 0)
 		;
 	folds_finish(&tr->folds, tr->trace);
 	lost_read(&tr->lost, lost);
@@ -790,6 +803,7 @@ static int trace_and_wait(struct tracer *tr)
 
 	stop_tracing(tr);
 	ret = finish(tr) || loop ? 1 : 0;
+	detach_probes(tr);
 	if (!tr->env.command)
 		return ret;
 	ret = exit_status(tr);
