@@ -119,6 +119,16 @@ bool process_exited(pid_t pid)
 	return live_parent_of(pid) < 0;
 }
 
+bool process_gone(pid_t pid)
+{
+	char state;
+	pid_t ppid;
+
+	if (procfs_stat(pid, &state, &ppid, NULL))
+		return errno == ENOENT || errno == ESRCH;
+	return state == 'X' || (state == 'Z' && procfs_threads(pid) <= 1);
+}
+
 bool is_tracer_process(pid_t pid)
 {
 	char comm[DFT_COMM_LEN];

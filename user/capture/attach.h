@@ -45,6 +45,9 @@ int attach_tree(const struct attach_opts *o, const pid_t *pids, int npids,
 		char *err, size_t errlen);
 /* True when pid is gone or a zombie: no more records will come from it. */
 bool process_exited(pid_t pid);
+/* The same, but only where /proc says so: a pid whose entry can't be read
+ * for another reason (no fd left, no memory) is not gone. */
+bool process_gone(pid_t pid);
 /* pid is a tracer (its name is ours): no tracer traces another. */
 bool is_tracer_process(pid_t pid);
 

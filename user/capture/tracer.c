@@ -300,7 +300,7 @@ static bool tick(struct tracer *tr)
 
 	if (trace_flush(tr->trace))
 		return false;
-	trace_sweep(tr->trace, process_exited);
+	trace_sweep(tr->trace, process_gone);
 	follow_cgroup(tr);
 	lost_read(&tr->lost, lost);
 	report_status(&tr->report, trace_stats(tr->trace), lost, DFT_LOST_SLOTS);

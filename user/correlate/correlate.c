@@ -582,6 +582,8 @@ static bool swept(bool *seen, uint64_t *start, bool (*exited)(pid_t pid), uint32
 	if (exited(id))
 		return true;
 	now = procfs_start(id);
+	if (!now) /* unreadable now (no fd left?): asked again next time */
+		return false;
 	if (!*start)
 		*start = now;
 	return now != *start;

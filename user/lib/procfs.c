@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,8 @@ ssize_t procfs_read_text(pid_t pid, const char *what, char *buf, size_t size)
 {
 	ssize_t n = procfs_read(pid, what, buf, size - 1);
 
+	if (n == 0)
+		errno = ESRCH; /* an entry emptied: its task gone meanwhile */
 	if (n <= 0)
 		return -1;
 	buf[n] = 0;
@@ -44,8 +47,10 @@ int procfs_stat(pid_t pid, char *state, pid_t *ppid, bool *kthread)
 	/* comm may hold ") ": the fields resume after the last ')'. */
 	paren = strrchr(buf, ')');
 	if (!paren || sscanf(paren + 1, " %c %d %*d %*d %*d %*d %u", state,
-			     ppid, &flags) != 3)
+			     ppid, &flags) != 3) {
+		errno = EINVAL;
 		return -1;
+	}
 	if (kthread)
 		*kthread = flags & PF_KTHREAD;
 	return 0;
