@@ -264,13 +264,17 @@ assert {"readok\u00e9\n", "aten::ok\u00e9\n"} <= {e["name"] for e in x}, x
 	head -c 100 "$T/good.json" >"$T/cut.json"
 	mkfifo "$T/fifo.json"
 	mkdir "$T/dir.json"
+	# the traced program chose the names: one clears the screen
+	esc="$T/"$'\e[2J\e]0;pwned\a'.json
 	fixture recorded-torch "$T/t.pfw" "$T/fifo.json" "$T/dir.json" "$T/missing.json" \
-		"$T/cut.json" "$T/good.json" >/dev/null
+		"$T/cut.json" "$T/good.json" "$esc" >/dev/null
 	# never waits on the FIFO's writer (a generous bound, not a timing)
 	run timeout 60 "$DFT" merge -o "$T/view.json" "$T/t.pfw"
 	echo "$output"
 	[ "$status" = 0 ]
-	expect_eq "warnings" "$(grep -c '^dftrace-bpf merge: warning: left out a torch trace a trace recorded: ' <<<"$output")" 4
+	expect_eq "warnings" "$(grep -c '^dftrace-bpf merge: warning: left out a torch trace a trace recorded: ' <<<"$output")" 5
+	grep -qF "cannot open '$T/\x1b[2J\x1b]0;pwned\x07.json': No such file or directory" <<<"$output"
+	! grep -q $'\e' <<<"$output"
 	grep -qF "cannot open '$T/fifo.json': not a regular file" <<<"$output"
 	grep -qF "cannot open '$T/dir.json': not a regular file" <<<"$output"
 	grep -qF "cannot open '$T/missing.json': No such file or directory" <<<"$output"
