@@ -11,6 +11,7 @@ while the I/O sits some µs inside the region.
 import collections
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -248,3 +249,160 @@ def test_summary_of_a_merged_torch_trace_has_torch_ops(tmp_path, built):
     # and the job's own I/O beside them: every checkpoint's bytes
     ckpts = [x for x in truth if x["kind"] == "ckpt"]
     assert rows["write"]["bytes"] >= sum(x["bytes"] for x in ckpts)
+
+
+# -- seed 002's own code: plain torch.profiler, no dftrace in the script --
+SEED = os.path.join(HERE, "workloads", "seed_torch.py")
+TORCHRUN = "/usr/bin/torchrun"
+
+
+def run_seed(tmp_path, mode, *job_args, world=1):
+    """The seed's script under the tracer: "torch" (--torch -o FILE), "dir"
+    (--torch -D DIR), "import" (no --torch; the script imports dftrace),
+    "torchrun" (--torch, torchrun --nproc_per_node 2 with the flags that
+    get Debian's torchrun past its start). Returns (trace path, truth)."""
+    out = tmp_path / "job"
+    out.mkdir()
+    trace = str(tmp_path / ("traces" if mode == "dir" else "t.pfw.gz"))
+    cmd = [PY, SEED, str(out)] + list(job_args)
+    if mode == "torchrun":
+        cmd = [TORCHRUN, "--standalone", "--nproc_per_node", str(world),
+               "--redirects", "2", "--tee", "2", "--log_dir", str(tmp_path / "logs"),
+               SEED, str(out)] + list(job_args)
+    elif world > 1:
+        cmd += ["--ranks", str(world)]
+    if mode == "import":
+        opts, cmd = [], cmd + ["--import-dftrace"]
+    else:
+        opts = ["--torch"]
+    where = ["-D", trace] if mode == "dir" else ["-o", trace]
+    r = subprocess.run([DFT, "-q"] + opts + where + ["--"] + cmd, env=private_env(tmp_path),
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    return trace, truth_of(r.stdout)
+
+
+def torch_traces(tmp_path):
+    d = tmp_path / "job" / "traces"
+    return sorted(str(d / n) for n in os.listdir(d))
+
+
+def check_seed_rank(doc, trace, truth, rank, nrecorded):
+    """Each checkpoint's bytes under its process; every write of every
+    checkpoint torch recorded inside torch's "save" span."""
+    ckpts = [r for r in truth if r["kind"] == "ckpt" and r["rank"] == rank]
+    pid = ckpts[0]["pid"]
+    for r in ckpts:
+        assert write_bytes(doc, r["path"], pid) == r["bytes"], r["path"]
+    recorded = [r for r in ckpts if r["recorded"]]
+    assert len(recorded) == nrecorded
+    rx = "^(%s)$" % "|".join(re.escape(r["path"]) for r in recorded)
+    checked, probs = chrome.contained(doc, "save", rx)
+    assert probs == []
+    assert checked == sum(len(io_events_of(trace, r["path"])) for r in recorded) > 0
+    saves = [e for e in doc["traceEvents"] if e.get("name") == "save" and e["ph"] == "X"
+             and e["pid"] == pid]
+    assert len(saves) == nrecorded
+    return pid
+
+
+def merged_seed(tmp_path, trace, nranks):
+    """merge with nothing but our trace: the torch traces come in by
+    themselves, each aligned by its anchors."""
+    view = str(tmp_path / "view.json")
+    r = merge(["-o", view, trace])
+    got = alignments(r.stderr)
+    assert len(got) == nranks, r.stderr
+    assert all(0 <= a <= MAX_ALIGN_US for a in got), r.stderr
+    doc = chrome.load(view)
+    assert chrome.shape_problems(doc) == []
+    assert chrome.nesting_problems(doc) == []
+    return doc
+
+
+@pytest.mark.parametrize("mode,export", [("torch", "handler"), ("torch", "tensorboard"),
+                                         ("torch", "after"), ("dir", "handler"),
+                                         ("import", "handler")])
+def test_seed_code_merges_unchanged(tmp_path, mode, export, built):
+    trace, truth = run_seed(tmp_path, mode, "--export", export)
+    doc = merged_seed(tmp_path, trace, 1)
+    nrecorded = 6 if export == "after" else 3  # schedule(wait=1, warmup=1, active=3)
+    check_seed_rank(doc, Trace.load(trace), truth, 0, nrecorded)
+
+
+@pytest.mark.parametrize("mode", ["torch", "torchrun"])
+def test_seed_code_two_ranks_merge(tmp_path, mode, built):
+    if mode == "torchrun" and not os.path.exists(TORCHRUN):
+        pytest.skip("no %s" % TORCHRUN)
+    trace, truth = run_seed(tmp_path, mode, world=2)
+    assert len(torch_traces(tmp_path)) == 2
+    doc = merged_seed(tmp_path, trace, 2)
+    t = Trace.load(trace)
+    pids = [check_seed_rank(doc, t, truth, rank, 3) for rank in (0, 1)]
+    assert pids[0] != pids[1]
+
+
+def test_seed_step_context_is_the_profilers(tmp_path, built):
+    """Under --torch each checkpoint's I/O carries the profiler's step (the
+    optimizer stepped before the save, but prof.step() moves the step);
+    torch 1.13 names step k's span ProfilerStep#(k-1)."""
+    trace, truth = run_seed(tmp_path, "torch")
+    t = Trace.load(trace)
+    for r in (x for x in truth if x["kind"] == "ckpt"):
+        steps = {e["args"].get("step") for e in io_events_of(t, r["path"])}
+        assert steps == {r["step"]}, r
+    doc = merged_seed(tmp_path, trace, 1)
+    for r in (x for x in truth if x["kind"] == "ckpt" and x["recorded"]):
+        checked, probs = chrome.contained(doc, "ProfilerStep#%d" % (r["step"] - 1),
+                                          "^%s$" % re.escape(r["path"]))
+        assert probs == [] and checked == len(io_events_of(t, r["path"])), r
+
+
+def torch_events(path):
+    with open(path) as f:
+        doc = json.load(f)
+    return doc["traceEvents"] if isinstance(doc, dict) else doc
+
+
+def without_anchors(events):
+    """(anchor names, the other events' names): an anchor's range and what
+    torch records inside it (its record_function's own aten::empty) out."""
+    spans = [(e["tid"], e["ts"], e["ts"] + e["dur"]) for e in events
+             if e["name"].startswith("dftrace::anchor#")]
+    inside = [e for e in events
+              if any(t == e["tid"] and s <= e["ts"] and e["ts"] + e.get("dur", 0) <= f
+                     for t, s, f in spans)]
+    return ([e["name"] for e in inside if e["name"].startswith("dftrace::anchor#")],
+            [e["name"] for e in events if e not in inside])
+
+
+def user_view(names):
+    """What of torch's events is the same run after run: which ops ran
+    (not how often: aten::div_ comes 3 or 4 times), the steps and saves."""
+    return (set(names), sorted(n for n in names if n.startswith("ProfilerStep#")
+                               or n == "save"))
+
+
+def test_seed_torch_trace_unchanged_but_anchors(tmp_path, built):
+    """What torch writes: the same files and events as without dftrace,
+    and our anchors (record_function "dftrace::anchor#n") only when traced."""
+    def names(sub, extra, traced=False):
+        job = tmp_path / sub
+        job.mkdir()
+        cmd = [PY, SEED, str(job)] + extra
+        if traced:
+            cmd = [DFT, "-q", "--torch", "-o", str(tmp_path / (sub + ".pfw")), "--"] + cmd
+        r = subprocess.run(cmd, env=private_env(tmp_path), capture_output=True, text=True,
+                           timeout=300)
+        assert r.returncode == 0, r.stderr
+        assert os.listdir(job / "traces") == ["torch-trace-0-of-1.json"]
+        return without_anchors(torch_events(str(job / "traces" / "torch-trace-0-of-1.json")))
+
+    no_anchors, plain = names("plain", [])
+    assert no_anchors == []
+    no_anchors, untraced = names("untraced", ["--import-dftrace"])
+    assert no_anchors == [] and user_view(untraced) == user_view(plain)
+    anchors, traced = names("traced", [], traced=True)
+    # step 2's start, around steps 2|3 and 3|4, at step 4's end (its save)
+    assert sorted(anchors) == ["dftrace::anchor#%d" % n for n in range(1, 7)]
+    assert user_view(traced) == user_view(plain)

@@ -1,7 +1,9 @@
 """Phase labels for an unmodified PyTorch program (dftrace-bpf --torch).
 
-install() arranges for torch to be patched as soon as it is imported;
-each patched entry point runs inside a region with DFTracer's names:
+install() arranges for torch to be patched as soon as it is imported: its
+profiler hooked (dftrace.profiler.hook_torch; install(phases=False), which
+`import dftrace` runs, does only that), and each patched entry point run
+inside a region with DFTracer's names:
 
     nn.Module forward (outermost call)    compute.forward
     autograd backward                      compute.backward
@@ -89,14 +91,16 @@ _steps = [0]  # optimizer steps taken in this process
 def _counted(step):
     """An optimizer's step() that, once done, moves the step context on:
     the next iteration is step n+1, as torch.profiler counts (and what
-    --steps follows)."""
+    --steps follows). While a profiler runs, its step() does that."""
+    from . import profiler
+
     @functools.wraps(step)
     def counted(*args, **kwargs):
         try:
             return step(*args, **kwargs)
         finally:
             _steps[0] += 1
-            if probes.enabled():
+            if probes.enabled() and not profiler.stepping():
                 probes.ctx_int("step", _steps[0])
     counted.__dftrace_wrapped__ = True
     return counted
@@ -170,8 +174,20 @@ def patch_torch(torch):
         pass
 
 
+# What to do once torch is imported: its profiler hooked (for any process
+# that imports dftrace), its phases labelled (--torch).
+_wanted = {"phases": False}
+
+
+def _on_torch(torch):
+    from . import profiler
+    profiler.hook_torch(torch.profiler)
+    if _wanted["phases"]:
+        patch_torch(torch)
+
+
 class _TorchFinder(importlib.abc.MetaPathFinder):
-    """Patches torch the moment its import completes."""
+    """Hooks torch the moment its import completes."""
 
     def find_spec(self, fullname, path=None, target=None):
         if fullname != "torch":
@@ -183,13 +199,16 @@ class _TorchFinder(importlib.abc.MetaPathFinder):
 
         def exec_and_patch(module):
             exec_module(module)
-            patch_torch(module)
+            _on_torch(module)
         spec.loader.exec_module = exec_and_patch
         return spec
 
 
-def install():
+def install(phases=True):
+    """Hooks torch.profiler, and with phases labels torch's phases, now
+    or when torch is imported. Safe to repeat."""
+    _wanted["phases"] = _wanted["phases"] or phases
     if "torch" in sys.modules:
-        patch_torch(sys.modules["torch"])
+        _on_torch(sys.modules["torch"])
     elif not any(isinstance(f, _TorchFinder) for f in sys.meta_path):
         sys.meta_path.insert(0, _TorchFinder())

@@ -27,9 +27,19 @@ It and a region "rank" at start() carry rank and world_size when known (torch.di
 WORLD_SIZE in the environment): the merge names processes after them.
 Untraced (no dftrace-bpf attached) nothing of this is sent: step() costs a
 method call and what torch's own step costs.
+
+A plain torch.profiler.profile gets the same (hook_torch, which `import
+dftrace` and --torch install): anchors at start(), around each step()
+and at stop() while torch records, the step context, and a record of
+every trace its export_chrome_trace wrote (from on_trace_ready,
+tensorboard_trace_handler or the user's own call). Nothing else of
+torch's changes: the files it writes are the ones it wrote, with the
+anchors' record_function ranges in them.
 """
 
 import enum
+import functools
+import itertools
 import os
 
 from ._backend import probes as _p
@@ -40,6 +50,18 @@ TORCH_TRACE = "torch_trace"
 RANK = "rank"
 TORCH_ANCHOR_PREFIX = "dftrace::anchor#"
 _PATH_CHUNK = 120  # bytes of a path per arg (an arg string holds 127)
+# One count for every profile of the process: the merge pairs anchors of
+# a process by n, so two profiles must never both send anchor #1.
+_anchor_count = itertools.count(1)
+# Profiles started and not stopped: while one runs its step() sets the step
+# context, and --torch's optimizer count leaves it alone (an optimizer
+# step mid-iteration would move the step before the profiler does).
+_running = [0]
+
+
+def stepping():
+    """Whether a profile (ours or a hooked torch one) owns the step context."""
+    return _running[0] > 0
 
 
 class ProfilerAction(enum.Enum):
@@ -107,6 +129,30 @@ def _mark_args(extra=None):
         _p.arg_str(k, v)
 
 
+def anchor():
+    """A region of ours around a record_function of torch's, both named
+    after n: the merge's clock anchor. Nothing else runs inside ours,
+    since its length is how far off the anchor may be."""
+    if not _p.enabled():
+        return
+    import torch
+    enter = torch.ops.profiler._record_function_enter
+    leave = torch.ops.profiler._record_function_exit
+    n = next(_anchor_count)
+    name = TORCH_ANCHOR_PREFIX + str(n)
+    _p.region_begin(CAT, ANCHOR, n)
+    leave(enter(name, None))
+    _p.region_end(CAT, ANCHOR, n)
+
+
+def mark_rank():
+    """The region "rank": who this process is, for the merge's names."""
+    if _p.enabled():
+        _p.region_begin(CAT, RANK, 0)
+        _mark_args()
+        _p.region_end(CAT, RANK, 0)
+
+
 def record_torch_trace(path):
     """Records in the trace where a torch.profiler trace file went."""
     if not _p.enabled():
@@ -139,7 +185,6 @@ class profile:
         self.step_num = 0
         self.trace_dir = trace_dir
         self.traces = []  # torch trace files recorded so far
-        self._anchors = 0
         self._saving = False
         self._exported = []
         self._torch = None
@@ -161,6 +206,8 @@ class profile:
         else:
             self._schedule = schedule or _always_record
             self._user_ready = on_trace_ready
+        if self._torch is not None:
+            self._torch._dftrace_driven = True  # hook_torch leaves it to us
 
     def _torch_schedule(self, step):
         """Ours, in torch's enum (torch compares actions by identity)."""
@@ -183,20 +230,8 @@ class profile:
         return self._torch is not None and self.current_action.name in _RECORDING
 
     def _anchor(self):
-        """A region of ours around a record_function of torch's, both
-        named after n: the merge's clock anchor. Nothing else runs inside
-        ours, since its length is how far off the anchor may be."""
-        if not (_p.enabled() and self._recording()):
-            return
-        import torch
-        enter = torch.ops.profiler._record_function_enter
-        leave = torch.ops.profiler._record_function_exit
-        self._anchors += 1
-        n = self._anchors
-        name = TORCH_ANCHOR_PREFIX + str(n)
-        _p.region_begin(CAT, ANCHOR, n)
-        leave(enter(name, None))
-        _p.region_end(CAT, ANCHOR, n)
+        if self._recording():
+            anchor()
 
     # -- torch.profiler.profile's interface -----------------------------
     def __enter__(self):
@@ -210,17 +245,16 @@ class profile:
     def start(self):
         if self._torch is not None:
             self._torch.start()
+        _running[0] += 1
         _p.ctx_int("step", self.step_num)
-        if _p.enabled():
-            _p.region_begin(CAT, RANK, 0)
-            _mark_args()
-            _p.region_end(CAT, RANK, 0)
+        mark_rank()
         self._anchor()
 
     def stop(self):
         self._anchor()
         if self._torch is not None:
             self._torch.stop()
+        _running[0] -= 1
         _p.ctx_clear("step")
 
     def step(self):
@@ -278,3 +312,68 @@ class profile:
         prof.export_chrome_trace(path)
         self.traces.append(os.path.abspath(path))
         record_torch_trace(path)
+
+
+# -- a plain torch.profiler.profile ---------------------------------------
+def _recording(prof):
+    return prof.current_action.name in _RECORDING
+
+
+def _plain(method):
+    """method of torch.profiler.profile, doing what dftrace.profiler's
+    does around it unless a dftrace.profiler drives this profile."""
+    def wrap(around):
+        @functools.wraps(method)
+        def hooked(self, *args, **kwargs):
+            if self.__dict__.get("_dftrace_driven"):
+                return method(self, *args, **kwargs)
+            return around(self, lambda: method(self, *args, **kwargs))
+        hooked.__dftrace_wrapped__ = True
+        return hooked
+    return wrap
+
+
+def _start(self, call):
+    call()
+    _running[0] += 1
+    _p.ctx_int("step", self.step_num)
+    mark_rank()
+    if _recording(self):
+        anchor()
+
+
+def _step(self, call):
+    if _recording(self):
+        anchor()
+    call()
+    _p.ctx_int("step", self.step_num)
+    if _recording(self):
+        anchor()
+
+
+def _stop(self, call):
+    if _recording(self):
+        anchor()
+    call()
+    _running[0] -= 1
+    _p.ctx_clear("step")
+
+
+def hook_torch(tp):
+    """Hooks torch.profiler (tp) so that a plain profile does what
+    dftrace.profiler.profile does. Safe to repeat."""
+    cls = tp.profile
+    if getattr(cls.step, "__dftrace_wrapped__", False):
+        return
+    for name, around in (("start", _start), ("step", _step), ("stop", _stop)):
+        setattr(cls, name, _plain(getattr(cls, name))(around))
+    export = cls.export_chrome_trace
+
+    @functools.wraps(export)
+    def export_chrome_trace(self, path, *args, **kwargs):
+        ret = export(self, path, *args, **kwargs)
+        if not self.__dict__.get("_dftrace_driven"):
+            record_torch_trace(path)
+        return ret
+    export_chrome_trace.__dftrace_wrapped__ = True
+    cls.export_chrome_trace = export_chrome_trace
