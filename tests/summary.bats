@@ -183,3 +183,17 @@ for r in csv.DictReader(sys.stdin):
         print(r["file"], r["bytes"])
 ' <<<"$output")" "$want 5"
 }
+
+@test "summary: a key too long for its column is cut from the left, and the cut marked with a leading '…'" {
+	long=phase_that_starts_here_and_goes_on_for_much_longer_than_sixty_columns_END
+	cat >"$T/long.json" <<-EOF2
+	{"traceEvents":[
+	{"name":"$long","cat":"app","ph":"X","pid":1,"tid":1,"ts":0,"dur":10},
+	{"name":"write","cat":"POSIX","ph":"X","pid":1,"tid":1,"ts":1,"dur":1,"args":{"ret":5,"phase_cat":"app","phase":"$long"}}
+	]}
+	EOF2
+	summary --by phase,op "$T/long.json"
+	row=$(grep ' write ' <<<"$output")
+	# 60 columns: the mark and the last 59 characters of "app/$long"
+	expect_eq "the phase cell" "${row%%  *}" "…${long: -59}"
+}

@@ -160,6 +160,24 @@ static void row_cells(const struct profile *p, const struct row *r, char cells[N
 	snprintf(cells[10], 32, "%.2f%%", wall(p) ? 100.0 * r->total / wall(p) : 0);
 }
 
+/* A key in a column w wide. The end of a long name says more than its
+ * start (a path's file, a phase's innermost part): a longer key is cut
+ * from the left, and the cut marked by a leading "…". A key too long
+ * for the buffer, cut already, is shown by its start. */
+static void key_cell(FILE *out, const char *key, size_t size, int len, int w)
+{
+	const char *s;
+
+	if (len <= w || len >= (int)size) {
+		fprintf(out, "%-*.*s  ", w, w, key);
+		return;
+	}
+	s = key + len - (w - 1);
+	while ((*s & 0xc0) == 0x80) /* never half a UTF-8 character */
+		s++;
+	fprintf(out, "\xe2\x80\xa6%-*s  ", w - 1, s);
+}
+
 static void grouping_text(FILE *out, const struct profile *p, const struct grouping *g,
 			  const struct table_opts *o)
 {
@@ -187,16 +205,9 @@ static void grouping_text(FILE *out, const struct profile *p, const struct group
 	for (uint32_t i = 0; i < n; i++) {
 		const struct row *r = &g->rows[idx[i]];
 
-		for (int k = 0; k < g->nkeys; k++) {
-			int len = termsafe(key, sizeof(key), row_part(r, k));
-			const char *s = key;
-
-			/* the end of a long path says more than its start (a
-			 * cut key too long for the buffer is shown by its start) */
-			if (len > kw[k] && len < (int)sizeof(key))
-				s += len - kw[k];
-			fprintf(out, "%-*.*s  ", kw[k], kw[k], s);
-		}
+		for (int k = 0; k < g->nkeys; k++)
+			key_cell(out, key, sizeof(key),
+				 termsafe(key, sizeof(key), row_part(r, k)), kw[k]);
 		row_cells(p, r, cells);
 		for (int c = 0; c < NCOLS; c++)
 			fprintf(out, "%12s", cells[c]);
