@@ -197,3 +197,15 @@ for r in csv.DictReader(sys.stdin):
 	# 60 columns: the mark and the last 59 characters of "app/$long"
 	expect_eq "the phase cell" "${row%%  *}" "…${long: -59}"
 }
+
+@test "summary: a merged file gives its processes' ranks and names, as their traces do" {
+	RANK=3 WORLD_SIZE=4 traced -- cat /etc/hostname
+	"$DFT" merge -q -o "$T/m.json" "$TRACE"
+	summary --csv --by rank,process "$TRACE"
+	want=$output
+	[[ "$want" == *$'\n'\"3\",\"cat\ [* ]]
+	summary --csv --by rank,process "$T/m.json"
+	expect_eq "the merged file's rows" "$output" "$want"
+	summary --json "$T/m.json"
+	"$PY" -c 'import json, sys; assert json.load(sys.stdin)["headline"]["ranks"] == 1' <<<"$output"
+}

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analyze/events.h"
+#include "analyze/sources.h"
 
 #define NS_PER_US 1000
 
@@ -33,6 +34,9 @@ void ev_input_free(struct ev_input *in)
 	fh_table_free(&in->fh);
 	hmap_free_ptrs(&in->comm);
 	hmap_free(&in->ranks);
+	hmap_free(&in->torch_thread);
+	hmap_free(&in->anchor_thread);
+	hmap_free(&in->anchor_track);
 }
 
 int ev_rank(const struct ev_input *in, uint32_t pid)
@@ -235,8 +239,43 @@ static int lifecycle(struct ev_input *in, const struct rec *e)
 	return 0;
 }
 
+static uint64_t pid_key(const struct rec *e, int64_t low)
+{
+	return (uint64_t)(uint32_t)e->pid << 32 | (uint32_t)low;
+}
+
+void ev_input_learn(struct ev_input *in, const struct rec *e)
+{
+	int64_t n;
+
+	if (e->ph == 'M')
+		learn_meta(in, e);
+	if (e->ph != 'X' || !e->pid_num || !e->tid_num)
+		return;
+	if (SPAN_IS(e->cat, ANCHOR_CAT) && SPAN_IS(e->name, "anchor") &&
+	    arg_int(e, "count", &n))
+		hmap_put(&in->anchor_thread, pid_key(e, n), (uint32_t)e->tid);
+	else if (sources_torch_anchor(e->name, &n))
+		hmap_put(&in->anchor_track, pid_key(e, n), (uint32_t)e->tid);
+}
+
+/* A track and a thread with the same anchor of a process are one. */
+void ev_input_learned(struct ev_input *in)
+{
+	uint64_t k, track, tid;
+	size_t it = 0;
+
+	while (hmap_next(&in->anchor_track, &it, &k, &track))
+		if (hmap_get(&in->anchor_thread, k, &tid))
+			hmap_put(&in->torch_thread, (k >> 32) << 32 | track, tid);
+	hmap_free(&in->anchor_thread);
+	hmap_free(&in->anchor_track);
+}
+
 int ev_from_rec(struct ev_input *in, const struct rec *e, struct ev *out)
 {
+	uint64_t tid;
+
 	struct rec_fine fine = REC_FINE_NONE;
 	int64_t ret = 0;
 
@@ -248,7 +287,7 @@ int ev_from_rec(struct ev_input *in, const struct rec *e, struct ev *out)
 		return 0;
 	if (SPAN_IS(e->cat, "dftracer"))
 		return lifecycle(in, e);
-	if (SPAN_IS(e->cat, "dftrace.profiler")) { /* bookkeeping for the merge */
+	if (SPAN_IS(e->cat, ANCHOR_CAT)) { /* bookkeeping for the merge */
 		int64_t rank;
 
 		if (e->pid_num && arg_int(e, "rank", &rank))
@@ -260,6 +299,8 @@ int ev_from_rec(struct ev_input *in, const struct rec *e, struct ev *out)
 			    .parent = -1, .calls = 1 };
 	out->pid = e->pid_num ? (uint32_t)e->pid : 0;
 	out->tid = e->tid_num ? (uint32_t)e->tid : 0;
+	if (hmap_get(&in->torch_thread, (uint64_t)out->pid << 32 | out->tid, &tid))
+		out->tid = tid;
 	read_args(in, e, out, &fine, &ret);
 	out->has_ids = out->has_ids && out->id >= 0;
 	rec_span_ns(e, fine, &out->start, &out->end);

@@ -49,10 +49,22 @@ struct ev_input {
 	/* Its events come in order of start (a merged file), not of end
 	 * (a trace, which writes an event when it ends). */
 	bool by_start;
+	/* A merged file puts torch's ranges on tracks of their own; the
+	 * dftrace.profiler anchors, which both sides recorded, say which
+	 * thread each track is: (pid << 32 | track) -> tid. */
+	struct hmap torch_thread;
+	/* the anchors, learned first: (pid << 32 | N) -> tid, -> track */
+	struct hmap anchor_thread, anchor_track;
 };
 
 void ev_input_init(struct ev_input *in, const char *path);
 void ev_input_free(struct ev_input *in);
+
+/* A merged file writes its process names (and so ranks) after the
+ * events: a first pass gives each of its records here, then
+ * ev_input_learned() before the events are read. */
+void ev_input_learn(struct ev_input *in, const struct rec *e);
+void ev_input_learned(struct ev_input *in);
 
 /* 1 with *out filled if e is an event to count (an X event that is not
  * a lifecycle mark), 0 if not (its metadata is learned). */

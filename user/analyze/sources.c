@@ -14,8 +14,6 @@
  * 2024-04 wrote absolute µs; later ones, and torch without Kineto, write
  * µs from a base of their own. */
 #define EPOCH_NS_MIN 1000000000000000000LL
-#define ANCHOR_CAT "dftrace.profiler"
-#define TORCH_ANCHOR_PREFIX "dftrace::anchor#"
 /* The paired process's own ids stay; a clash gets an id above pid_max. */
 #define FIRST_SPARE_ID (1u << 22)
 
@@ -197,21 +195,30 @@ static void scan_dftrace(struct source *s, const struct rec *e)
 		add_torch_path(s, e);
 }
 
+bool sources_torch_anchor(struct span name, int64_t *n)
+{
+	size_t len = sizeof(TORCH_ANCHOR_PREFIX) - 1;
+	char digits[24];
+
+	if (name.len <= len || memcmp(name.p, TORCH_ANCHOR_PREFIX, len) ||
+	    name.len - len >= sizeof(digits))
+		return false;
+	memcpy(digits, name.p + len, name.len - len);
+	digits[name.len - len] = 0;
+	*n = atoll(digits);
+	return true;
+}
+
 static void scan_torch(struct source *s, const struct rec *e)
 {
-	size_t n = sizeof(TORCH_ANCHOR_PREFIX) - 1;
-	char digits[24];
+	int64_t n;
 
 	if (!e->pid_num && e->pid_text.len)
 		s->torch_legacy = true;
 	if (e->ph == 'M')
 		scan_metadata(s, e); /* Kineto's process names */
-	if (e->ph != 'X' || e->name.len <= n ||
-	    memcmp(e->name.p, TORCH_ANCHOR_PREFIX, n) || e->name.len - n >= sizeof(digits))
-		return;
-	memcpy(digits, e->name.p + n, e->name.len - n);
-	digits[e->name.len - n] = 0;
-	add_anchor(s, atoll(digits), e->ts_ns, e->ts_ns + e->dur_ns, 0);
+	if (e->ph == 'X' && sources_torch_anchor(e->name, &n))
+		add_anchor(s, n, e->ts_ns, e->ts_ns + e->dur_ns, 0);
 }
 
 static void note_event(struct source *s, const struct rec *e)

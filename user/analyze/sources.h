@@ -16,6 +16,11 @@
 #include "lib/hmap.h"
 #include "read/reader.h"
 
+/* dftrace.profiler's records (anchors, torch traces), and its anchor
+ * ranges in torch's trace, "dftrace::anchor#N". */
+#define ANCHOR_CAT "dftrace.profiler"
+#define TORCH_ANCHOR_PREFIX "dftrace::anchor#"
+
 /* torch.profiler times its events to the µs. */
 #define TORCH_RESOLUTION_NS 1000
 
@@ -93,6 +98,9 @@ void sources_free(struct source_set *set);
 
 /* The rank of process pid of s (dftrace), else of s; -1 if unknown. */
 int sources_rank(const struct source *s, uint32_t pid);
+
+/* Whether name is torch's side of an anchor, "dftrace::anchor#N": N. */
+bool sources_torch_anchor(struct span name, int64_t *n);
 
 /* The time of a CM mark (DFTracer's custom metadata), in µs. */
 bool sources_mark_us(const struct rec *e, int64_t *us);

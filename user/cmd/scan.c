@@ -2,9 +2,32 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "cmd/progress.h"
 #include "cmd/scan.h"
 #include "read/reader.h"
+
+/* A merged file's metadata, ahead of its events (its process names come
+ * last). Only a regular file can be read twice. */
+static int learn_first(struct ev_input *in, const char *path, bool strict, char *err,
+		       size_t errlen)
+{
+	struct reader *r;
+	struct rec e;
+	struct stat st;
+	int rc;
+
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	rc = reader_open(&r, path, strict ? READER_STRICT : 0, err, errlen);
+	if (rc)
+		return rc;
+	while ((rc = reader_next(r, &e, err, errlen)) > 0)
+		ev_input_learn(in, &e);
+	reader_close(r);
+	ev_input_learned(in);
+	return rc;
+}
 
 static int scan_one(struct profile *p, const char *path, uint16_t input, bool strict,
 		    struct progress *pr, uint64_t *events, scan_visit visit, void *ctx,
@@ -20,6 +43,11 @@ static int scan_one(struct profile *p, const char *path, uint16_t input, bool st
 		return rc;
 	ev_input_init(&in, path);
 	in.by_start = reader_meta(r)->container;
+	if (in.by_start && (rc = learn_first(&in, path, strict, err, errlen))) {
+		ev_input_free(&in);
+		reader_close(r);
+		return rc;
+	}
 	while ((rc = reader_next(r, &e, err, errlen)) > 0) {
 		if (!ev_from_rec(&in, &e, &ev))
 			continue;
