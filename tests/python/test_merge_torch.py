@@ -231,14 +231,24 @@ def torch_self_times(doc):
     return calls, total, self_
 
 
-def test_summary_of_a_merged_torch_trace_has_torch_ops(tmp_path, built):
+def merged_job(tmp_path):
+    """The job, traced and merged: the merged file and the job's truth."""
     trace, truth = run_job(tmp_path, "launch")
     view = str(tmp_path / "view.json")
     merge(["-q", "-o", view, trace])
-    r = subprocess.run([DFT, "summary", "-q", "--json", "--by", "op", view],
+    return view, truth
+
+
+def summary_rows(path, by):
+    r = subprocess.run([DFT, "summary", "-q", "--json", "--by", by, path],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
-    rows = {x["op"]: x for x in json.loads(r.stdout)["groupings"][0]["rows"]}
+    return json.loads(r.stdout)["groupings"][0]["rows"]
+
+
+def test_summary_of_a_merged_torch_trace_has_torch_ops(tmp_path, built):
+    view, truth = merged_job(tmp_path)
+    rows = {x["op"]: x for x in summary_rows(view, "op")}
     calls, total, self_ = torch_self_times(chrome.load(view))
     ops = [n for n in calls if n.startswith("aten::")]
     assert "aten::mse_loss" in ops and len(ops) > 5
@@ -406,3 +416,20 @@ def test_seed_torch_trace_unchanged_but_anchors(tmp_path, built):
     # step 2's start, around steps 2|3 and 3|4, at step 4's end (its save)
     assert sorted(anchors) == ["dftrace::anchor#%d" % n for n in range(1, 7)]
     assert user_view(traced) == user_view(plain)
+
+
+def test_summary_of_a_merged_file_puts_our_io_under_torch_save(tmp_path, built):
+    """torch's ranges sit on tracks of their own in the merged file; the
+    summary puts the I/O of the same thread under the innermost one open
+    when it starts: each recorded checkpoint's bytes under `save`, the
+    others' under no phase."""
+    view, truth = merged_job(tmp_path)
+    rows = collections.defaultdict(int)
+    for x in summary_rows(view, "phase,file"):
+        rows[(x["phase"], x["file"])] += x["bytes"]
+    ckpts = [x for x in truth if x["kind"] == "ckpt"]
+    assert sum(x["recorded"] for x in ckpts) == 3
+    for x in ckpts:
+        got = {ph: b for (ph, f), b in rows.items() if f == x["path"] and b}
+        want = "-/save" if x["recorded"] else "-"
+        assert got == {want: x["bytes"]}, (x, got)

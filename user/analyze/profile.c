@@ -259,9 +259,11 @@ const char *row_part(const struct row *r, int k)
  * a merged file before them), or, for torch's ranges, which have no ids,
  * by what encloses them on their thread (torch writes them by start). */
 
-/* The rows an event went to, one per grouping. */
+/* The rows an event went to, one per grouping; a torch range's cat and
+ * name too (copied after the rows), for the events it encloses. */
 struct placed {
 	int64_t end;
+	struct span cat, name;
 	uint32_t rows[];
 };
 
@@ -304,15 +306,28 @@ static void give_back(struct profile *p, const uint32_t *rows, int64_t dur)
 	}
 }
 
+static struct placed *placed_named(struct profile *p, const uint32_t *rows, int64_t end,
+				   struct span cat, struct span name)
+{
+	size_t at = sizeof(struct placed) + p->nby * sizeof(uint32_t);
+	struct placed *pl = malloc(at + cat.len + name.len);
+	char *text = (char *)pl + at;
+
+	if (!pl)
+		return NULL;
+	*pl = (struct placed){ .end = end, .cat = { text, cat.len },
+			       .name = { text + cat.len, name.len } };
+	memcpy(pl->rows, rows, p->nby * sizeof(uint32_t));
+	if (cat.len)
+		memcpy(text, cat.p, cat.len);
+	if (name.len)
+		memcpy(text + cat.len, name.p, name.len);
+	return pl;
+}
+
 static struct placed *placed_new(struct profile *p, const uint32_t *rows, int64_t end)
 {
-	struct placed *pl = malloc(sizeof(*pl) + p->nby * sizeof(uint32_t));
-
-	if (pl) {
-		pl->end = end;
-		memcpy(pl->rows, rows, p->nby * sizeof(uint32_t));
-	}
-	return pl;
+	return placed_named(p, rows, end, (struct span){ 0 }, (struct span){ 0 });
 }
 
 /* by ids */
@@ -389,10 +404,42 @@ struct stack {
 	uint32_t n, cap;
 };
 
+static uint64_t stack_key(uint16_t input, const struct ev *e)
+{
+	return (uint64_t)input << 48 ^ (uint64_t)e->pid << 24 ^ e->tid;
+}
+
+/* The ranges of a thread that end after t is: those still open then. */
+static void stack_close(struct stack *st, int64_t t)
+{
+	while (st->n && st->open[st->n - 1]->end <= t)
+		free(st->open[--st->n]);
+}
+
+/* In a merged file, the innermost torch range open on e's thread when e
+ * starts is e's phase, as it is of the torch ops inside it (torch's
+ * ranges sit on tracks of their own, which the anchors map to threads):
+ * *inner is e with that phase. False if none. */
+static bool torch_phase(struct profile *p, uint16_t input, const struct ev *e,
+			struct ev *inner)
+{
+	struct stack *st = hmap_get_ptr(&p->stacks, stack_key(input, e));
+
+	if (!st)
+		return false;
+	stack_close(st, e->start);
+	if (!st->n)
+		return false;
+	*inner = *e;
+	inner->phase_cat = st->open[st->n - 1]->cat;
+	inner->phase = st->open[st->n - 1]->name;
+	return true;
+}
+
 static int link_by_time(struct profile *p, uint16_t input, const struct ev *e,
 			const uint32_t *rows)
 {
-	uint64_t k = (uint64_t)input << 48 ^ (uint64_t)e->pid << 24 ^ e->tid;
+	uint64_t k = stack_key(input, e);
 	struct stack *st = hmap_get_ptr(&p->stacks, k);
 	struct placed *pl;
 
@@ -403,11 +450,10 @@ static int link_by_time(struct profile *p, uint16_t input, const struct ev *e,
 			return -ENOMEM;
 		}
 	}
-	while (st->n && st->open[st->n - 1]->end <= e->start)
-		free(st->open[--st->n]);
+	stack_close(st, e->start);
 	if (st->n && e->end <= st->open[st->n - 1]->end)
 		give_back(p, st->open[st->n - 1]->rows, e->end - e->start);
-	pl = placed_new(p, rows, e->end);
+	pl = placed_named(p, rows, e->end, e->cat, e->name);
 	if (!pl || VEC_PUSH(st->open, st->n, st->cap, pl)) {
 		free(pl);
 		return -ENOMEM;
@@ -534,8 +580,12 @@ int profile_add(struct profile *p, const struct ev_input *in, uint16_t input,
 		const struct ev *e)
 {
 	uint32_t rows[PROFILE_MAX_GROUPINGS];
+	struct ev inner;
 	int rc = 0;
 
+	if (in->by_start && e->kind != EV_REGION && e->kind != EV_COMPUTE && !e->phase.len &&
+	    torch_phase(p, input, e, &inner))
+		e = &inner;
 	for (int i = 0; i < p->nby; i++) {
 		int64_t r = row_of(p, &p->by[i], in, input, e);
 

@@ -7,7 +7,9 @@
  *
  * A row holds the events whose keys equal its own. An event's op is its
  * name; its phase is the region itself for a region, else the innermost
- * region around it ("-" at the top level); its file, process, rank, epoch
+ * region around it ("-" at the top level; in a merged file, for an event
+ * with none of its own, the innermost torch range open on its thread when
+ * it starts); its file, process, rank, epoch
  * and step are its own ("-" when it has none). Self time is an event's
  * duration minus that of its child regions (torch's operators included),
  * never minus the I/O or process events inside it: those are rows of
