@@ -433,3 +433,29 @@ def test_summary_of_a_merged_file_puts_our_io_under_torch_save(tmp_path, built):
         got = {ph: b for (ph, f), b in rows.items() if f == x["path"] and b}
         want = "-/save" if x["recorded"] else "-"
         assert got == {want: x["bytes"]}, (x, got)
+
+
+def test_summary_of_a_trace_and_its_torch_trace_aligns_them_as_merge_does(tmp_path, built):
+    """Given apart, a trace (system clock) and its torch trace (relative
+    times) are put on one clock by the anchors, as merge does: the same
+    events over the same wall time as the merged file; without anchors in
+    common, a refusal that says why."""
+    view, truth = merged_job(tmp_path)
+    trace = str(tmp_path / "t.pfw.gz")
+    torch_trace = next(x["path"] for x in truth if x["kind"] == "torch_trace")
+
+    def headline(*paths):
+        r = subprocess.run([DFT, "summary", "-q", "--json"] + list(paths),
+                           capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        return json.loads(r.stdout)["headline"]
+
+    apart, merged = headline(trace, torch_trace), headline(view)
+    for k in ("events", "wall_ns", "io_ns", "bytes_written"):
+        assert apart[k] == merged[k], k
+    other = str(tmp_path / "other.pfw.gz")
+    subprocess.run([DFT, "-q", "-o", other, "--", "true"], check=True, timeout=120)
+    r = subprocess.run([DFT, "summary", "-q", other, torch_trace], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 1 and r.stdout == ""
+    assert r.stderr.count("\n") == 1 and "cannot align" in r.stderr, r.stderr

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "analyze/sources.h"
 #include "cmd/progress.h"
 #include "cmd/scan.h"
 #include "read/reader.h"
@@ -29,9 +31,70 @@ static int learn_first(struct ev_input *in, const char *path, bool strict, char 
 	return rc;
 }
 
+/* What puts an input on the others' clock: ns to add; the process a
+ * torch trace that names none (pid "CPU functions") belongs to. */
+struct shift {
+	int64_t offset_ns;
+	uint32_t pid;
+};
+
+/* Whether an input times its events from its own start (a torch trace,
+ * a merged file), not by the system's clock (a trace): its first record
+ * says. */
+static int relative_clock(const char *path, bool *relative, char *err, size_t errlen)
+{
+	struct reader *r;
+	struct rec e;
+	int rc = reader_open(&r, path, 0, err, errlen);
+
+	if (rc)
+		return rc;
+	*relative = reader_meta(r)->container;
+	if (!*relative && reader_next(r, &e, err, errlen) > 0)
+		*relative = !e.pid_num && e.pid_text.len;
+	reader_close(r);
+	return 0;
+}
+
+/* Traces with torch traces: one timeline, as merge makes it (the torch
+ * traces' offsets from the dftrace.profiler anchors), or a refusal that
+ * says why. Inputs on one kind of clock are left as they are. */
+static int align_inputs(const struct inputs *inputs, struct shift *shifts, char *err,
+			size_t errlen)
+{
+	struct source_set set = { .strict = inputs->strict };
+	uint32_t relative = 0;
+	char why[512] = "";
+	int rc = 0;
+
+	for (uint32_t i = 0; i < inputs->n && !rc; i++) {
+		bool rel = false;
+
+		rc = relative_clock(inputs->paths[i], &rel, err, errlen);
+		relative += rel;
+	}
+	if (rc || !relative || relative == inputs->n)
+		return rc;
+	rc = sources_scan(&set, inputs->paths, inputs->n, why, sizeof(why));
+	if (!rc)
+		rc = sources_decide(&set, why, sizeof(why));
+	for (uint32_t i = 0; i < set.n && !rc; i++) {
+		const struct source *src = &set.src[i];
+
+		shifts[i].offset_ns = src->offset_ns;
+		if (src->kind == SRC_TORCH && src->paired)
+			shifts[i].pid = src->paired_pid ? src->paired_pid : src->paired->root_pid;
+	}
+	if (rc)
+		snprintf(err, errlen, "traces and torch traces on clocks of their own: %s",
+			 why);
+	sources_free(&set);
+	return rc;
+}
+
 static int scan_one(struct profile *p, const char *path, uint16_t input, bool strict,
-		    struct progress *pr, uint64_t *events, scan_visit visit, void *ctx,
-		    char *err, size_t errlen)
+		    const struct shift *shift, struct progress *pr, uint64_t *events,
+		    scan_visit visit, void *ctx, char *err, size_t errlen)
 {
 	struct ev_input in;
 	struct reader *r;
@@ -51,6 +114,10 @@ static int scan_one(struct profile *p, const char *path, uint16_t input, bool st
 	while ((rc = reader_next(r, &e, err, errlen)) > 0) {
 		if (!ev_from_rec(&in, &e, &ev))
 			continue;
+		ev.start += shift->offset_ns;
+		ev.end += shift->offset_ns;
+		if (!e.pid_num && shift->pid)
+			ev.pid = shift->pid;
 		rc = profile_add(p, &in, input, &ev);
 		if (!rc && visit)
 			rc = visit(ctx, &in, input, &ev);
@@ -72,15 +139,21 @@ int scan_profile(struct profile *p, const struct inputs *inputs, bool progress,
 {
 	struct progress pr = { .on = progress, .who = "dftrace-bpf" };
 	uint64_t events = 0;
+	struct shift *shifts;
 	int rc = 0;
 
 	if (inputs->n > UINT16_MAX) {
 		snprintf(err, errlen, "more than %u inputs", UINT16_MAX);
 		return -E2BIG;
 	}
+	shifts = calloc(inputs->n ? inputs->n : 1, sizeof(*shifts));
+	if (!shifts)
+		return -ENOMEM;
+	rc = align_inputs(inputs, shifts, err, errlen);
 	for (uint32_t i = 0; i < inputs->n && !rc; i++)
-		rc = scan_one(p, inputs->paths[i], i, inputs->strict, &pr, &events, visit,
-			      ctx, err, errlen);
+		rc = scan_one(p, inputs->paths[i], i, inputs->strict, &shifts[i], &pr,
+			      &events, visit, ctx, err, errlen);
+	free(shifts);
 	progress_done(&pr, events, 0, "events");
 	return rc ? rc : profile_finish(p);
 }
