@@ -71,6 +71,28 @@ print(len(got))
 	[ "$status" = 0 ]
 }
 
+@test "merge: a 0-us torch op gets 1 ns, so speedscope never ends it before its parent begins" {
+	# torch 1.13 writes 0-us children in their parent's first us; speedscope
+	# sorts an end before a begin at the same time. Kineto's own clock, so
+	# the torch trace merges alone.
+	cat >"$T/torch.json" <<-'EOF'
+	{"traceEvents":[
+	{"name":"aten::zeros","ph":"X","pid":7,"tid":7,"ts":10,"dur":3},
+	{"name":"aten::empty","ph":"X","pid":7,"tid":7,"ts":10,"dur":0},
+	{"name":"aten::zero_","ph":"X","pid":7,"tid":7,"ts":11,"dur":0},
+	{"name":"aten::fill_","ph":"X","pid":7,"tid":7,"ts":13,"dur":0}],
+	"baseTimeNanoseconds":1700000000000000000}
+	EOF
+	merged -o "$T/view.json" "$T/torch.json"
+	strict "$T/view.json"
+	run "$PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(" ".join("%s:%s+%s" % (e["name"], e["ts"], e["dur"]) for e in d["traceEvents"] if e["ph"] == "X"))' "$T/view.json"
+	# one at its parent's end follows it: 1 ns too
+	expect_eq "ops" "$output" "aten::zeros:0+3 aten::empty:0+0.001 aten::zero_:1+0.001 aten::fill_:3+0.001"
+}
+
 @test "merge: CM marks become instant events at their time" {
 	mkdir -p "$D/mt"
 	traced -- "$ROOT/build/examples/minitrain" "$D/mt" 2 1

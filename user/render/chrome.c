@@ -298,9 +298,14 @@ static struct track *torch_track(struct chrome_conv *c, const struct rec *e,
 
 /* torch rounds ts and dur to the µs each, so a slice can seem to end up
  * to 1 µs after its parent, which Perfetto takes for a broken trace: such
- * a slice is trimmed to its parent's end, within torch's resolution. */
+ * a slice is trimmed to its parent's end, within torch's resolution.
+ * A 0-µs slice gets 1 ns: speedscope puts an end before a begin at the
+ * same time, so a 0-µs child in its parent's first µs would end before
+ * its parent began (torch writes such children; so do our anchors). */
 static int64_t nested_dur(struct track *t, int64_t start, int64_t dur)
 {
+	if (dur == 0)
+		dur = 1;
 	if (start < t->last_start)
 		t->n = 0; /* not by start after all: nothing to go by */
 	t->last_start = start;
