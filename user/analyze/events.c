@@ -5,6 +5,7 @@
 #include <string.h>
 #include "analyze/events.h"
 #include "analyze/sources.h"
+#include "model/profiler.h"
 
 #define NS_PER_US 1000
 
@@ -252,7 +253,7 @@ void ev_input_learn(struct ev_input *in, const struct rec *e)
 		learn_meta(in, e);
 	if (e->ph != 'X' || !e->pid_num || !e->tid_num)
 		return;
-	if (SPAN_IS(e->cat, ANCHOR_CAT) && SPAN_IS(e->name, "anchor") &&
+	if (SPAN_IS(e->cat, DFT_PROFILER_CAT) && SPAN_IS(e->name, "anchor") &&
 	    arg_int(e, "count", &n))
 		hmap_put(&in->anchor_thread, pid_key(e, n), (uint32_t)e->tid);
 	else if (sources_torch_anchor(e->name, &n))
@@ -287,7 +288,7 @@ int ev_from_rec(struct ev_input *in, const struct rec *e, struct ev *out)
 		return 0;
 	if (SPAN_IS(e->cat, "dftracer"))
 		return lifecycle(in, e);
-	if (SPAN_IS(e->cat, ANCHOR_CAT)) { /* bookkeeping for the merge */
+	if (SPAN_IS(e->cat, DFT_PROFILER_CAT)) { /* bookkeeping for the merge */
 		int64_t rank;
 
 		if (e->pid_num && arg_int(e, "rank", &rank))

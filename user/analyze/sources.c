@@ -8,6 +8,7 @@
 #include "analyze/events.h"
 #include "analyze/sources.h"
 #include "lib/vec.h"
+#include "model/profiler.h"
 
 #define NS_PER_US 1000
 /* A raw ts past this (ns) is since the epoch (after 2001): Kineto before
@@ -185,7 +186,7 @@ static void scan_dftrace(struct source *s, const struct rec *e)
 		if (arg_int(e, "world_size", &v))
 			s->world = v;
 	}
-	if (!SPAN_IS(e->cat, ANCHOR_CAT))
+	if (!SPAN_IS(e->cat, DFT_PROFILER_CAT))
 		return;
 	event_span(e, &start, &end);
 	note_rank(s, e);

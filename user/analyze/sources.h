@@ -14,11 +14,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "lib/hmap.h"
+#include "model/profiler.h"
 #include "read/reader.h"
 
-/* dftrace.profiler's records (anchors, torch traces), and its anchor
- * ranges in torch's trace, "dftrace::anchor#N". */
-#define ANCHOR_CAT "dftrace.profiler"
+/* dftrace.profiler's anchor ranges in torch's trace, "dftrace::anchor#N"
+ * (its records: DFT_PROFILER_CAT). */
 #define TORCH_ANCHOR_PREFIX "dftrace::anchor#"
 
 /* torch.profiler times its events to the µs. */

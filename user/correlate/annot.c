@@ -11,6 +11,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 #include "correlate/state.h"
+#include "model/profiler.h"
 
 /* A region end with this count drops the region: it did not happen (the
  * last wait of an iteration, which found no element). */
@@ -21,10 +22,17 @@ static const struct istr *intern_str(const char *s, size_t max)
 	return istr_intern(s, strnlen(s, max), false);
 }
 
-/* --steps: a region is written if it overlapped an open window. */
+/* --steps: a region is written if it overlapped an open window, or if
+ * it is dftrace.profiler's, which the merge needs whenever it was sent
+ * (where a torch trace went is sent at its export, after the window). */
 static bool in_window(const struct step_window *w, const struct phase_frame *f)
 {
-	return !w->on || f->began_open || w->active || w->openings != f->openings;
+	static const struct istr *profiler; /* istrs live until exit */
+
+	if (!profiler)
+		profiler = istr_cstr(DFT_PROFILER_CAT);
+	return !w->on || f->began_open || w->active || w->openings != f->openings ||
+	       f->cat == profiler;
 }
 
 void close_regions(struct trace *t, struct proc *p, struct thread *th,
