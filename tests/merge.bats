@@ -312,6 +312,31 @@ print(" ".join(sorted(e["name"] for e in json.load(open(sys.argv[1]))["traceEven
 	expect_eq "events, --no-discover" "$(xnames "$T/own.json")" "read"
 }
 
+@test "merge: a recorded torch trace that is gone: where it was, which trace recorded it, how to give it; given elsewhere under its name, it is used" {
+	fixture kineto "$T/k.json" --pid 4243 --start-us 1753123070000020 >/dev/null
+	fixture recorded-torch "$T/r.pfw" "$T/gone/torch.json" >/dev/null
+	run "$DFT" merge -o "$T/view.json" "$T/r.pfw"
+	echo "$output"
+	[ "$status" = 0 ]
+	expect_eq "lines" "$output" "dftrace-bpf merge: warning: left out a torch trace a trace recorded: cannot open '$T/gone/torch.json': No such file or directory
+dftrace-bpf merge: hint: '$T/r.pfw' recorded it there; if it is elsewhere now, give it as an input: dftrace-bpf merge -o $T/view.json $T/r.pfw DIR/torch.json"
+	mkdir "$T/moved"
+	mv "$T/k.json" "$T/moved/torch.json"
+	merged -o "$T/view.json" "$T/r.pfw" "$T/moved/torch.json"
+	[ -z "$output" ]
+	grep -q '"aten::mm"' "$T/view.json"
+}
+
+@test "merge: a directory given with a trailing slash names its files with one slash" {
+	mkdir "$T/traces"
+	fixture dftracer "$T/traces/a.pfw" --pid 11 >/dev/null
+	merged -o "$T/traces/all.pfw.gz" "$T/traces/"
+	run "$DFT" merge -o "$T/again.json" "$T/traces//"
+	echo "$output"
+	[ "$status" = 0 ]
+	expect_eq "note" "$output" "dftrace-bpf merge: note: skipping '$T/traces/all.pfw.gz', an earlier merge's output"
+}
+
 @test "merge, report, summary: an output that is an input, or an input named twice, is one line; an earlier merge in a directory is skipped" {
 	mkdir "$T/traces"
 	fixture dftracer "$T/traces/a.pfw" --pid 11 >/dev/null

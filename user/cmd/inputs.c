@@ -117,8 +117,11 @@ static int add_dir(struct inputs *in, const char *dir, const char *who, char *er
 {
 	struct dirent **list;
 	int n = scandir(dir, &list, trace_name, by_name), rc = 0;
+	size_t dlen = strlen(dir);
 	char path[4096];
 
+	while (dlen > 1 && dir[dlen - 1] == '/') /* traces/ names traces/x, not traces//x */
+		dlen--;
 	if (n < 0) {
 		rc = -errno;
 		snprintf(err, errlen, "cannot read directory '%s': %s", dir, strerror(errno));
@@ -127,7 +130,7 @@ static int add_dir(struct inputs *in, const char *dir, const char *who, char *er
 	if (!n)
 		snprintf(err, errlen, "no .pfw or .pfw.gz files in '%s'", dir);
 	for (int i = 0; i < n; i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, list[i]->d_name);
+		snprintf(path, sizeof(path), "%.*s/%s", (int)dlen, dir, list[i]->d_name);
 		if (!rc && merged_before(path))
 			fprintf(stderr, "%s: note: skipping '%s', an earlier merge's output\n",
 				who, path);

@@ -339,6 +339,45 @@ static int merge_run(struct merge *m)
 
 /* ---- the command ---- */
 
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* A torch trace given under the recorded one's file name stands for it
+ * where it is gone (moved with the traces). */
+static bool given_moved(const struct source_set *set, const char *path)
+{
+	for (uint32_t i = 0; i < set->n; i++)
+		if (set->src[i].kind == SRC_TORCH &&
+		    !strcmp(base_name(set->src[i].path), base_name(path)))
+			return true;
+	return false;
+}
+
+/* The input that recorded torch trace path. */
+static const char *recorder_of(const struct source_set *set, const char *path)
+{
+	for (uint32_t i = 0; i < set->n; i++)
+		for (uint32_t j = 0; j < set->src[i].ntorch; j++)
+			if (!strcmp(set->src[i].torch_paths[j].path, path))
+				return set->src[i].path;
+	return "?";
+}
+
+/* A recorded torch trace that is not where it was written: most likely
+ * copied or moved with the traces, so say how to name it. */
+static void hint_moved(const struct merge *m, const char *path,
+		       const struct merge_opts *o)
+{
+	fprintf(stderr, "dftrace-bpf merge: hint: '%s' recorded it there; if it is "
+		"elsewhere now, give it as an input: dftrace-bpf merge -o %s %s "
+		"DIR/%s\n", recorder_of(&m->set, path), o->output,
+		recorder_of(&m->set, path), base_name(path));
+}
+
 /* A torch trace a trace recorded, when not given: a path the traced
  * program wrote, so one that is missing, not a regular file or does not
  * read whole is left out, with a warning. */
@@ -347,6 +386,8 @@ static int discover(struct merge *m, const char *path, const struct merge_opts *
 	char why[512] = "";
 	int rc = -EEXIST;
 
+	if (access(path, F_OK) && given_moved(&m->set, path))
+		return 0;
 	if (inputs_same_file(path, o->output))
 		snprintf(why, sizeof(why), "'%s' is the output", path);
 	else
@@ -357,7 +398,9 @@ static int discover(struct merge *m, const char *path, const struct merge_opts *
 	if (rc)
 		fprintf(stderr, "dftrace-bpf merge: warning: left out a torch trace a trace "
 			"recorded: %s\n", why);
-	else if (!o->quiet)
+	if (rc == -ENOENT)
+		hint_moved(m, path, o);
+	else if (!rc && !o->quiet)
 		fprintf(stderr, "dftrace-bpf merge: with '%s', the torch trace a trace "
 			"recorded (--no-discover: without)\n", path);
 	return 0;
