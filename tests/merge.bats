@@ -93,6 +93,20 @@ print(" ".join("%s:%s+%s" % (e["name"], e["ts"], e["dur"]) for e in d["traceEven
 	expect_eq "ops" "$output" "aten::zeros:0+3 aten::empty:0+0.001 aten::zero_:1+0.001 aten::fill_:3+0.001"
 }
 
+@test "merge: a number last in a nested object or array of args is kept" {
+	cat >"$T/torch.json" <<-'EOF'
+	{"traceEvents":[
+	{"name":"a","ph":"X","pid":7,"tid":7,"ts":1,"dur":1,"args":{"x":[1,2],"y":{"z":3,"w":{"v":0}}}}],
+	"baseTimeNanoseconds":1700000000000000000}
+	EOF
+	merged -o "$T/view.json" "$T/torch.json"
+	strict "$T/view.json"
+	run "$PY" -c '
+import json, sys
+print(json.dumps([e["args"] for e in json.load(open(sys.argv[1]))["traceEvents"] if e["ph"] == "X"]))' "$T/view.json"
+	expect_eq "args" "$output" '[{"x": [1, 2], "y": {"z": 3, "w": {"v": 0}}}]'
+}
+
 @test "merge: CM marks become instant events at their time" {
 	mkdir -p "$D/mt"
 	traced -- "$ROOT/build/examples/minitrain" "$D/mt" 2 1

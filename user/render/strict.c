@@ -164,7 +164,7 @@ static void value(struct jbuf *b, struct span v, int depth)
 	v = (struct span){ p, end - p };
 	if (v.len >= 2 && (*p == '{' || *p == '[') && depth < STRICT_DEPTH &&
 	    end[-1] == (*p == '{' ? '}' : ']')) {
-		in.len = v.len - 2;
+		in.len = v.len - 1; /* with its closing bracket: a number last needs an end */
 		jb_char(b, *p);
 		if (*p == '{')
 			members(b, in, depth + 1);
