@@ -267,6 +267,8 @@ static int scan_one(struct source *s, bool strict, char *err, size_t errlen)
 			scan_dftrace(s, &e);
 	}
 	s->records = reader_events(r);
+	if (reader_meta(r)->merged) /* said at its end, after the events */
+		s->kind = SRC_MERGED;
 	if (!rc) /* once: the conversion reads it again */
 		reader_warn_cut(r);
 	reader_close(r);
@@ -530,7 +532,8 @@ uint32_t sources_id(struct source_set *set, const struct source *s, uint32_t id)
 }
 
 /* id (a pid or tid) of a group: the first group to show it keeps it;
- * later ones get spare ids. */
+ * later ones get spare ids, never one an input uses (a merged input
+ * holds spare ids of its own). */
 static int assign_id(struct source_set *set, struct hmap *taken, uint32_t group,
 		     uint64_t id)
 {
@@ -539,11 +542,42 @@ static int assign_id(struct source_set *set, struct hmap *taken, uint32_t group,
 
 	if (hmap_get(&set->ids, key, &owner))
 		return 0;
-	if (!hmap_get(taken, id, &owner) || owner == group) {
-		rc = hmap_put(taken, id, group);
-		return rc ? rc : hmap_put(&set->ids, key, id);
+	if (hmap_get(taken, id, &owner) && owner != group) {
+		while (hmap_get(taken, set->next_id, &owner) ||
+		       hmap_get(&set->used, set->next_id, &owner))
+			set->next_id++;
+		id = set->next_id++;
 	}
-	return hmap_put(&set->ids, key, set->next_id++);
+	rc = hmap_put(taken, id, group);
+	return rc ? rc : hmap_put(&set->ids, key, id);
+}
+
+/* Every id of every input: spare ids, and torch tracks' ids, avoid them. */
+static int note_used(struct source_set *set)
+{
+	int rc = 0;
+
+	for (uint32_t i = 0; i < set->n && !rc; i++) {
+		const struct hmap *maps[] = { &set->src[i].pids, &set->src[i].tids };
+
+		for (int m = 0; m < 2 && !rc; m++) {
+			uint64_t id, unused;
+			size_t it = 0;
+
+			while (!rc && hmap_next(maps[m], &it, &id, &unused))
+				rc = hmap_put(&set->used, id, 0);
+		}
+	}
+	return rc;
+}
+
+uint32_t sources_spare_id(struct source_set *set)
+{
+	uint64_t unused;
+
+	while (hmap_get(&set->used, set->next_id, &unused))
+		set->next_id++;
+	return set->next_id++;
 }
 
 static int assign_ids(struct source_set *set)
@@ -581,12 +615,15 @@ int sources_decide(struct source_set *set, char *err, size_t errlen)
 
 		if (s->kind == SRC_TORCH && (rc = align_torch(set, s, err, errlen)))
 			return rc;
+		if (s->kind == SRC_MERGED) /* its times count from its base */
+			s->offset_ns = s->base_ns;
 		if (s->events && s->min_ts + s->offset_ns < base)
 			base = s->min_ts + s->offset_ns;
 	}
 	set->base_ns = base == INT64_MAX ? 0 : base;
 	set->next_id = FIRST_SPARE_ID;
-	rc = assign_ids(set);
+	rc = note_used(set);
+	rc = rc ? rc : assign_ids(set);
 	if (rc)
 		snprintf(err, errlen, "out of memory");
 	return rc;
@@ -598,5 +635,6 @@ void sources_free(struct source_set *set)
 		source_free(&set->src[i]);
 	free(set->src);
 	hmap_free(&set->ids);
+	hmap_free(&set->used);
 	*set = (struct source_set){ 0 };
 }

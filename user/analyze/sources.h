@@ -24,7 +24,9 @@
 /* torch.profiler times its events to the µs. */
 #define TORCH_RESOLUTION_NS 1000
 
-enum source_kind { SRC_DFTRACE, SRC_TORCH };
+/* SRC_MERGED: an earlier merge's output, whose processes, threads and
+ * their names are kept as they are. */
+enum source_kind { SRC_DFTRACE, SRC_TORCH, SRC_MERGED };
 
 /* A dftrace.profiler anchor as one side saw it: ns, on that side's clock. */
 struct anchor {
@@ -74,6 +76,7 @@ struct source_set {
 	uint32_t n;
 	struct hmap ids;	/* (group << 32 | id) -> output id */
 	uint32_t next_id;	/* for ids that collide */
+	struct hmap used;	/* every id of every input */
 	int64_t base_ns;	/* the output's time zero */
 	bool strict;		/* a trace cut short is refused (READER_STRICT) */
 };
@@ -92,6 +95,8 @@ int sources_scan_discovered(struct source_set *set, const char *path, char *err,
 unsigned int source_reader_flags(const struct source *s);
 /* Pairs, aligns and assigns ids: 0, or -EINVAL with a message. */
 int sources_decide(struct source_set *set, char *err, size_t errlen);
+/* An output id no input uses and none was given: for a new track. */
+uint32_t sources_spare_id(struct source_set *set);
 /* The output id of a process or thread id of source s. */
 uint32_t sources_id(struct source_set *set, const struct source *s, uint32_t id);
 void sources_free(struct source_set *set);

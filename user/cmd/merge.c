@@ -111,6 +111,7 @@ struct merge {
 	FILE *spool;		/* where they go in a round, else NULL */
 	struct spools spools;	/* the rounds' */
 	struct jbuf names;	/* thread_name lines of the inputs done */
+	struct hmap named;	/* threads and processes named (chrome_conv) */
 	uint64_t read, total;	/* events converted, of all */
 	bool first;
 	struct progress progress;
@@ -183,7 +184,7 @@ static int open_streams(struct merge *m, struct stream *st, uint32_t from, uint3
 	for (uint32_t i = 0; i < n && !rc; i++) {
 		struct source *s = &m->set.src[from + i];
 
-		chrome_conv_init(&st[i].conv, &m->set, s);
+		chrome_conv_init(&st[i].conv, &m->set, s, &m->named);
 		rc = reader_open(&st[i].r, s->path, source_reader_flags(s), m->err,
 				 sizeof(m->err));
 		if (!rc)
@@ -282,7 +283,7 @@ static int write_tail(struct merge *m)
 	char tail[256];
 	int n = snprintf(tail, sizeof(tail),
 			 "\n],\n\"displayTimeUnit\":\"ns\",\n\"baseTimeNanoseconds\":%lld,\n"
-			 "\"otherData\":{\"producer\":\"dftrace-bpf merge\"}}\n",
+			 "\"otherData\":{\"producer\":\"" MERGE_PRODUCER "\"}}\n",
 			 (long long)m->set.base_ns);
 
 	return output_write(m->out, tail, n);
@@ -492,6 +493,7 @@ int merge_main(int argc, char **argv)
 		free(it.val);
 	}
 	heap_free(&m.window);
+	hmap_free(&m.named);
 	sources_free(&m.set);
 	invoker_free(&who);
 	inputs_free(&o.inputs);

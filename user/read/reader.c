@@ -316,8 +316,14 @@ static bool keep_meta(struct reader *r, struct span k, struct span v)
 	if (SPAN_IS(k, "baseTimeNanoseconds")) {
 		r->meta.has_base = js_int(v, &r->meta.base_ns);
 		return r->meta.has_base ? time_in_range(r->meta.base_ns) : !numeric(v);
-	} else if (SPAN_IS(k, "distributedInfo") && !r->meta.distributed_info)
+	} else if (SPAN_IS(k, "distributedInfo") && !r->meta.distributed_info) {
 		r->meta.distributed_info = strndup(v.p, v.len);
+	} else if (SPAN_IS(k, "otherData")) {
+		struct span who;
+
+		r->meta.merged = js_get(v, "producer", &who) && js_string(who, &who) &&
+				 SPAN_IS(who, MERGE_PRODUCER);
+	}
 	return true;
 }
 

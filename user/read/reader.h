@@ -87,12 +87,16 @@ static inline void rec_span_ns(const struct rec *e, struct rec_fine f, int64_t *
 	}
 }
 
+/* otherData.producer of dftrace-bpf merge's output. */
+#define MERGE_PRODUCER "dftrace-bpf merge"
+
 /* A {"traceEvents": ...} file's other keys that matter. */
 struct reader_meta {
 	bool container;		/* the file is such an object */
 	bool has_base;
 	int64_t base_ns;	/* baseTimeNanoseconds */
 	char *distributed_info;	/* distributedInfo's JSON text, or NULL */
+	bool merged;		/* otherData.producer is dftrace-bpf merge */
 };
 
 struct reader;

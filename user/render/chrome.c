@@ -19,9 +19,9 @@ struct track {
 };
 
 void chrome_conv_init(struct chrome_conv *c, struct source_set *set,
-		      struct source *src)
+		      struct source *src, struct hmap *named)
 {
-	*c = (struct chrome_conv){ .set = set, .src = src };
+	*c = (struct chrome_conv){ .set = set, .src = src, .named = named };
 	jb_init(&c->names, 1024);
 	jb_init(&c->args, 1024);
 }
@@ -203,10 +203,20 @@ static void instant(struct chrome_conv *c, const struct rec *e, struct jbuf *b,
 	jb_char(b, '}');
 }
 
+/* A process or thread named once, whatever repeats the name (the
+ * writer names a thread in each file it writes to; merged inputs). */
+static bool first_name(struct chrome_conv *c, uint32_t pid, uint32_t tid)
+{
+	uint64_t key = (uint64_t)pid << 32 | tid;
+
+	return !c->named || hmap_add(c->named, key, 0) == 1;
+}
+
 static bool dftrace_meta(struct chrome_conv *c, const struct rec *e,
 			 struct jbuf *b, int64_t *ts)
 {
 	struct span name;
+	uint32_t pid, tid;
 	int64_t us;
 
 	if (SPAN_IS(e->name, "FH")) {
@@ -226,9 +236,13 @@ static bool dftrace_meta(struct chrome_conv *c, const struct rec *e,
 	}
 	if (!SPAN_IS(e->name, "thread_name") || !e->pid_num || !e->tid_num)
 		return false; /* process names are the merge's; SH, HH: used */
+	pid = sources_id(c->set, c->src, e->pid);
+	tid = sources_id(c->set, c->src, e->tid);
+	if (!first_name(c, pid, tid))
+		return false;
 	*ts = 0;
 	JB_LIT(b, "{\"name\":\"thread_name\",\"ph\":\"M\"");
-	put_ids(b, sources_id(c->set, c->src, e->pid), sources_id(c->set, c->src, e->tid));
+	put_ids(b, pid, tid);
 	put_args(b, e->args, NULL, 0);
 	jb_char(b, '}');
 	return true;
@@ -282,7 +296,7 @@ static struct track *torch_track(struct chrome_conv *c, const struct rec *e,
 		free(t);
 		return NULL;
 	}
-	t->tid = c->set->next_id++;
+	t->tid = sources_spare_id(c->set);
 	if (c->names.len)
 		JB_LIT(&c->names, ",\n");
 	JB_LIT(&c->names, "{\"name\":\"thread_name\",\"ph\":\"M\"");
@@ -319,26 +333,19 @@ static int64_t nested_dur(struct track *t, int64_t start, int64_t dur)
 	return dur;
 }
 
-/* Every member as it is, but ids and times, which are the merge's. */
-static bool torch_event(struct chrome_conv *c, const struct rec *e,
-			struct jbuf *b, int64_t *ts)
+/* '{' and every member of event raw as it is (written strictly), but
+ * its ids and ts, which are the merge's, and its dur if own_dur (the
+ * merge writes it then). */
+static void copy_members(struct jbuf *b, struct span raw, bool own_dur)
 {
-	const char *p = e->raw.p + 1, *end = e->raw.p + e->raw.len;
-	uint32_t pid = torch_pid(c, e);
-	struct track *track;
+	const char *p = raw.p + 1, *end = raw.p + raw.len;
 	struct span k, v;
 	bool first = true;
 
-	if (e->ph == 'M' || !e->has_ts)
-		return false; /* its own process and thread names */
-	track = torch_track(c, e, pid);
-	if (!track)
-		return false;
-	*ts = rel(c, e->ts_ns);
 	jb_char(b, '{');
 	while (js_member(&p, end, &k, &v) == JS_OK) {
 		if (SPAN_IS(k, "pid") || SPAN_IS(k, "tid") || SPAN_IS(k, "ts") ||
-		    SPAN_IS(k, "dur"))
+		    (own_dur && SPAN_IS(k, "dur")))
 			continue;
 		if (!first)
 			jb_char(b, ',');
@@ -349,6 +356,22 @@ static bool torch_event(struct chrome_conv *c, const struct rec *e,
 	}
 	if (first)
 		JB_LIT(b, "\"name\":\"\"");
+}
+
+/* Every member as it is, but ids and times, which are the merge's. */
+static bool torch_event(struct chrome_conv *c, const struct rec *e,
+			struct jbuf *b, int64_t *ts)
+{
+	uint32_t pid = torch_pid(c, e);
+	struct track *track;
+
+	if (e->ph == 'M' || !e->has_ts)
+		return false; /* its own process and thread names */
+	track = torch_track(c, e, pid);
+	if (!track)
+		return false;
+	*ts = rel(c, e->ts_ns);
+	copy_members(b, e->raw, true);
 	put_ids(b, pid, track->tid);
 	JB_LIT(b, ",\"ts\":");
 	put_us(b, *ts);
@@ -360,11 +383,47 @@ static bool torch_event(struct chrome_conv *c, const struct rec *e,
 	return true;
 }
 
+/* An earlier merge's event, as it is: its ids remapped (its processes
+ * may meet others' pids), its time put on this merge's base. */
+static bool merged_event(struct chrome_conv *c, const struct rec *e,
+			 struct jbuf *b, int64_t *ts)
+{
+	uint32_t pid = e->pid_num ? sources_id(c->set, c->src, e->pid) : 0;
+	uint32_t tid = e->tid_num ? sources_id(c->set, c->src, e->tid) : 0;
+
+	if (e->ph == 'M') {
+		bool thread = SPAN_IS(e->name, "thread_name");
+
+		if ((!thread && !SPAN_IS(e->name, "process_name")) ||
+		    !first_name(c, pid, thread ? tid : 0))
+			return false;
+		*ts = 0;
+	} else if (e->has_ts) {
+		*ts = rel(c, e->ts_ns);
+	} else {
+		return false;
+	}
+	copy_members(b, e->raw, false);
+	put_ids(b, pid, tid);
+	if (e->has_ts) {
+		JB_LIT(b, ",\"ts\":");
+		put_us(b, *ts);
+	}
+	jb_char(b, '}');
+	return true;
+}
+
 bool chrome_event(struct chrome_conv *c, const struct rec *e, struct jbuf *out,
 		  int64_t *ts_ns)
 {
-	return c->src->kind == SRC_TORCH ? torch_event(c, e, out, ts_ns) :
-					   dftrace_event(c, e, out, ts_ns);
+	switch (c->src->kind) {
+	case SRC_TORCH:
+		return torch_event(c, e, out, ts_ns);
+	case SRC_MERGED:
+		return merged_event(c, e, out, ts_ns);
+	default:
+		return dftrace_event(c, e, out, ts_ns);
+	}
 }
 
 /* ---- process names ---- */
@@ -402,8 +461,8 @@ void chrome_process_names(struct source_set *set, struct jbuf *out)
 			uint64_t pid, v;
 			size_t it = 0;
 
-			if ((s->kind == SRC_DFTRACE) != (pass == 0))
-				continue;
+			if ((s->kind == SRC_DFTRACE) != (pass == 0) || s->kind == SRC_MERGED)
+				continue; /* a merged input's names are its own */
 			while (hmap_next(&s->pids, &it, &pid, &v)) {
 				const char *comm = hmap_get_ptr(&s->comm, pid);
 

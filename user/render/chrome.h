@@ -25,10 +25,12 @@ struct chrome_conv {
 	struct hmap tracks;	/* torch: its tid -> struct track */
 	struct jbuf names;	/* thread_name lines of the torch tracks */
 	struct jbuf args;	/* scratch: one event's args */
+	struct hmap *named;	/* the merge's: pid << 32 | tid named so far */
 };
 
+/* named: shared by all inputs, so a thread is named once in the output. */
 void chrome_conv_init(struct chrome_conv *c, struct source_set *set,
-		      struct source *src);
+		      struct source *src, struct hmap *named);
 void chrome_conv_free(struct chrome_conv *c);
 
 /* Writes e as one event into out (no separator), with its output time in
