@@ -7,6 +7,7 @@
  */
 #include <argp.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "lib/fdlimit.h"
 #include "lib/heap.h"
 #include "lib/invoker.h"
+#include "lib/termsafe.h"
 #include "lib/vec.h"
 #include "render/chrome.h"
 #include "write/output.h"
@@ -370,12 +372,27 @@ static const char *recorder_of(const struct source_set *set, const char *path)
 
 /* A recorded torch trace that is not where it was written: most likely
  * copied or moved with the traces, so say how to name it. */
+/* One line on stderr, after "dftrace-bpf merge: ". Its paths may be a
+ * traced program's (a recorded torch trace): never raw on a terminal. */
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	char text[2048], safe[4 * sizeof(text)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	termsafe(safe, sizeof(safe), text);
+	fprintf(stderr, "dftrace-bpf merge: %s\n", safe);
+}
+
 static void hint_moved(const struct merge *m, const char *path,
 		       const struct merge_opts *o)
 {
-	fprintf(stderr, "dftrace-bpf merge: hint: '%s' recorded it there; if it is "
+	say("hint: '%s' recorded it there; if it is "
 		"elsewhere now, give it as an input: dftrace-bpf merge -o %s %s "
-		"DIR/%s\n", recorder_of(&m->set, path), o->output,
+		"DIR/%s", recorder_of(&m->set, path), o->output,
 		recorder_of(&m->set, path), base_name(path));
 }
 
@@ -397,13 +414,12 @@ static int discover(struct merge *m, const char *path, const struct merge_opts *
 	if (rc == -ENOMEM)
 		return rc;
 	if (rc)
-		fprintf(stderr, "dftrace-bpf merge: warning: left out a torch trace a trace "
-			"recorded: %s\n", why);
+		say("warning: left out a torch trace a trace recorded: %s", why);
 	if (rc == -ENOENT)
 		hint_moved(m, path, o);
 	else if (!rc && !o->quiet)
-		fprintf(stderr, "dftrace-bpf merge: with '%s', the torch trace a trace "
-			"recorded (--no-discover: without)\n", path);
+		say("with '%s', the torch trace a trace recorded (--no-discover: without)",
+		    path);
 	return 0;
 }
 
@@ -444,9 +460,8 @@ static void report_alignment(const struct merge *m)
 		const struct source *s = &m->set.src[i];
 
 		if (s->nanchors_used)
-			fprintf(stderr, "dftrace-bpf merge: '%s' aligned to '%s' within "
-				"%.1f us (%u anchors)\n", s->path, s->paired->path,
-				s->align_err_ns / 1e3, s->nanchors_used);
+			say("'%s' aligned to '%s' within %.1f us (%u anchors)", s->path,
+			    s->paired->path, s->align_err_ns / 1e3, s->nanchors_used);
 	}
 }
 
@@ -481,7 +496,7 @@ int merge_main(int argc, char **argv)
 	}
 	progress_done(&m.progress, m.read, m.total, "events");
 	if (rc) {
-		fprintf(stderr, "dftrace-bpf merge: %s\n", m.err[0] ? m.err : strerror(-rc));
+		say("%s", m.err[0] ? m.err : strerror(-rc));
 		output_abort(m.out);
 	} else if (!o.quiet) {
 		report_alignment(&m);
