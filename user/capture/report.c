@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -96,6 +97,35 @@ static void report_phases(const struct phase_totals *pt)
 }
 
 
+/* The counts of what went otherwise than it should, each said only
+ * where it is not 0. */
+static void report_counts(const struct trace_stats *st)
+{
+	static const struct {
+		size_t off;
+		const char *what, *why;
+	} counts[] = {
+		{ offsetof(struct trace_stats, files_reopened), "files reopened",
+		  "descriptors ran short: files were closed while idle" },
+		{ offsetof(struct trace_stats, privileged), "privileged programs not traced",
+		  "setuid, setgid or file capabilities, under sudo" },
+		{ offsetof(struct trace_stats, untracked_children), "untracked children",
+		  "the kernel could not allocate their state" },
+		{ offsetof(struct trace_stats, swept), "processes swept",
+		  "gone, their exit records lost" },
+		{ offsetof(struct trace_stats, folds_orphaned), "folded calls dropped",
+		  "no memory for their process" },
+	};
+
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		uint64_t n = *(const uint64_t *)((const char *)st + counts[i].off);
+
+		if (n)
+			fprintf(stderr, "%s: %llu (%s)\n", counts[i].what,
+				(unsigned long long)n, counts[i].why);
+	}
+}
+
 void report_summary(struct report *r, const struct trace_stats *st,
 		    const uint64_t *lost, size_t nslots, const char *output)
 {
@@ -130,20 +160,6 @@ void report_summary(struct report *r, const struct trace_stats *st,
 		 (r->loaded.tv_nsec - r->launched.tv_nsec));
 	fprintf(stderr, "attach: %s\n", attach);
 	fprintf(stderr, "load: %s (the kernel programs verified and attached, of the attach)\n", cpu);
-	if (st->files_reopened)
-		fprintf(stderr, "files reopened: %llu (descriptors ran short: files were closed while idle)\n",
-			(unsigned long long)st->files_reopened);
-	if (st->privileged)
-		fprintf(stderr, "privileged programs not traced: %llu (setuid, setgid or file capabilities, under sudo)\n",
-			(unsigned long long)st->privileged);
-	if (st->untracked_children)
-		fprintf(stderr, "untracked children: %llu (the kernel could not allocate their state)\n",
-			(unsigned long long)st->untracked_children);
-	if (st->swept)
-		fprintf(stderr, "processes swept: %llu (gone, their exit records lost)\n",
-			(unsigned long long)st->swept);
-	if (st->folds_orphaned)
-		fprintf(stderr, "folded calls dropped: %llu (no memory for their process)\n",
-			(unsigned long long)st->folds_orphaned);
+	report_counts(st);
 	fprintf(stderr, "trace: %s\n", output);
 }
