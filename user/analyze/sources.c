@@ -283,17 +283,15 @@ unsigned int source_reader_flags(const struct source *s)
 static int add_source(struct source_set *set, const char *path, bool discovered,
 		      char *err, size_t errlen)
 {
-	struct source *s, *grown = realloc(set->src, (set->n + 1) * sizeof(*grown));
+	struct source *s, one = { .path = strdup(path), .rank = -1, .world = -1,
+				  .discovered = discovered };
 	int rc;
 
-	if (!grown)
+	if (!one.path || VEC_PUSH(set->src, set->n, set->cap, one)) {
+		free(one.path);
 		return -ENOMEM;
-	set->src = grown;
-	s = &set->src[set->n++];
-	*s = (struct source){ .path = strdup(path), .rank = -1, .world = -1,
-			      .discovered = discovered };
-	if (!s->path)
-		return -ENOMEM;
+	}
+	s = &set->src[set->n - 1];
 	rc = scan_one(s, set->strict, err, errlen);
 	if (rc)
 		return rc;

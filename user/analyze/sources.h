@@ -73,7 +73,7 @@ struct source {
 
 struct source_set {
 	struct source *src;
-	uint32_t n;
+	uint32_t n, cap;
 	struct hmap ids;	/* (group << 32 | id) -> output id */
 	uint32_t next_id;	/* for ids that collide */
 	struct hmap used;	/* every id of every input */
