@@ -536,6 +536,56 @@ static void test_mmap_records(void)
 	free_trace();
 }
 
+static bool child_exited(pid_t pid)
+{
+	return (uint32_t)pid == CHILD;
+}
+
+static void fork_child(void)
+{
+	struct dft_fork f = { header(DFT_EV_FORK, PID, PID, 0), CHILD, CHILD, "child" };
+
+	feed(&f, sizeof(f));
+}
+
+static void child_exit(void)
+{
+	struct dft_exit q = { .h = header(DFT_EV_EXIT, CHILD, CHILD, 0) };
+
+	q.h.flags = DFT_EXIT_GROUP_DEAD;
+	feed(&q, sizeof(q));
+}
+
+/* A child gone without an exit record read: forgotten by the sweep once
+ * the ring was read up to where it ended when the child was found gone,
+ * not before: its exit record may wait behind a backlog, and read after
+ * the child was forgotten it would make the child anew. */
+static void test_sweep(void)
+{
+	new_trace();
+	fork_child();
+	sys(CHILD, SYS_getpid, CHILD, 0, 0, 0);
+	trace_sweep(t, child_exited, true);	/* a record since: not silent */
+	trace_sweep(t, child_exited, true);	/* silent, found gone */
+	trace_sweep(t, child_exited, false);
+	trace_sweep(t, child_exited, false);
+	CHECK(proc_get(trace_model(t), CHILD) != NULL,
+	      "found gone, the ring not read up to then: the child is kept");
+	child_exit();
+	CHECK(proc_get(trace_model(t), CHILD) == NULL && trace_stats(t)->swept == 0 &&
+	      lines_with(2, "\"name\":\"exit\"", "\"pid\":4194402") == 1,
+	      "its exit record read late ends it, once");
+	fork_child();
+	trace_sweep(t, child_exited, true);
+	trace_sweep(t, child_exited, true);
+	CHECK(proc_get(trace_model(t), CHILD) != NULL, "found gone: kept until the next sweep");
+	trace_sweep(t, child_exited, true);
+	CHECK(proc_get(trace_model(t), CHILD) == NULL && trace_stats(t)->swept == 1,
+	      "the ring read up to then, and still silent: forgotten");
+	CHECK(proc_get(trace_model(t), PID) != NULL, "the parent, not gone, is kept");
+	free_trace();
+}
+
 int main(void)
 {
 	test_kernel_kinds();
@@ -546,5 +596,6 @@ int main(void)
 	test_correlation();
 	test_annotations();
 	test_ids_and_lines();
+	test_sweep();
 	return check_done();
 }

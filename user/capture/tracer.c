@@ -85,6 +85,7 @@ struct tracer {
 	char *target;		/* what start and end say was traced */
 	uint64_t deadline;	/* -d, counted from when tracing began; 0: none */
 	uint32_t batch;		/* records in the current batch */
+	uint64_t sweep_mark;	/* the ring's end at the last sweep */
 	int child_status;
 	bool child_reaped;
 	bool cgroup_gone;	/* --cgroup's directory is gone, and we said so */
@@ -300,7 +301,8 @@ static bool tick(struct tracer *tr)
 
 	if (trace_flush(tr->trace))
 		return false;
-	trace_sweep(tr->trace, process_gone);
+	trace_sweep(tr->trace, process_gone, ring_reached(&tr->ring, tr->sweep_mark));
+	tr->sweep_mark = ring_mark(&tr->ring);
 	follow_cgroup(tr);
 	lost_read(&tr->lost, lost);
 	report_status(&tr->report, trace_stats(tr->trace), lost, DFT_LOST_SLOTS);

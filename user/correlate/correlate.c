@@ -35,7 +35,7 @@ struct proc *trace_proc(struct trace *t, uint32_t pid)
 	struct proc *p = proc_get(&t->model, pid);
 
 	if (p) {
-		p->seen = true;
+		p->live.seen = true;
 	} else {
 		p = proc_from_procfs(&t->model, pid);
 		if (p) {
@@ -54,7 +54,7 @@ struct thread *trace_thread(struct trace *t, struct proc *p, uint32_t tid)
 	char comm[DFT_COMM_LEN], what[32];
 
 	if (th) {
-		th->seen = true;
+		th->live.seen = true;
 		return th;
 	}
 	snprintf(what, sizeof(what), "task/%u/comm", tid);
@@ -565,35 +565,52 @@ void on_fds_lost(struct trace *t, const struct dft_header *h)
 struct sweep {
 	struct trace *t;
 	bool (*exited)(pid_t pid);
+	bool caught_up;
 	uint32_t *ids;
 	uint32_t n, cap;
 };
 
-/* Silent since the last sweep and gone: its exit record was lost. Gone
- * too where its id now names a task that started later (pids wrap). */
-static bool swept(bool *seen, uint64_t *start, bool (*exited)(pid_t pid), uint32_t id)
+/* Gone, or its id now names a task that started later (pids wrap). */
+static bool found_gone(struct liveness *l, bool (*exited)(pid_t pid), uint32_t id)
 {
-	bool silent = !*seen;
 	uint64_t now;
 
-	*seen = false;
-	if (!silent)
-		return false;
 	if (exited(id))
 		return true;
 	now = procfs_start(id);
 	if (!now) /* unreadable now (no fd left?): asked again next time */
 		return false;
-	if (!*start)
-		*start = now;
-	return now != *start;
+	if (!l->start)
+		l->start = now;
+	return now != l->start;
+}
+
+/* Silent since the last sweep and gone: its exit record was lost, or
+ * waits in the ring behind a backlog. So it is forgotten at a later
+ * sweep, the ring read up to where it ended at this one: a record of it written before
+ * it was found gone has been read by then, and would have made it seen
+ * (forgotten earlier, its late exit record made it anew, a zombie's
+ * file opened a second time). */
+static bool swept(struct liveness *l, bool (*exited)(pid_t pid), uint32_t id, bool caught_up)
+{
+	bool silent = !l->seen;
+
+	l->seen = false;
+	if (!silent) {
+		l->gone = false;
+		return false;
+	}
+	if (l->gone)
+		return caught_up;
+	l->gone = found_gone(l, exited, id);
+	return false;
 }
 
 static void sweep_proc(struct proc *p, void *ctx)
 {
 	struct sweep *s = ctx;
 
-	if (swept(&p->seen, &p->start, s->exited, p->pid))
+	if (swept(&p->live, s->exited, p->pid, s->caught_up))
 		(void)VEC_PUSH(s->ids, s->n, s->cap, p->pid);
 }
 
@@ -602,7 +619,8 @@ static void sweep_thread(struct thread *th, void *ctx)
 {
 	struct sweep *s = ctx;
 
-	if (swept(&th->seen, &th->start, s->exited, th->tid) || !proc_get(&s->t->model, th->pid))
+	if (swept(&th->live, s->exited, th->tid, s->caught_up) ||
+	    !proc_get(&s->t->model, th->pid))
 		(void)VEC_PUSH(s->ids, s->n, s->cap, th->tid);
 }
 
@@ -614,9 +632,9 @@ static uint64_t monotonic_ns(void)
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-void trace_sweep(struct trace *t, bool (*exited)(pid_t pid))
+void trace_sweep(struct trace *t, bool (*exited)(pid_t pid), bool caught_up)
 {
-	struct sweep s = { t, exited, NULL, 0, 0 };
+	struct sweep s = { t, exited, caught_up, NULL, 0, 0 };
 	uint64_t now = monotonic_ns();
 	struct thread *th;
 	struct proc *p;

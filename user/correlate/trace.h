@@ -68,11 +68,14 @@ void trace_fold(struct trace *t, const struct dft_fold_key *key,
 /* Every total not written yet, one event each (every interval, and at
  * the end). */
 void trace_write_folds(struct trace *t);
-/* Forgets the processes and threads silent since the last call that
- * have exited (exited(pid)): their exit records were lost. Their totals
- * are written and their files closed, as an exit does; called once a
- * second, it keeps memory bounded whatever is lost. */
-void trace_sweep(struct trace *t, bool (*exited)(pid_t pid));
+/* Forgets the processes and threads that have exited (exited(pid))
+ * without a record since the call before: their exit records were
+ * lost. Found gone by one call, each is forgotten by a later one with
+ * caught_up, the ring read up to where it ended at the call before: a
+ * backlog may still hold its exit record. Their totals are written and their files
+ * closed, as an exit does; called once a second, it keeps memory
+ * bounded whatever is lost. */
+void trace_sweep(struct trace *t, bool (*exited)(pid_t pid), bool caught_up);
 /* Periodic flush of every open file; returns the first error. */
 int trace_flush(struct trace *t);
 const struct trace_stats *trace_stats(const struct trace *t);

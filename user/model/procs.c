@@ -25,7 +25,7 @@ static struct proc *proc_new(struct model *m, uint32_t pid)
 	p->pid = pid;
 	p->next_id = 1;
 	p->job = JOB_RANK_NONE;
-	p->seen = true;	/* a record or an attach made it */
+	p->live.seen = true;	/* a record or an attach made it */
 	if (hmap_put_ptr(&m->procs, pid, p)) {
 		free(p);
 		return NULL;
@@ -183,7 +183,7 @@ struct thread *thread_add(struct model *m, uint32_t tid, uint32_t pid,
 			free(t);
 			return NULL;
 		}
-		t->seen = true;
+		t->live.seen = true;
 		p = proc_get(m, pid);
 		if (p)
 			p->nthreads++;

@@ -32,6 +32,13 @@ struct mapping {
 	uint64_t dev, ino;	/* the file, once the kernel said: else 0, 0 */
 };
 
+/* What the sweep of the dead knows of a process or thread. */
+struct liveness {
+	bool seen;		/* a record since the last sweep */
+	bool gone;		/* found gone by a sweep; forgotten by a later one */
+	uint64_t start;		/* procfs_start() when a sweep first saw it silent */
+};
+
 struct proc {
 	uint32_t pid, ppid;
 	struct fdent *fds;
@@ -50,16 +57,14 @@ struct proc {
 	struct phase_ctx ctx;	/* epoch, step and user keys from annotations */
 	struct job_rank job;	/* its launcher's rank variables, at exec */
 	struct hmap folds;	/* totals not written yet: key hash -> malloc'd total */
-	bool seen;		/* a record since the last sweep (trace_sweep()) */
-	uint64_t start;		/* procfs_start() when a sweep first saw it silent */
+	struct liveness live;	/* for the sweep of the dead (trace_sweep()) */
 };
 
 struct thread {
 	uint32_t tid, pid;
 	char comm[DFT_COMM_LEN];
 	struct phase_stack phases;	/* open annotated regions */
-	bool seen;		/* as struct proc's */
-	uint64_t start;
+	struct liveness live;
 };
 
 /* Every traced process and thread. */
