@@ -23,6 +23,8 @@
 #define SC_ARG3(r) ((r)->r10)
 #define SC_ARG4(r) ((r)->r8)
 #define SC_ARG5(r) ((r)->r9)
+/* a function's sixth argument, at a uprobe (libbpf 1.1 stops at the fifth) */
+#define FN_ARG5(r) ((r)->r9)
 #define FAULT_WRITE (1 << 1)	/* X86_PF_WRITE */
 #define FAULT_INSTR (1 << 4)	/* X86_PF_INSTR */
 #elif defined(__TARGET_ARCH_arm64)
@@ -33,6 +35,7 @@
 #define SC_ARG3(r) ((r)->regs[3])
 #define SC_ARG4(r) ((r)->regs[4])
 #define SC_ARG5(r) ((r)->regs[5])
+#define FN_ARG5(r) ((r)->regs[5])
 #define FAULT_WRITE 0
 #define FAULT_INSTR 0
 #else

@@ -132,6 +132,7 @@ enum dft_kind {
 	/* a call that changes fds found no room (counted lost): what the
 	 * process's fds name is unknown from here */
 	DFT_EV_FDS_LOST,
+	DFT_EV_GPU,	    /* a GPU or collective library call (bpf/gpu.h) */
 	DFT_EV__COUNT
 };
 
@@ -441,5 +442,8 @@ struct dft_task {
 	unsigned int fds_unchanged; /* since acc's file was looked up */
 	struct dft_io batch[DFT_IO_BATCH];
 };
+
+/* the GPU calls' records: after struct dft_header */
+#include "gpu.h"
 
 #endif /* DFTRACE_H */

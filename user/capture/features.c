@@ -281,8 +281,13 @@ int features_probe(struct features *f)
 	/* bpf_task_pt_regs came before it (5.15) */
 	if (!has_enum_value(btf, "bpf_func_id", "BPF_FUNC_find_vma"))
 		off(f, FEATURE_overlay_names, "this kernel has no helper '%s'", "bpf_find_vma");
-	if (access(UPROBE_PMU, R_OK))
+	if (access(UPROBE_PMU, R_OK)) {
 		off(f, FEATURE_annotations, "this kernel has no uprobes ('%s')", UPROBE_PMU);
+		off(f, FEATURE_gpu, "this kernel has no uprobes ('%s')", UPROBE_PMU);
+	} else if (!has_enum_value(btf, "bpf_func_id", "BPF_FUNC_get_attach_cookie")) {
+		/* one program for every call: the cookie says which (5.15) */
+		off(f, FEATURE_gpu, "this kernel has no helper '%s'", "bpf_get_attach_cookie");
+	}
 	probe_tracepoints(f, btf);
 	probe_io_uring(f, btf);
 	probe_mmap(f, btf);
@@ -304,6 +309,8 @@ static enum feature feature_of(const struct bpf_program *prog)
 
 	if (!strcmp(sec, "usdt"))
 		return FEATURE_annotations;
+	if (!strcmp(sec, "uprobe") || !strcmp(sec, "uretprobe"))
+		return FEATURE_gpu;
 	if (strncmp(sec, TP_BTF_PREFIX, strlen(TP_BTF_PREFIX)))
 		return FEATURE__COUNT;
 	tp = sec + strlen(TP_BTF_PREFIX);

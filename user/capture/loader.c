@@ -12,6 +12,7 @@
 #include "capture/report.h"
 #include "dftrace.h"
 #include "dftrace.skel.h" /* after dftrace.h: its types */
+#include "model/gpucalls.h"
 #include "model/syscalls.h"
 
 #define CAP(c) (1ull << (c))
@@ -84,6 +85,7 @@ static int configure(struct dftrace_bpf *skel, const struct loader_opts *o)
 	size_t ncpus = possible > 0 ? possible : 1;
 
 	sc_fill_config((struct dft_sc_cfg *)skel->rodata->sc_cfg);
+	gpu_fill_config((struct dft_gpu_cfg *)skel->rodata->gpu_cfg);
 	features_configure(o->features, skel, o->scope && o->scope->cgroup_level);
 	/* a quarter of the ring, in records of ~96 bytes, shared by the CPUs */
 	skel->rodata->wakeup_records = o->ringbuf_size / 4 / 96 / ncpus ?: 1;

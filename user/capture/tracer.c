@@ -194,8 +194,8 @@ static int load_and_attach(struct tracer *tr)
 	/* without --profile only overload folds: drained once a second */
 	folds_init(&tr->folds, tr->skel, bpf_link__fd(tr->kept_iter), tr->env.profile_s > 0 ?
 		   (uint64_t)(tr->env.profile_s * NS_PER_S) : NS_PER_S);
-	usdt_init(&tr->usdt, tr->features.on[FEATURE_annotations] ? tr->skel : NULL,
-		  tr->env.verbose);
+	usdt_init(&tr->usdt, tr->skel, tr->features.on[FEATURE_annotations],
+		  tr->features.on[FEATURE_gpu], tr->env.verbose);
 	lost_init(&tr->lost, bpf_map__fd(tr->skel->maps.lost),
 		  o.lost_by_proc ? bpf_map__fd(tr->skel->maps.lost_by_proc) : -1);
 	return 0;

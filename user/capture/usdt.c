@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
+#include "capture/gpuprobes.h"
 #include "capture/usdt.h"
 #include "dftrace.h"
 #include "dftrace.skel.h" /* after dftrace.h: its types */
@@ -27,16 +28,18 @@
 #define NT_STAPSDT 3
 #define STAPSDT_OWNER "stapsdt"
 
-void usdt_init(struct usdt_attacher *u, struct dftrace_bpf *skel, bool verbose)
+void usdt_init(struct usdt_attacher *u, struct dftrace_bpf *skel, bool annotations,
+	       bool gpu, bool verbose)
 {
-	*u = (struct usdt_attacher){ .skel = skel, .verbose = verbose };
+	*u = (struct usdt_attacher){ .skel = skel, .annotations = annotations, .gpu = gpu,
+				     .verbose = verbose };
 }
 
 void usdt_offer(struct usdt_attacher *u, const char *path)
 {
 	char *copy;
 
-	if (!u->skel || !path || path[0] != '/')
+	if (!u->skel || !(u->annotations || u->gpu) || !path || path[0] != '/')
 		return; /* pipes, anonymous memory, deleted files */
 	copy = strdup(path);
 	if (copy && VEC_PUSH(u->pending, u->npending, u->cappending, copy))
@@ -75,9 +78,8 @@ static int provider_bit(const char *name, size_t max)
 }
 
 /* Which of our providers the ELF file has stapsdt notes of. */
-static int providers_in(int fd)
+static int providers_in(Elf *elf)
 {
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	Elf_Scn *scn = NULL;
 	int found = 0;
 
@@ -103,7 +105,6 @@ static int providers_in(int fd)
 			found |= provider_bit(desc + addrs, nh.n_descsz - addrs);
 		}
 	}
-	elf_end(elf);
 	return found;
 }
 
@@ -180,20 +181,43 @@ static int open_regular(const char *path, struct stat *st)
 	return fd;
 }
 
+static void attach_gpu(struct usdt_attacher *u, const char *path, const char *shown,
+		       const struct gpu_syms *syms)
+{
+	int n = gpu_attach(u->skel, path, syms, &u->links, &u->nlinks, &u->caplinks);
+
+	if (u->verbose)
+		fprintf(stderr, "dftrace-bpf: GPU calls in '%s': %d probed\n", shown, n);
+}
+
 static void consider(struct usdt_attacher *u, const char *path)
 {
 	char self[64];
 	struct stat st;
+	struct gpu_syms syms = { .families = 0 };
 	int fd = open_regular(path, &st);
-	int providers;
+	int providers = 0;
+	Elf *elf;
 
 	if (fd < 0)
 		return;
+	if (!first_sight(u, &st)) {
+		close(fd);
+		return;
+	}
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && u->annotations)
+		providers = providers_in(elf);
+	if (elf && u->gpu)
+		gpu_find_syms(elf, &syms);
+	elf_end(elf);
 	/* libbpf and the kernel open the very file checked here, not
 	 * whatever path names by then. */
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
-	if (first_sight(u, &st) && (providers = providers_in(fd)))
+	if (providers)
 		attach_file(u, self, path, providers);
+	if (syms.families)
+		attach_gpu(u, self, path, &syms);
 	close(fd);
 }
 
@@ -225,5 +249,5 @@ void usdt_free(struct usdt_attacher *u)
 	free(u->links);
 	free(u->pending);
 	hmap_free(&u->seen);
-	usdt_init(u, u->skel, u->verbose);
+	usdt_init(u, u->skel, u->annotations, u->gpu, u->verbose);
 }

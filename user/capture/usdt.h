@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Finding dftrace annotations (USDT notes of provider "dftrace", and
- * CPython's provider "python") in the executables and libraries of traced
+ * CPython's provider "python") and GPU and collective libraries
+ * (capture/gpuprobes.h) among the executables and libraries of traced
  * processes, and attaching to them. The record path offers files as it
  * sees them mapped or exec'd (it may not block on ELF parsing and
  * attaching); the run loop attaches what is pending between batches.
@@ -18,6 +19,8 @@ struct bpf_link;
 
 struct usdt_attacher {
 	struct dftrace_bpf *skel;
+	bool annotations;	/* USDT notes looked for */
+	bool gpu;		/* GPU and collective libraries (capture/gpuprobes.h) */
 	bool verbose;
 	struct hmap seen;	/* (dev, ino) of every file looked at */
 	char **pending;		/* paths offered, not yet looked at */
@@ -26,7 +29,8 @@ struct usdt_attacher {
 	uint32_t nlinks, caplinks;
 };
 
-void usdt_init(struct usdt_attacher *u, struct dftrace_bpf *skel, bool verbose);
+void usdt_init(struct usdt_attacher *u, struct dftrace_bpf *skel, bool annotations,
+	       bool gpu, bool verbose);
 /* A file a traced process mapped executable (or exec'd): attached to once
  * if it carries probes. Queued for usdt_attach_pending(). */
 void usdt_offer(struct usdt_attacher *u, const char *path);

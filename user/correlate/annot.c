@@ -8,9 +8,9 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include <sys/uio.h>
 #include <unistd.h>
 #include "correlate/state.h"
+#include "lib/procfs.h"
 #include "model/profiler.h"
 
 /* A region end with this count drops the region: it did not happen (the
@@ -101,29 +101,6 @@ static void on_region_end(struct trace *t, struct proc *p, struct thread *th,
 		close_regions(t, p, th, idx, e->h.ts, NULL);
 }
 
-/* Reads a string the kernel side could not (its page was not in yet);
- * process_vm_readv faults it in. Empty if the process is gone. */
-static void read_remote_str(uint32_t pid, uint64_t addr, char *dst, size_t size)
-{
-	size_t page = sysconf(_SC_PAGESIZE), in_page = page - (addr & (page - 1));
-	struct iovec local = { dst, size - 1 }, remote = { (void *)addr, size - 1 };
-	ssize_t n;
-
-	/* Stay inside the page the string starts in, then try the rest. */
-	if (in_page < size - 1)
-		remote.iov_len = local.iov_len = in_page;
-	n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
-	if (n > 0 && (size_t)n < size - 1 && !memchr(dst, 0, n)) {
-		struct iovec l2 = { dst + n, size - 1 - n },
-			     r2 = { (void *)(addr + n), size - 1 - n };
-		ssize_t m = process_vm_readv(pid, &l2, 1, &r2, 1, 0);
-
-		if (m > 0)
-			n += m;
-	}
-	dst[n > 0 ? n : 0] = 0;
-}
-
 /*
  * A user's key that the writer also puts in the same event's args would
  * repeat a JSON key: it is written user_<key> instead. A region's own args
@@ -149,9 +126,9 @@ static const struct dft_annot *complete(const struct dft_annot *in,
 		return in;
 	*copy = *in;
 	if (in->h.flags & DFT_ANNOT_FAULT_CAT)
-		read_remote_str(in->h.tgid, in->cat_ptr, copy->cat, sizeof(copy->cat));
+		procfs_read_str(in->h.tgid, in->cat_ptr, copy->cat, sizeof(copy->cat));
 	if (in->h.flags & DFT_ANNOT_FAULT_NAME)
-		read_remote_str(in->h.tgid, in->name_ptr, copy->name, sizeof(copy->name));
+		procfs_read_str(in->h.tgid, in->name_ptr, copy->name, sizeof(copy->name));
 	return copy;
 }
 

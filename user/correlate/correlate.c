@@ -16,6 +16,7 @@
 #include "correlate/state.h"
 #include "lib/procfs.h"
 #include "lib/vec.h"
+#include "model/gpucalls.h"
 #include "model/paths.h"
 
 /* A syscall's return value below this is an error (-errno). */
@@ -288,6 +289,8 @@ void on_syscall(struct trace *t, const struct dft_syscall *e,
 		end_event(t, s);
 	}
 	count_op(t, d, th, e->ret);
+	if (d->moves_bytes && e->ret > 0 && !is_error(e->ret))
+		th->data_ts = e->h.ts;
 	apply_effect(t, p, d, e, &f);
 }
 
@@ -431,6 +434,8 @@ static struct thread *become_new_program(struct trace *t, struct proc *p,
 	if (p->job.rank < 0 && e->env_len >= DFT_ENV_MAX)
 		p->job = procfs_job_rank(p->pid); /* past the part copied */
 	fd_exec(p);
+	gpu_state_free(p->gpu); /* a new program: none of it is its */
+	p->gpu = NULL;
 	memcpy(p->comm, e->comm, DFT_COMM_LEN);
 	p->comm[DFT_COMM_LEN - 1] = 0;
 	if (e->argv_len)

@@ -164,6 +164,10 @@ int trace_handle_record(void *ctx, void *data, size_t size)
 	case DFT_EV_FDS_LOST:
 		on_fds_lost(t, h);
 		break;
+	case DFT_EV_GPU:
+		if (size >= offsetof(struct dft_gpu, str))
+			on_gpu(t, data, size);
+		break;
 	}
 	return 0;
 }

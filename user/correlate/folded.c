@@ -12,6 +12,7 @@
 #include <string.h>
 #include "correlate/state.h"
 #include "lib/hash.h"
+#include "model/gpucalls.h"
 #include "model/paths.h"
 
 struct phase_name {
@@ -141,11 +142,12 @@ static void write_total(struct trace *t, struct proc *p, const struct dft_fold_k
 			const struct dft_fold *f)
 {
 	const struct sc_desc *d = sc_lookup(k->nr);
+	unsigned int gpu = k->nr >= DFT_GPU_NR_BASE ? k->nr - DFT_GPU_NR_BASE : 0;
 	/* a thread gone by now is written under its process's name */
 	struct thread gone = { .tid = k->tid, .pid = p->pid };
 	struct thread *th = thread_get(&t->model, k->tid);
 	const struct phase_name *ph = k->phase ? hmap_get_ptr(&t->phase_ids, k->phase) : NULL;
-	bool data = d->moves_bytes;
+	bool data = d && d->moves_bytes;
 	struct phase_frame frame = { 0 };
 	struct fold_event ev;
 	struct phase_ctx saved;
@@ -157,22 +159,30 @@ static void write_total(struct trace *t, struct proc *p, const struct dft_fold_k
 		memcpy(gone.comm, p->comm, sizeof(gone.comm));
 		th = &gone;
 	}
-	stats_count(&t->stats, sc_name_index(d), f->calls, data, f->bytes,
-		    ph ? ph->cat : NULL, ph ? ph->name : NULL);
-	if (d->silent || !(s = files_sink(&t->files, p)))
+	if (d)
+		stats_count(&t->stats, sc_name_index(d), f->calls, data, f->bytes,
+			    ph ? ph->cat : NULL, ph ? ph->name : NULL);
+	if ((d && d->silent) || !(s = files_sink(&t->files, p)))
 		return;
 	if (ph) {
 		frame.cat = ph->cat;
 		frame.name = ph->name;
 	}
 	ev = (struct fold_event){
-		.desc = d, .ts_ns = f->first_ns, .dur_ns = f->dur_ns,
+		.ts_ns = f->first_ns, .dur_ns = f->dur_ns,
 		.span_ns = f->last_ns - f->first_ns, .calls = f->calls,
 		.errors = f->errors, .bytes = f->bytes, .data = data,
 		.why = t->cfg.profile ? "profile" : "overload",
-		.file = fold_file(t, p, k, f), .phase = ph ? &frame : NULL,
+		.file = gpu ? NULL : fold_file(t, p, k, f), .phase = ph ? &frame : NULL,
 		.hist = hist, .hist_len = hist_str(f, hist, sizeof(hist)),
 	};
+	if (d) {
+		ev.name_cat = d->json_name_cat;
+		ev.name_cat_len = d->json_name_cat_len;
+		ev.call = d->syscall;
+	} else {
+		gpu_fold_event(p, gpu, k, &ev);
+	}
 	own = calls_context(t, p, k, &saved);
 	writer_fold(&t->writer, s, p, th, &ev);
 	if (own)
@@ -211,7 +221,8 @@ void trace_fold(struct trace *t, const struct dft_fold_key *k, const struct dft_
 	 * its calls were folded since) is known from here: its calls are
 	 * written, not dropped. Its exit forgets it; a lost exit, the
 	 * sweep of the dead (trace_sweep()). */
-	struct proc *p = sc_lookup(k->nr) && f->calls ? trace_proc(t, k->tgid) : NULL;
+	bool known = sc_lookup(k->nr) || gpu_call(k->nr - DFT_GPU_NR_BASE);
+	struct proc *p = known && f->calls ? trace_proc(t, k->tgid) : NULL;
 	uint64_t h = dft_hash64(k, sizeof(*k));
 	struct fold_total *n;
 

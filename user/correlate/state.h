@@ -36,6 +36,10 @@ void on_comm(struct trace *t, const struct dft_comm *e);
 /* A call that changed the process's fds was lost: none is named after
  * what it was before. */
 void on_fds_lost(struct trace *t, const struct dft_header *h);
+void on_gpu(struct trace *t, const struct dft_gpu *e, size_t size);
+/* A folded total of GPU call id (--profile) as its event. */
+void gpu_fold_event(const struct proc *p, unsigned int id, const struct dft_fold_key *k,
+		    struct fold_event *ev);
 /* Writes an event's last bytes; a failure stops the trace. */
 void end_event(struct trace *t, struct sink *s);
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include "dftrace.h"
 #include "lib/procfs.h"
@@ -148,4 +149,27 @@ bool procfs_each_map(pid_t pid, void (*fn)(const struct procfs_map *m, void *ctx
 	}
 	fclose(f);
 	return true;
+}
+
+/* Reads a string the kernel side could not (its page was not in yet);
+ * process_vm_readv faults it in. Empty if the process is gone. */
+void procfs_read_str(uint32_t pid, uint64_t addr, char *dst, size_t size)
+{
+	size_t page = sysconf(_SC_PAGESIZE), in_page = page - (addr & (page - 1));
+	struct iovec local = { dst, size - 1 }, remote = { (void *)addr, size - 1 };
+	ssize_t n;
+
+	/* Stay inside the page the string starts in, then try the rest. */
+	if (in_page < size - 1)
+		remote.iov_len = local.iov_len = in_page;
+	n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+	if (n > 0 && (size_t)n < size - 1 && !memchr(dst, 0, n)) {
+		struct iovec l2 = { dst + n, size - 1 - n },
+			     r2 = { (void *)(addr + n), size - 1 - n };
+		ssize_t m = process_vm_readv(pid, &l2, 1, &r2, 1, 0);
+
+		if (m > 0)
+			n += m;
+	}
+	dst[n > 0 ? n : 0] = 0;
 }

@@ -19,6 +19,10 @@ int procfs_stat(pid_t pid, char *state, pid_t *ppid, bool *kthread);
  * since boot): another task that took the same id later started later.
  * 0 if gone. */
 uint64_t procfs_start(pid_t pid);
+/* A NUL-terminated string of pid's memory at addr into dst (size bytes
+ * with the NUL), faulted in if need be (a uprobe cannot); empty if the
+ * process is gone or the address unmapped. */
+void procfs_read_str(uint32_t pid, uint64_t addr, char *dst, size_t size);
 /* Threads of the process, from /proc/PID/status (0 if gone). */
 int procfs_threads(pid_t pid);
 /* The process (thread group) of a task id, or -1 if gone. */

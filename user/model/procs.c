@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "lib/procfs.h"
 #include "lib/vec.h"
+#include "model/gpucalls.h"
 #include "model/paths.h"
 #include "model/procs.h"
 
@@ -155,6 +156,7 @@ static void free_proc(struct proc *p)
 	free(p->pagesets);
 	ctx_free(&p->ctx);
 	hmap_free_ptrs(&p->folds);
+	gpu_state_free(p->gpu);
 	free(p);
 }
 

@@ -57,6 +57,7 @@ struct proc {
 	struct phase_ctx ctx;	/* epoch, step and user keys from annotations */
 	struct job_rank job;	/* its launcher's rank variables, at exec */
 	struct hmap folds;	/* totals not written yet: key hash -> malloc'd total */
+	struct gpu_state *gpu;	/* what its GPU calls made (model/gpucalls.h) */
 	struct liveness live;	/* for the sweep of the dead (trace_sweep()) */
 };
 
@@ -64,6 +65,7 @@ struct thread {
 	uint32_t tid, pid;
 	char comm[DFT_COMM_LEN];
 	struct phase_stack phases;	/* open annotated regions */
+	uint64_t data_ts;	/* entry of its last call that moved bytes */
 	struct liveness live;
 };
 

@@ -2,7 +2,8 @@
 /* The keys the writer puts in args, as X-macro lists, and the macros
  * that write them: a key outside the lists does not compile, so the
  * list that user keys are checked against (writer_owns_key) is the list
- * of what is written. Internal to write/writer.c and write/meta.c. */
+ * of what is written. Internal to write/writer.c and write/meta.c; the
+ * IO_ARG and GPU_ARG macros of write/writer.h name them for callers. */
 #ifndef WRITE_KEYS_H
 #define WRITE_KEYS_H
 
@@ -30,13 +31,19 @@
 	X(fd) X(offset) X(pages) X(faults) X(misses) X(op) X(opcode) X(fixed)   \
 	X(span) X(calls) X(errors) X(span_ns) X(hist) X(folded)
 
+/* Keys of the GPU and collective calls (bpf/gpu.h): renamed as IO_KEYS. */
+#define GPU_KEYS(X)                                                           \
+	X(bytes) X(copy_kind) X(stream_id) X(kernel) X(grid_x) X(grid_y)      \
+	X(grid_z) X(block_x) X(block_y) X(block_z) X(shared_bytes)            \
+	X(datatype) X(comm_rank) X(comm_size) X(root) X(peer) X(api) X(via)
+
 /* Keys only start and end have: a context key may share their name. */
 #define LIFECYCLE_KEYS(X) X(rank) X(world_size) X(steps) X(steps_active) X(features)
 
 enum writer_key {
 #define KEY_ENUM(k) WK_##k,
 	EVENT_KEYS(KEY_ENUM) REGION_KEYS(KEY_ENUM) LIFECYCLE_KEYS(KEY_ENUM)
-	IO_KEYS(KEY_ENUM)
+	IO_KEYS(KEY_ENUM) GPU_KEYS(KEY_ENUM)
 #undef KEY_ENUM
 };
 

@@ -31,7 +31,8 @@ bool writer_owns_key(const char *key, bool context)
 {
 #define KEY_NAME(k) #k,
 	static const char *const region_keys[] = { REGION_KEYS(KEY_NAME) };
-	static const char *const event_keys[] = { EVENT_KEYS(KEY_NAME) IO_KEYS(KEY_NAME) };
+	static const char *const event_keys[] = { EVENT_KEYS(KEY_NAME) IO_KEYS(KEY_NAME)
+						   GPU_KEYS(KEY_NAME) };
 #undef KEY_NAME
 
 	return IN_LIST(key, region_keys) ||
@@ -473,6 +474,30 @@ void writer_hidden_io(struct writer *w, struct sink *s, const struct proc *p,
 		key_file(w, b, FILE1_KEYS, io->file);
 }
 
+void writer_gpu(struct writer *w, struct sink *s, const struct proc *p,
+		const struct thread *t, const struct nesting *n, const struct gpu_event *g)
+{
+	struct jbuf *b = &s->buf;
+	char name_cat[96];
+	int len = snprintf(name_cat, sizeof(name_cat), "\"name\":\"%s\",\"cat\":\"%s\",",
+			   g->name, g->cat);
+
+	writer_names(s, p, t);
+	if (g->file)
+		writer_fh(w, s, p->pid, g->file);
+	writer_begin_event(w, s, p, t->tid, n, name_cat, len, g->ts_ns, g->dur_ns);
+	JB_KEY_INT(b, ret, g->ret);
+	for (int i = 0; i < g->nargs; i++) {
+		jb_mem(b, g->args[i].key, g->args[i].key_len);
+		if (g->args[i].str)
+			jb_str(b, g->args[i].str->str, g->args[i].str->len);
+		else
+			jb_i64(b, g->args[i].v);
+	}
+	if (g->file)
+		key_file(w, b, FILE1_KEYS, g->file);
+}
+
 /* Its own id, at the top level, in the phase the kernel saw. */
 void writer_fold(struct writer *w, struct sink *s, struct proc *p,
 		 const struct thread *t, const struct fold_event *f)
@@ -483,11 +508,16 @@ void writer_fold(struct writer *w, struct sink *s, struct proc *p,
 	writer_names(s, p, t);
 	if (f->file)
 		writer_fh(w, s, p->pid, f->file);
-	writer_begin_event(w, s, p, t->tid, &n, f->desc->json_name_cat,
-			   f->desc->json_name_cat_len, f->ts_ns, f->dur_ns);
-	JB_KEY_STR(b, syscall, f->desc->syscall, strlen(f->desc->syscall));
+	writer_begin_event(w, s, p, t->tid, &n, f->name_cat, f->name_cat_len, f->ts_ns,
+			   f->dur_ns);
+	if (f->call)
+		JB_KEY_STR(b, syscall, f->call, strlen(f->call));
 	if (f->data)
 		JB_KEY_INT(b, ret, f->bytes);
+	else if (f->gpu_bytes)
+		JB_KEY_INT(b, bytes, f->bytes);
+	if (f->kernel)
+		JB_KEY_STR(b, kernel, f->kernel->str, f->kernel->len);
 	JB_KEY_STR(b, folded, f->why, strlen(f->why));
 	JB_KEY_INT(b, calls, f->calls);
 	JB_KEY_INT(b, errors, f->errors);

@@ -126,13 +126,42 @@ void writer_hidden_io(struct writer *w, struct sink *s, const struct proc *p,
 		      const struct thread *t, const struct nesting *n,
 		      const struct hidden_io *io);
 
+/* A GPU or collective library call (bpf/gpu.h). Its name and cat are
+ * ours (the call table's), its strings the traced process's. */
+struct gpu_arg {
+	const char *key;	/* ,"bytes": (GPU_ARG) */
+	size_t key_len;
+	int64_t v;
+	const struct istr *str;	/* a string value instead, or NULL */
+};
+
+#define GPU_ARG(k, val) { KEY(k), sizeof(KEY(k)) - 1 + 0 * WK_##k, (val), NULL }
+#define GPU_ARG_STR(k, s) { KEY(k), sizeof(KEY(k)) - 1 + 0 * WK_##k, 0, (s) }
+#define GPU_ARGS_MAX 16
+
+struct gpu_event {
+	const char *name, *cat;
+	uint64_t ts_ns, dur_ns;	/* CLOCK_MONOTONIC */
+	int64_t ret;
+	const struct istr *file;	/* cuFile's */
+	struct gpu_arg args[GPU_ARGS_MAX];
+	int nargs;
+};
+
+void writer_gpu(struct writer *w, struct sink *s, const struct proc *p,
+		const struct thread *t, const struct nesting *n, const struct gpu_event *g);
+
 /* A total of calls the kernel folded (bpf/fold.h). */
 struct fold_event {
-	const struct sc_desc *desc;	/* the call */
+	const char *name_cat;	/* "name":"pread","cat":"POSIX", */
+	size_t name_cat_len;
+	const char *call;	/* args.syscall; NULL: none (a GPU call's) */
+	const struct istr *kernel;	/* args.kernel of folded launches */
 	uint64_t ts_ns, dur_ns;	/* first call's start; the calls' summed time */
 	uint64_t span_ns;	/* first call's start to last call's end */
 	uint64_t calls, errors, bytes;
 	bool data;		/* bytes are what it moved: args.ret */
+	bool gpu_bytes;		/* bytes are args.bytes (copies, collectives) */
 	const char *why;	/* "profile", "overload" */
 	const struct istr *file;
 	const struct phase_frame *phase;	/* the region it was in, or NULL */

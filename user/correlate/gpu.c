@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * GPU and collective calls (bpf/gpu.h, DFT_EV_GPU): each call an event
+ * on its thread, inside whatever regions enclose it. What a call made (a
+ * kernel's handle, an allocation, a communicator, a cuFile handle) is
+ * kept per process, so that later calls are written with names, sizes,
+ * ranks and paths.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "correlate/state.h"
+#include "lib/procfs.h"
+#include "model/gpucalls.h"
+
+/* CUfileDescr_t's type of a plain fd (CU_FILE_HANDLE_TYPE_OPAQUE_FD) */
+#define CUFILE_FD_TYPE 1
+/* CUfileOpcode_t */
+#define CUFILE_READ 0
+
+static struct gpu_state *state_of(struct proc *p)
+{
+	if (!p->gpu)
+		p->gpu = calloc(1, sizeof(*p->gpu));
+	return p->gpu;
+}
+
+static void keep(struct hmap *m, uint64_t key, uint64_t val)
+{
+	if (m->n < GPU_STATE_MAX || hmap_get(m, key, &(uint64_t){ 0 }))
+		(void)hmap_put(m, key, val);
+}
+
+static const struct istr *named(const struct hmap *m, uint64_t key)
+{
+	return key ? hmap_get_ptr(m, key) : NULL;
+}
+
+/* The argument numbered n (1-based; 0: none). */
+static uint64_t arg(const struct dft_gpu *e, unsigned int n)
+{
+	return n >= 1 && n <= DFT_GPU_ARGS ? e->arg[n - 1] : 0;
+}
+
+/* ---- what the calls made ---- */
+
+/* A kernel's name: read by the kernel side, or, where its page was not
+ * in yet, from the process now (the string is the module's). */
+static void learn_name(struct gpu_state *g, const struct gpu_desc *d,
+		       const struct dft_gpu *e, size_t size)
+{
+	size_t room = size - offsetof(struct dft_gpu, str);
+	size_t n = e->str_len < room ? e->str_len : room;
+	char str[DFT_GPU_STR];
+	struct istr *name;
+
+	if (!e->out)
+		return;
+	if (n) {
+		name = istr_intern(e->str, strnlen(e->str, n), n >= DFT_GPU_STR);
+	} else {
+		procfs_read_str(e->h.tgid, arg(e, d->str), str, sizeof(str));
+		name = str[0] ? istr_intern(str, strlen(str), false) : NULL;
+	}
+	if (name)
+		keep(&g->kernels, e->out, (uintptr_t)name);
+}
+
+static uint64_t rank_pair(int64_t rank, int64_t nranks)
+{
+	return (uint32_t)rank | (uint64_t)(uint32_t)nranks << 32;
+}
+
+static void learn_comm(struct gpu_state *g, const struct gpu_desc *d, const struct dft_gpu *e)
+{
+	uint64_t comm = arg(e, d->comm), v = rank_pair(-1, -1);
+
+	switch (d->cls) {
+	case GC_COMM_INIT:
+		keep(&g->comms, e->out, rank_pair((int)arg(e, d->y), (int)arg(e, d->bytes)));
+		break;
+	case GC_COMM_ALL:
+		for (uint64_t i = 0; i < DFT_GPU_AUX && i < arg(e, d->bytes); i++)
+			keep(&g->comms, e->aux[i], rank_pair(i, arg(e, d->bytes)));
+		break;
+	case GC_COMM_RANK:
+		hmap_get(&g->comms, comm, &v);
+		keep(&g->comms, comm, rank_pair((int)e->out, (int)(v >> 32)));
+		break;
+	case GC_COMM_COUNT:
+		hmap_get(&g->comms, comm, &v);
+		keep(&g->comms, comm, rank_pair((int)v, (int)e->out));
+		break;
+	case GC_COMM_SPLIT:
+		keep(&g->comms, e->out, v);
+		break;
+	case GC_COMM_FREE:
+		hmap_del(&g->comms, comm, NULL);
+		break;
+	default:
+		break;
+	}
+}
+
+/* What the call made or undid, for the calls after it; *freed: the
+ * bytes a free gave back, when known. */
+static void learn(struct proc *p, const struct gpu_desc *d, const struct dft_gpu *e,
+		  size_t size, uint64_t *freed)
+{
+	struct gpu_state *g = state_of(p);
+	const struct istr *s;
+
+	if (!g || (int)e->ret != 0) /* CUresult, ncclResult_t, CUfileError_t.err */
+		return;
+	switch (d->cls) {
+	case GC_NAME:
+		learn_name(g, d, e, size);
+		break;
+	case GC_KFUNC:
+		if ((s = named(&g->kernels, arg(e, 2))))
+			keep(&g->kernels, e->out, (uintptr_t)s);
+		break;
+	case GC_ALLOC:
+		keep(&g->allocs, e->out, arg(e, d->bytes));
+		break;
+	case GC_ALLOC_PITCH:
+		keep(&g->allocs, e->out, e->out2 * arg(e, d->x));
+		break;
+	case GC_FREE:
+		hmap_del(&g->allocs, arg(e, 1), freed);
+		break;
+	case GC_FILE_REG:
+		if ((uint32_t)e->aux[0] == CUFILE_FD_TYPE && (s = fd_path(p, (int)e->aux[1])))
+			keep(&g->files, e->out, (uintptr_t)s);
+		break;
+	case GC_FILE_DEREG:
+		hmap_del(&g->files, arg(e, 1), NULL);
+		break;
+	default:
+		learn_comm(g, d, e);
+		break;
+	}
+}
+
+/* ---- the event ---- */
+
+#define ADD(ev, ...) ((ev)->nargs < GPU_ARGS_MAX ? \
+	(void)((ev)->args[(ev)->nargs++] = (struct gpu_arg)__VA_ARGS__) : (void)0)
+
+static void add_kernel(struct gpu_event *ev, const struct gpu_state *g, uint64_t handle)
+{
+	const struct istr *name = g ? named(&g->kernels, handle) : NULL;
+
+	if (name)
+		ADD(ev, GPU_ARG_STR(kernel, name));
+}
+
+/* grid, block and shared bytes as 32-bit values: from the registers and
+ * stack (cuLaunchKernel), or from the CUlaunchConfig read (Ex) */
+static void add_launch(struct gpu_event *ev, const uint32_t *v)
+{
+	ADD(ev, GPU_ARG(grid_x, v[0]));
+	ADD(ev, GPU_ARG(grid_y, v[1]));
+	ADD(ev, GPU_ARG(grid_z, v[2]));
+	ADD(ev, GPU_ARG(block_x, v[3]));
+	ADD(ev, GPU_ARG(block_y, v[4]));
+	ADD(ev, GPU_ARG(block_z, v[5]));
+	ADD(ev, GPU_ARG(shared_bytes, v[6]));
+}
+
+static void add_collective(struct gpu_event *ev, const struct gpu_desc *d,
+			   const struct gpu_state *g, const struct dft_gpu *e)
+{
+	unsigned int size;
+	const char *type = gpu_nccl_type(arg(e, d->x), &size);
+	uint64_t count = arg(e, d->bytes), ranks = rank_pair(-1, -1);
+
+	ADD(ev, GPU_ARG(bytes, (int64_t)(count * size)));
+	ADD(ev, GPU_ARG(count, (int64_t)count));
+	ADD(ev, GPU_ARG_STR(datatype, istr_cstr(type)));
+	if (d->kind == GK_PEER)
+		ADD(ev, GPU_ARG(peer, (int)arg(e, d->y)));
+	else if (d->kind == GK_ROOT)
+		ADD(ev, GPU_ARG(root, (int)arg(e, d->y)));
+	if (g)
+		hmap_get(&g->comms, arg(e, d->comm), &ranks);
+	if ((int)ranks >= 0)
+		ADD(ev, GPU_ARG(comm_rank, (int)ranks));
+	if ((int)(ranks >> 32) >= 0)
+		ADD(ev, GPU_ARG(comm_size, (int)(ranks >> 32)));
+}
+
+/* cuFile's reads and writes are file I/O: POSIX events named for
+ * DFAnalyzer, bytes in ret. In its compatibility mode cuFile reads and
+ * writes with syscalls, already in the trace: the call is then CUFILE,
+ * so that no byte is counted twice. */
+static void file_io(struct gpu_event *ev, const struct gpu_desc *d, const struct thread *th,
+		    const struct gpu_state *g, const struct dft_gpu *e)
+{
+	bool read = d->kind == GK_READ;
+	uint64_t fh = arg(e, 1), offset = arg(e, d->x);
+
+	ev->cat = "POSIX";
+	ev->ret = e->ret;
+	if (d->cls == GC_FILE_ASYNC) { /* as issued: the size asked */
+		ev->ret = e->ret ? e->ret : (int64_t)e->aux[0];
+		offset = e->aux[1];
+	} else if (d->cls == GC_FILE_BATCH) {
+		fh = e->aux[0];
+		read = e->aux[1] == CUFILE_READ;
+		ev->ret = e->ret ? e->ret : (int64_t)e->aux[2];
+		offset = e->aux[3];
+	}
+	ev->name = read ? "pread" : "pwrite";
+	ev->file = g ? named(&g->files, fh) : NULL;
+	ADD(ev, GPU_ARG_STR(api, istr_cstr(d->name)));
+	ADD(ev, GPU_ARG(offset, (int64_t)offset));
+	if (th->data_ts >= e->h.ts && th->data_ts <= e->h.ts + e->dur) {
+		ev->cat = "CUFILE";
+		ADD(ev, GPU_ARG_STR(via, istr_cstr("posix")));
+	}
+}
+
+static void describe(struct gpu_event *ev, const struct gpu_desc *d, const struct thread *th,
+		     const struct gpu_state *g, const struct dft_gpu *e, uint64_t freed)
+{
+	const uint32_t *cfg = (const uint32_t *)e->aux;
+	uint32_t v[7];
+
+	switch (d->cls) {
+	case GC_COPY:
+		ADD(ev, GPU_ARG(bytes, (int64_t)arg(e, d->bytes)));
+		ADD(ev, GPU_ARG_STR(copy_kind, istr_cstr(gpu_copy_kind(d->kind))));
+		break;
+	case GC_LAUNCH:
+		add_kernel(ev, g, arg(e, 1));
+		for (int i = 0; i < 7; i++)
+			v[i] = (uint32_t)arg(e, 2 + i);
+		add_launch(ev, v);
+		break;
+	case GC_LAUNCH_EX:
+		add_kernel(ev, g, arg(e, 2));
+		add_launch(ev, cfg);
+		ADD(ev, GPU_ARG(stream_id, (int64_t)e->aux[4]));
+		break;
+	case GC_NAME:
+	case GC_KFUNC:
+		add_kernel(ev, g, e->out);
+		break;
+	case GC_ALLOC:
+	case GC_ALLOC_PITCH:
+		ADD(ev, GPU_ARG(bytes, (int64_t)(d->cls == GC_ALLOC ? arg(e, d->bytes) :
+						       e->out2 * arg(e, d->x))));
+		break;
+	case GC_FREE:
+		if (freed)
+			ADD(ev, GPU_ARG(bytes, (int64_t)freed));
+		break;
+	case GC_COLL:
+		add_collective(ev, d, g, e);
+		break;
+	case GC_FILE_IO:
+	case GC_FILE_ASYNC:
+	case GC_FILE_BATCH:
+		file_io(ev, d, th, g, e);
+		break;
+	default:
+		break;
+	}
+	if (d->stream)
+		ADD(ev, GPU_ARG(stream_id, (int64_t)arg(e, d->stream)));
+}
+
+/* ---- --profile: totals ---- */
+
+/* What a call moved, for its total; -1: nothing that it moves. */
+static int64_t call_bytes(const struct gpu_desc *d, const struct gpu_event *ev)
+{
+	for (int i = 0; i < ev->nargs; i++)
+		if (ev->args[i].key_len == sizeof(KEY(bytes)) - 1 &&
+		    !memcmp(ev->args[i].key, KEY(bytes), ev->args[i].key_len))
+			return ev->args[i].v;
+	return d->cls == GC_FILE_IO || d->cls == GC_FILE_ASYNC || d->cls == GC_FILE_BATCH ?
+		       (ev->ret > 0 ? ev->ret : 0) : -1;
+}
+
+/* The id the kernel side gives the thread's innermost region. */
+static uint32_t phase_id_of(const struct thread *th)
+{
+	const struct phase_frame *top = phase_top(&th->phases);
+	struct dft_annot a;
+
+	if (!top)
+		return 0;
+	memset(a.cat, 0, sizeof(a.cat));
+	memset(a.name, 0, sizeof(a.name));
+	memcpy(a.cat, top->cat->str, top->cat->len < DFT_CAT_LEN ? top->cat->len : DFT_CAT_LEN - 1);
+	memcpy(a.name, top->name->str,
+	       top->name->len < DFT_NAME_LEN ? top->name->len : DFT_NAME_LEN - 1);
+	return dft_phase_id(&a);
+}
+
+/* The process's epoch or step now, as the kernel side keys totals. */
+static void pos_now(struct dft_fold_key *k, const struct proc *p, const struct istr *key,
+		    unsigned int bit, long long *value)
+{
+	const struct ctx_entry *c = ctx_find(&p->ctx, key);
+
+	if (!c)
+		return;
+	if (c->str) {
+		k->pos_str |= bit;
+	} else {
+		k->pos_set |= bit;
+		*value = c->num;
+	}
+}
+
+/* Under --profile a call is added to its thread's total of the same
+ * call, region, epoch and step (and kernel, for launches), written as
+ * the kernel side's totals of syscalls are. Folded here, not in the
+ * kernel: the uprobe pair costs ten times the record. */
+static void fold(struct trace *t, struct proc *p, const struct thread *th,
+		 const struct gpu_desc *d, const struct dft_gpu *e, const struct gpu_event *ev)
+{
+	struct dft_fold_key k = { .tgid = e->h.tgid, .tid = e->h.tid, .phase = phase_id_of(th),
+				  .nr = DFT_GPU_NR_BASE + e->h.nr };
+	struct dft_fold f = { .calls = 1, .dur_ns = e->dur, .first_ns = e->h.ts,
+			      .last_ns = e->h.ts + e->dur, .fd = -1 };
+	int64_t bytes = call_bytes(d, ev);
+
+	if (d->cls == GC_LAUNCH || d->cls == GC_LAUNCH_EX)
+		k.ino = arg(e, d->cls == GC_LAUNCH ? 1 : 2);
+	pos_now(&k, p, t->writer.key_epoch, DFT_POS_EPOCH, &k.epoch);
+	pos_now(&k, p, t->writer.key_step, DFT_POS_STEP, &k.step);
+	f.bytes = bytes > 0 ? bytes : 0;
+	f.errors = ev->ret < 0 || (d->family != DFT_GPU_CUFILE && ev->ret != 0);
+	f.hist[dft_fold_bucket(e->dur)] = 1;
+	trace_fold(t, &k, &f);
+}
+
+void gpu_fold_event(const struct proc *p, unsigned int id, const struct dft_fold_key *k,
+		    struct fold_event *ev)
+{
+	const struct gpu_desc *d = gpu_call(id);
+
+	ev->name_cat = gpu_name_cat(id, &ev->name_cat_len);
+	ev->call = NULL;
+	ev->gpu_bytes = d->cls == GC_COPY || d->cls == GC_ALLOC || d->cls == GC_ALLOC_PITCH ||
+			d->cls == GC_FREE || d->cls == GC_COLL || d->cls >= GC_FILE_IO;
+	ev->kernel = k->ino && p->gpu ? named(&p->gpu->kernels, k->ino) : NULL;
+}
+
+void on_gpu(struct trace *t, const struct dft_gpu *e, size_t size)
+{
+	const struct gpu_desc *d = gpu_call(e->h.nr);
+	struct gpu_event ev = { .ts_ns = e->h.ts, .dur_ns = e->dur, .ret = (int)e->ret };
+	uint64_t freed = 0;
+	struct thread *th;
+	struct proc *p;
+	struct sink *s;
+	struct nesting n;
+
+	if (!d || !(p = trace_proc(t, e->h.tgid)))
+		return;
+	th = trace_thread(t, p, e->h.tid);
+	learn(p, d, e, size, &freed);
+	ev.name = d->name;
+	ev.cat = d->cls >= GC_FILE_REG ? "CUFILE" : gpu_family_cat(d->family);
+	describe(&ev, d, th, p->gpu, e, freed);
+	if (t->cfg.profile) {
+		fold(t, p, th, d, e, &ev);
+		return;
+	}
+	s = files_sink(&t->files, p);
+	if (!s)
+		return;
+	n = nest_in(p, th);
+	writer_gpu(&t->writer, s, p, th, &n, &ev);
+	end_event(t, s);
+}
