@@ -117,6 +117,9 @@ static enum ev_kind kind_of(const struct rec *e)
 
 	if (SPAN_IS(e->cat, "POSIX") || SPAN_IS(e->cat, "STDIO"))
 		return EV_IO;
+	if (SPAN_IS(e->cat, "NCCL") || SPAN_IS(e->cat, "CUFILE") ||
+	    (e->cat.len >= 4 && !memcmp(e->cat.p, "CUDA", 4)))
+		return EV_GPU;
 	for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++)
 		if (span_eq(e->cat, other[i], strlen(other[i])))
 			return EV_OTHER;
@@ -143,7 +146,7 @@ static void read_args(struct ev_input *in, const struct rec *e, struct ev *out,
 		      struct rec_fine *fine, int64_t *ret)
 {
 	const char *p = e->args.p, *end = e->args.p + e->args.len;
-	struct span k, v;
+	struct span k, v, api;
 	int i = 0;
 
 	p = js_ws(p, end);
@@ -168,6 +171,18 @@ static void read_args(struct ev_input *in, const struct rec *e, struct ev *out,
 		case 'c':
 			if (SPAN_IS(k, "calls") && (!js_int(v, &out->calls) || out->calls < 1))
 				out->calls = 1;
+			else if (SPAN_IS(k, "copy_kind"))
+				js_string(v, &out->copy_kind);
+			else if (SPAN_IS(k, "comm_rank"))
+				js_int(v, &out->comm_rank);
+			break;
+		case 'b':
+			if (SPAN_IS(k, "bytes"))
+				js_int(v, &out->gpu_bytes);
+			break;
+		case 'a':
+			if (SPAN_IS(k, "api") && js_string(v, &api))
+				out->cufile = api.len > 6 && !memcmp(api.p, "cuFile", 6);
 			break;
 		case 'h':
 			if (SPAN_IS(k, "hist"))
@@ -297,7 +312,7 @@ int ev_from_rec(struct ev_input *in, const struct rec *e, struct ev *out)
 	}
 	*out = (struct ev){ .name = e->name, .cat = e->cat, .kind = kind_of(e),
 			    .epoch = -1, .step = -1, .id = e->has_id ? e->id : -1,
-			    .parent = -1, .calls = 1 };
+			    .parent = -1, .calls = 1, .comm_rank = -1 };
 	out->pid = e->pid_num ? (uint32_t)e->pid : 0;
 	out->tid = e->tid_num ? (uint32_t)e->tid : 0;
 	if (hmap_get(&in->torch_thread, (uint64_t)out->pid << 32 | out->tid, &tid))
@@ -308,6 +323,11 @@ int ev_from_rec(struct ev_input *in, const struct rec *e, struct ev *out)
 	if (out->kind == EV_IO) {
 		out->bytes_kind = sc_bytes_of(e->name.p, e->name.len);
 		out->bytes = out->bytes_kind != SC_BYTES_NONE && ret > 0 ? ret : 0;
+	} else if (out->kind == EV_GPU) {
+		out->gpu = gpu_class_of(e->cat.p, e->cat.len, e->name.p, e->name.len,
+					out->copy_kind.p, out->copy_kind.len);
+		if (out->cufile) /* via syscalls, in the trace: bytes are ret */
+			out->gpu_bytes = ret > 0 ? ret : 0;
 	}
 	return 1;
 }

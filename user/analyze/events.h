@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "analyze/fhash.h"
+#include "analyze/gpu.h"
 #include "fold.h"
 #include "lib/hmap.h"
 #include "model/syscalls.h"
@@ -22,6 +23,7 @@ enum ev_kind {
 	EV_COMPUTE,	/* cat compute, and torch's operators */
 	EV_REGION,	/* any other annotation or torch range */
 	EV_OTHER,	/* process events, ioctls, devices */
+	EV_GPU,		/* GPU and collective calls: cat CUDA*, NCCL, CUFILE */
 };
 
 struct ev {
@@ -36,6 +38,11 @@ struct ev {
 	struct span file;	/* escaped path; empty if none */
 	struct span phase_cat, phase;	/* the innermost region, if any */
 	int64_t epoch, step;	/* -1: none */
+	enum ev_gpu gpu;	/* EV_GPU's class (analyze/gpu.h) */
+	struct span copy_kind;	/* args.copy_kind: HtoD, DtoH... */
+	int64_t gpu_bytes;	/* args.bytes of a copy or collective */
+	int64_t comm_rank;	/* args.comm_rank of a collective; -1 */
+	bool cufile;		/* cuFile's I/O (args.api "cuFile...") */
 	bool has_ids;		/* DFTracer's id and p_idx are known */
 	int64_t id, parent;	/* parent: -1 at the top */
 };

@@ -599,6 +599,9 @@ int profile_add(struct profile *p, const struct ev_input *in, uint16_t input,
 	if (e->kind == EV_REGION || e->kind == EV_COMPUTE)
 		rc = e->has_ids ? link_by_ids(p, in, input, e, rows) :
 				  link_by_time(p, input, e, rows);
+	gpu_profile_add(&p->gpu, in, e);
+	if (!rc)
+		rc = p->gpu.err;
 	return rc ? rc : count_in_headline(p, in, input, e);
 }
 
@@ -637,6 +640,7 @@ void profile_free(struct profile *p)
 		free(l);
 	}
 	heap_free(&p->seen_by_end);
+	gpu_profile_free(&p->gpu);
 	hmap_free(&p->seen);	/* its links were all in the heap */
 	hmap_free_ptrs(&p->pending);
 	while (hmap_next(&p->stacks, &it, &k, &v)) {

@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "analyze/events.h"
+#include "analyze/gpu.h"
 #include "analyze/overlap.h"
 #include "analyze/sketch.h"
 #include "lib/heap.h"
@@ -78,6 +79,7 @@ struct profile {
 	struct grouping *by;
 	int nby;
 	struct headline head;
+	struct gpu_profile gpu;	/* GPU waits, device bytes, collectives */
 	/* internal */
 	struct hmap seen;	/* regions that may still get children */
 	struct heap seen_by_end;

@@ -241,3 +241,12 @@ void jb_str(struct jbuf *b, const char *s, size_t n)
 	*d++ = '"';
 	b->len = d - b->p;
 }
+
+void jb_member_i64(struct jbuf *b, const char *key, int64_t v)
+{
+	jb_char(b, '"');
+	jb_mem(b, key, strlen(key));
+	JB_LIT(b, "\":");
+	jb_i64(b, v);
+	jb_char(b, ',');
+}

@@ -25,6 +25,8 @@ int jb_init(struct jbuf *b, size_t cap);
 void jb_free(struct jbuf *b);
 int jb_reserve(struct jbuf *b, size_t extra);
 void jb_str(struct jbuf *b, const char *s, size_t n);
+/* "key":v, -- a member and the comma after it (key: plain ASCII) */
+void jb_member_i64(struct jbuf *b, const char *key, int64_t v);
 
 /* "00" "01" ... "99": two digits per table lookup halves the divisions. */
 extern const char jb_digit_pairs[200];

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 #include "lib/units.h"
+#include "render/gpu.h"
 #include "render/html.h"
 #include "render/svg.h"
 #include "render/table.h"
@@ -468,6 +469,77 @@ static int table(struct jbuf *b, const struct profile *p, enum report_grouping r
 	return 0;
 }
 
+/* ---- the GPU, as the host saw it ---- */
+
+static void gpu_row(struct jbuf *b, const char *phase, int64_t step, const struct gpu_totals *t)
+{
+	char s[48];
+
+	out(b, "<tr><td class=\"k\">");
+	html_text(b, phase);
+	out(b, "</td>");
+	snprintf(s, sizeof(s), step >= 0 ? "%lld" : "-", (long long)step);
+	cell(b, step, s);
+	snprintf(s, sizeof(s), "%llu", (unsigned long long)t->calls);
+	cell(b, t->calls, s);
+	units_ns(s, sizeof(s), t->wait_ns);
+	cell(b, t->wait_ns, s);
+	units_bytes(s, sizeof(s), t->to_device);
+	cell(b, t->to_device, s);
+	units_bytes(s, sizeof(s), t->from_device);
+	cell(b, t->from_device, s);
+	snprintf(s, sizeof(s), "%llu", (unsigned long long)t->launches);
+	cell(b, t->launches, s);
+	units_bytes(s, sizeof(s), t->collective_bytes);
+	cell(b, t->collective_bytes, s);
+	units_bytes(s, sizeof(s), t->file_bytes);
+	cell(b, t->file_bytes, s);
+	out(b, "</tr>\n");
+}
+
+static void gpu_section(struct jbuf *b, const struct gpu_profile *g)
+{
+	char s[48];
+
+	if (!gpu_any(g))
+		return;
+	out(b, "<h2>GPU</h2><div class=\"cards\">");
+	units_ns(s, sizeof(s), g->all.wait_ns);
+	card(b, "gpu_wait_ns", "waiting for the device", g->all.wait_ns, s);
+	units_bytes(s, sizeof(s), g->all.to_device);
+	card(b, "to_device_bytes", "copied to the device", g->all.to_device, s);
+	units_bytes(s, sizeof(s), g->all.from_device);
+	card(b, "from_device_bytes", "copied from the device", g->all.from_device, s);
+	snprintf(s, sizeof(s), "%llu", (unsigned long long)g->all.launches);
+	card(b, "launches", "kernel launches", g->all.launches, s);
+	units_bytes(s, sizeof(s), g->all.collective_bytes);
+	card(b, "collective_bytes", "collective bytes", g->all.collective_bytes, s);
+	units_bytes(s, sizeof(s), g->all.file_bytes);
+	card(b, "cufile_bytes", "cuFile I/O", g->all.file_bytes, s);
+	out(b, "</div><p class=\"note\">As the host issued and waited for them: when "
+	       "kernels and copies ran on the device is not seen.</p>");
+	out(b, "<table class=\"rows\" data-by=\"gpu-phase-step\"><tr><th class=\"k\">phase"
+	       "</th><th>step</th><th>calls</th><th>wait</th><th>to device</th><th>from device"
+	       "</th><th>launches</th><th>collective</th><th>cuFile</th></tr>\n");
+	for (uint32_t i = 0; i < g->n; i++)
+		gpu_row(b, g->rows[i].phase, g->rows[i].step, &g->rows[i].t);
+	out(b, "</table><table class=\"rows\" data-by=\"gpu-rank\"><tr><th class=\"k\">rank"
+	       "</th><th>collectives</th><th>bytes</th></tr>\n");
+	for (uint32_t i = 0; i < g->nranks; i++) {
+		snprintf(s, sizeof(s), g->ranks[i].rank >= 0 ? "%lld" : "-",
+			 (long long)g->ranks[i].rank);
+		out(b, "<tr><td class=\"k\">");
+		html_text(b, s);
+		out(b, "</td>");
+		snprintf(s, sizeof(s), "%llu", (unsigned long long)g->ranks[i].calls);
+		cell(b, g->ranks[i].calls, s);
+		units_bytes(s, sizeof(s), g->ranks[i].bytes);
+		cell(b, g->ranks[i].bytes, s);
+		out(b, "</tr>\n");
+	}
+	out(b, "</table>");
+}
+
 /* ---- the page ---- */
 
 static void page_head(struct jbuf *b, const struct report_data *d)
@@ -504,6 +576,7 @@ int html_report(struct jbuf *b, const struct report_data *d)
 	out(b, "<h2>Files</h2>");
 	rc = rc ? rc : files_chart(b, p, SORT_BYTES, "files-by-bytes", "Top files by bytes");
 	rc = rc ? rc : files_chart(b, p, SORT_TOTAL, "files-by-time", "Top files by time");
+	gpu_section(b, &p->gpu);
 	out(b, "<h2>Latency</h2>");
 	rc = rc ? rc : latency_charts(b, p);
 	out(b, "<h2>Tables</h2>");

@@ -6,6 +6,7 @@
 #include "lib/json.h"
 #include "lib/termsafe.h"
 #include "lib/units.h"
+#include "render/gpu.h"
 #include "render/table.h"
 
 static const char *const sort_names[SORT__COUNT] = {
@@ -225,6 +226,7 @@ static void grouping_text(FILE *out, const struct profile *p, const struct group
 void table_text(FILE *out, const struct profile *p, const struct table_opts *o)
 {
 	headline_text(out, &p->head);
+	gpu_text(out, &p->gpu, wall(p));
 	for (int i = 0; i < p->nby; i++)
 		grouping_text(out, p, &p->by[i], o);
 }
@@ -299,37 +301,32 @@ void table_csv(FILE *out, const struct profile *p, const struct table_opts *o)
 	}
 }
 
-static void json_num(struct jbuf *b, const char *key, int64_t v)
-{
-	jb_char(b, '"');
-	jb_mem(b, key, strlen(key));
-	JB_LIT(b, "\":");
-	jb_i64(b, v);
-	jb_char(b, ',');
-}
-
 static void headline_json(struct jbuf *b, const struct profile *p)
 {
 	const struct headline *h = &p->head;
 	int64_t moved = h->bytes_read + h->bytes_written + h->bytes_copied;
 
 	JB_LIT(b, "{\"headline\":{");
-	json_num(b, "events", h->events);
-	json_num(b, "start_ns", h->t_min);
-	json_num(b, "wall_ns", wall(p));
-	json_num(b, "io_ns", h->io_time);
-	json_num(b, "unoverlapped_io_ns", h->unoverlapped_io);
-	json_num(b, "bytes_read", h->bytes_read);
-	json_num(b, "bytes_written", h->bytes_written);
-	json_num(b, "bytes_copied", h->bytes_copied);
-	json_num(b, "data_ns", h->data_time);
-	json_num(b, "bandwidth_Bps", h->data_time ? (int64_t)(moved * 1e9 / h->data_time) : 0);
-	json_num(b, "files", h->files);
-	json_num(b, "processes", h->processes);
-	json_num(b, "ranks", h->ranks);
-	json_num(b, "late", h->late);
+	jb_member_i64(b, "events", h->events);
+	jb_member_i64(b, "start_ns", h->t_min);
+	jb_member_i64(b, "wall_ns", wall(p));
+	jb_member_i64(b, "io_ns", h->io_time);
+	jb_member_i64(b, "unoverlapped_io_ns", h->unoverlapped_io);
+	jb_member_i64(b, "bytes_read", h->bytes_read);
+	jb_member_i64(b, "bytes_written", h->bytes_written);
+	jb_member_i64(b, "bytes_copied", h->bytes_copied);
+	jb_member_i64(b, "data_ns", h->data_time);
+	jb_member_i64(b, "bandwidth_Bps", h->data_time ? (int64_t)(moved * 1e9 / h->data_time) : 0);
+	jb_member_i64(b, "files", h->files);
+	jb_member_i64(b, "processes", h->processes);
+	jb_member_i64(b, "ranks", h->ranks);
+	jb_member_i64(b, "late", h->late);
 	b->len--; /* the last ',' */
-	JB_LIT(b, "},\"groupings\":[");
+	jb_char(b, '}');
+	jb_char(b, ',');
+	if (gpu_any(&p->gpu))
+		gpu_json(b, &p->gpu);
+	JB_LIT(b, "\"groupings\":[");
 }
 
 static void row_json(struct jbuf *b, const struct profile *p, const struct grouping *g,
@@ -347,21 +344,21 @@ static void row_json(struct jbuf *b, const struct profile *p, const struct group
 		jb_str(b, s, strlen(s));
 		jb_char(b, ',');
 	}
-	json_num(b, "calls", r->calls);
-	json_num(b, "total_ns", r->total);
-	json_num(b, "self_ns", r->self);
-	json_num(b, "region_self_ns", r->region_self);
-	json_num(b, "avg_ns", r->calls ? r->total / (int64_t)r->calls : 0);
-	json_num(b, "min_ns", r->calls ? r->min : 0);
-	json_num(b, "max_ns", r->max);
-	json_num(b, "p50_ns", row_quantile(r, 0.5));
-	json_num(b, "p99_ns", row_quantile(r, 0.99));
-	json_num(b, "bytes", r->bytes);
-	json_num(b, "data_ns", r->data_time);
-	json_num(b, "bandwidth_Bps", (int64_t)bandwidth(r));
+	jb_member_i64(b, "calls", r->calls);
+	jb_member_i64(b, "total_ns", r->total);
+	jb_member_i64(b, "self_ns", r->self);
+	jb_member_i64(b, "region_self_ns", r->region_self);
+	jb_member_i64(b, "avg_ns", r->calls ? r->total / (int64_t)r->calls : 0);
+	jb_member_i64(b, "min_ns", r->calls ? r->min : 0);
+	jb_member_i64(b, "max_ns", r->max);
+	jb_member_i64(b, "p50_ns", row_quantile(r, 0.5));
+	jb_member_i64(b, "p99_ns", row_quantile(r, 0.99));
+	jb_member_i64(b, "bytes", r->bytes);
+	jb_member_i64(b, "data_ns", r->data_time);
+	jb_member_i64(b, "bandwidth_Bps", (int64_t)bandwidth(r));
 	/* % of wall time, in hundredths of a percent */
-	json_num(b, "wall_bp", wall(p) ? (int64_t)(10000.0 * r->total / wall(p)) : 0);
-	json_num(b, "log2_calls", r->log2_calls);
+	jb_member_i64(b, "wall_bp", wall(p) ? (int64_t)(10000.0 * r->total / wall(p)) : 0);
+	jb_member_i64(b, "log2_calls", r->log2_calls);
 	JB_LIT(b, "\"from_log2\":[");
 	log2_names(row_from_log2(r), ",", "\"", names);
 	jb_mem(b, names, strlen(names));
