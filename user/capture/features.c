@@ -300,6 +300,12 @@ int features_probe(struct features *f)
 	return 0;
 }
 
+void features_turn_off(struct features *f, enum feature ft, const char *why)
+{
+	if (f->on[ft])
+		off(f, ft, "%s", why);
+}
+
 /* ---- the programs ---- */
 
 /* The feature a program serves; FEATURE__COUNT: the core. */

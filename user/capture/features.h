@@ -47,6 +47,8 @@ struct features {
 	bool uring_submit_sqe;
 };
 
+/* A feature off by the user's choice (why: what to say of it). */
+void features_turn_off(struct features *f, enum feature ft, const char *why);
 /* Probes this kernel; 0, or -errno when its BTF can't be read. Safe to
  * call again. */
 int features_probe(struct features *f);

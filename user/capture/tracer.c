@@ -847,6 +847,8 @@ int tracer_main(int argc, char **argv)
 		goto cleanup;
 	if (!tr.env.quiet)
 		features_warn(&tr.features);
+	if (tr.env.no_gpu) /* asked for: not said at start-up, but in the trace */
+		features_turn_off(&tr.features, FEATURE_gpu, "turned off by --no-gpu");
 	features_list(&tr.features, tr.features_list, sizeof(tr.features_list));
 	/* From here a signal must not kill us: a file would be left half
 	 * made. */
