@@ -40,9 +40,12 @@ EXAMPLES := $(patsubst usdt/examples/%.c,$(OUT)/examples/%,$(filter-out usdt/exa
 	    $(patsubst usdt/examples/%.c,$(OUT)/examples/%.so,$(wildcard usdt/examples/lib*.c))
 CXX ?= c++
 BENCHES := $(patsubst tests/bench/%.c,$(OUT)/bench/%,$(wildcard tests/bench/*.c))
+# Stand-ins for the GPU libraries (tests/standin), under their sonames.
+STANDINS := $(OUT)/standin/libcuda.so.1 $(OUT)/standin/libnccl.so.2 $(OUT)/standin/libcufile.so.0
 
 .PHONY: all clean install test bench python sanitized fuzz
-all: dftrace-bpf $(UNIT_TESTS) $(WORKLOADS) $(BENCHES) $(EXAMPLES) python sanitized fuzz
+all: dftrace-bpf $(UNIT_TESTS) $(STANDINS) $(WORKLOADS) $(BENCHES) $(EXAMPLES) \
+     python sanitized fuzz
 
 # The Python package (usdt/python) with its probe extension, built for
 # Debian's interpreter into build/python: what --torch and the tests use.
@@ -133,6 +136,18 @@ $(OUT)/workloads/rawopen: tests/workloads/rawopen.c | $(OUT)/workloads
 
 # the one workload that drives io_uring through liburing
 $(OUT)/workloads/uring: LDLIBS_WL := -luring
+
+# The stand-ins: only the API exported (-fvisibility=hidden), and no two
+# symbols folded into one address (-fno-ipa-icf), so that each function
+# is a probe of its own.
+STANDIN_CFLAGS := -O2 -g -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
+		  -fPIC -shared -fvisibility=hidden -fno-ipa-icf
+$(OUT)/standin/libcuda.so.1: tests/standin/cuda.c tests/standin/gpuapi.h
+$(OUT)/standin/libnccl.so.2: tests/standin/nccl.c tests/standin/gpuapi.h
+$(OUT)/standin/libcufile.so.0: tests/standin/cufile.c tests/standin/gpuapi.h
+$(STANDINS):
+	@mkdir -p $(dir $@)
+	$(CC) $(STANDIN_CFLAGS) -Wl,-soname,$(notdir $@) $(filter %.c,$^) -o $@
 
 $(OUT)/bench/%: tests/bench/%.c | $(OUT)/bench
 	$(CC) -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -Iinclude $< -o $@
