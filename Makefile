@@ -42,6 +42,7 @@ CXX ?= c++
 BENCHES := $(patsubst tests/bench/%.c,$(OUT)/bench/%,$(wildcard tests/bench/*.c))
 # Stand-ins for the GPU libraries (tests/standin), under their sonames.
 STANDINS := $(OUT)/standin/libcuda.so.1 $(OUT)/standin/libnccl.so.2 $(OUT)/standin/libcufile.so.0
+WORKLOADS += $(OUT)/workloads/gpujob-dl
 
 .PHONY: all clean install test bench python sanitized fuzz
 all: dftrace-bpf $(UNIT_TESTS) $(STANDINS) $(WORKLOADS) $(BENCHES) $(EXAMPLES) \
@@ -148,6 +149,19 @@ $(OUT)/standin/libcufile.so.0: tests/standin/cufile.c tests/standin/gpuapi.h
 $(STANDINS):
 	@mkdir -p $(dir $@)
 	$(CC) $(STANDIN_CFLAGS) -Wl,-soname,$(notdir $@) $(filter %.c,$^) -o $@
+
+# Programs in build/*/ link the stand-ins by soname, found in
+# build/standin at run time; gpujob-dl, gpujob built to dlopen them by
+# soname, finds them there too.
+STANDIN_RPATH := -Wl,-rpath,'$$ORIGIN/../standin'
+STANDIN_LDLIBS := -L$(OUT)/standin -l:libcuda.so.1 -l:libnccl.so.2 -l:libcufile.so.0 \
+		  $(STANDIN_RPATH)
+$(OUT)/workloads/gpujob: $(STANDINS) tests/standin/gpuapi.h
+$(OUT)/workloads/gpujob: LDLIBS_WL := $(STANDIN_LDLIBS)
+$(OUT)/workloads/gpujob-dl: tests/workloads/gpujob.c $(wildcard tests/workloads/*.h) \
+		tests/standin/gpuapi.h $(STANDINS) | $(OUT)/workloads
+	$(CC) -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -Iinclude -DGPUJOB_DLOPEN $< -o $@ \
+		-ldl $(STANDIN_RPATH)
 
 $(OUT)/bench/%: tests/bench/%.c | $(OUT)/bench
 	$(CC) -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -Iinclude $< -o $@

@@ -65,6 +65,11 @@ one record per line, first field the kind:
                                                  whose name has hostile bytes
     toolong PID TID HEXPATH RET                  open of a path > PATH_MAX
     mm    PID TID NAME ADDR LENGTH RET           msync/munmap of a mapping
+    gpu   PID TID CAT NAME BYTES DETAIL RCAT RNAME STEP FUNC ARGS
+                                                 a CUDA driver, NCCL or cuFile
+                                                 call (tests/workloads/gpujob.c
+                                                 says each field; not checked
+                                                 by `check`)
     info ...                                     free text, not checked
 Paths in truth are absolute and canonical; "-" means none.
 """

@@ -196,6 +196,36 @@ static WL_UNUSED int wl_wait_go(int timeout_s)
 	wl_die("no SIGUSR1 within %d s", timeout_s);
 }
 
+/* "gpu" record: one call of the CUDA driver, NCCL or cuFile, as the tracer
+ * must write it (notes/26-spec.md):
+ *   gpu PID TID CAT NAME BYTES DETAIL RCAT RNAME STEP FUNC ARGS
+ * CAT, NAME  the event's cat and name
+ * BYTES      of the copy, allocation (a free: of what it frees), collective
+ *            (count x the type's size) or file I/O (its return); "-": none
+ * DETAIL     the kernel, the copy kind (HtoD DtoH DtoD PtoP default),
+ *            "rank=R,nranks=N" of the communicator, or the file's path
+ * RCAT RNAME the innermost annotated region around the call ("-": none)
+ * STEP       the step context at the call ("-": none)
+ * FUNC       the C function called
+ * ARGS       k=v,... of what the call said (grid_x.., stream, count,
+ *            datatype, root, peer, offset, ret, ...)
+ * bytes < 0, step < 0 and NULL strings are "-". */
+static WL_UNUSED void wl_gpu(const char *cat, const char *name, long long bytes,
+			     const char *detail, const char *rcat,
+			     const char *rname, int step, const char *func,
+			     const char *args)
+{
+	char b[32] = "-", s[16] = "-";
+
+	if (bytes >= 0)
+		snprintf(b, sizeof(b), "%lld", bytes);
+	if (step >= 0)
+		snprintf(s, sizeof(s), "%d", step);
+	wl_emit("gpu\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", wl_pid(),
+		wl_tid(), cat, name, b, detail ? detail : "-", rcat ? rcat : "-",
+		rname ? rname : "-", s, func, args ? args : "-");
+}
+
 /* A buffer of N bytes of a recognisable pattern. */
 static WL_UNUSED char *wl_buf(size_t n)
 {
