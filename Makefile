@@ -163,6 +163,10 @@ $(OUT)/workloads/gpujob-dl: tests/workloads/gpujob.c $(wildcard tests/workloads/
 	$(CC) -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -Iinclude -DGPUJOB_DLOPEN $< -o $@ \
 		-ldl $(STANDIN_RPATH)
 
+# the GPU probes' cost per call, on the stand-ins
+$(OUT)/bench/gpucalls: tests/bench/gpucalls.c tests/standin/gpuapi.h $(STANDINS) | $(OUT)/bench
+	$(CC) -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE $< -o $@ $(STANDIN_LDLIBS)
+
 $(OUT)/bench/%: tests/bench/%.c | $(OUT)/bench
 	$(CC) -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -Iinclude $< -o $@
 
