@@ -40,13 +40,15 @@ EXAMPLES := $(patsubst usdt/examples/%.c,$(OUT)/examples/%,$(filter-out usdt/exa
 	    $(patsubst usdt/examples/%.c,$(OUT)/examples/%.so,$(wildcard usdt/examples/lib*.c))
 CXX ?= c++
 BENCHES := $(patsubst tests/bench/%.c,$(OUT)/bench/%,$(wildcard tests/bench/*.c))
-# Stand-ins for the GPU libraries (tests/standin), under their sonames.
+# Stand-ins for the GPU libraries (tests/standin), under their sonames;
+# ptxjob drives a real GPU (tests/device).
 STANDINS := $(OUT)/standin/libcuda.so.1 $(OUT)/standin/libnccl.so.2 $(OUT)/standin/libcufile.so.0
 WORKLOADS += $(OUT)/workloads/gpujob-dl
+DEVICE_PROGS := $(OUT)/device/ptxjob
 
 .PHONY: all clean install test bench python sanitized fuzz
 all: dftrace-bpf $(UNIT_TESTS) $(STANDINS) $(WORKLOADS) $(BENCHES) $(EXAMPLES) \
-     python sanitized fuzz
+     $(DEVICE_PROGS) python sanitized fuzz
 
 # The Python package (usdt/python) with its probe extension, built for
 # Debian's interpreter into build/python: what --torch and the tests use.
@@ -166,6 +168,11 @@ $(OUT)/workloads/gpujob-dl: tests/workloads/gpujob.c $(wildcard tests/workloads/
 # the GPU probes' cost per call, on the stand-ins
 $(OUT)/bench/gpucalls: tests/bench/gpucalls.c tests/standin/gpuapi.h $(STANDINS) | $(OUT)/bench
 	$(CC) -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE $< -o $@ $(STANDIN_LDLIBS)
+
+# the real-GPU test's program (tests/device/run): dlopens libcuda.so.1
+$(OUT)/device/ptxjob: tests/device/ptxjob.c tests/standin/gpuapi.h $(wildcard tests/workloads/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -Iinclude $< -o $@ -ldl
 
 $(OUT)/bench/%: tests/bench/%.c | $(OUT)/bench
 	$(CC) -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -Iinclude $< -o $@
