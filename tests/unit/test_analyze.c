@@ -565,6 +565,46 @@ static void check_profile_saturates(void)
 	profile_free(&p);
 }
 
+/* GPU calls are neither I/O nor regions: a wait, copies each way, a
+ * launch and a collective, inside a region of step 2; hostile sizes
+ * count nothing and huge ones saturate. */
+static void check_profile_gpu(void)
+{
+	char *specs[] = { "phase" };
+	const char *text =
+		"{'name':'cuStreamSynchronize','cat':'CUDA_DRIVER_API','pid':1,'tid':1,'ph':'X','ts':10,'dur':5,'args':{'p_idx':1,'phase_cat':'compute','phase':'forward','step':2}}\n"
+		"{'name':'cuMemcpyHtoD_v2','cat':'CUDA_DRIVER_API','pid':1,'tid':1,'ph':'X','ts':16,'dur':1,'args':{'p_idx':1,'phase_cat':'compute','phase':'forward','step':2,'bytes':4096,'copy_kind':'HtoD'}}\n"
+		"{'name':'cuMemcpyDtoHAsync_v2','cat':'CUDA_DRIVER_API','pid':1,'tid':1,'ph':'X','ts':17,'dur':1,'args':{'p_idx':1,'phase_cat':'compute','phase':'forward','step':2,'bytes':-5,'copy_kind':'DtoH'}}\n"
+		"{'name':'cuMemcpyDtoH_v2','cat':'CUDA_DRIVER_API','pid':1,'tid':1,'ph':'X','ts':18,'dur':1,'args':{'p_idx':1,'phase_cat':'compute','phase':'forward','step':2,'bytes':9223372036854775807,'copy_kind':'DtoH'}}\n"
+		"{'name':'cuMemcpyDtoH_v2','cat':'CUDA_DRIVER_API','pid':1,'tid':1,'ph':'X','ts':19,'dur':1,'args':{'p_idx':1,'phase_cat':'compute','phase':'forward','step':2,'bytes':10,'copy_kind':'DtoH'}}\n"
+		"{'name':'cuLaunchKernel','cat':'CUDA_DRIVER_API','pid':1,'tid':1,'ph':'X','ts':20,'dur':1,'args':{'p_idx':1,'phase_cat':'compute','phase':'forward','step':2,'kernel':'k'}}\n"
+		"{'name':'ncclAllReduce','cat':'NCCL','pid':1,'tid':1,'ph':'X','ts':21,'dur':2,'args':{'p_idx':1,'phase_cat':'compute','phase':'forward','step':2,'bytes':64,'comm_rank':3}}\n"
+		"{'name':'forward','cat':'compute','pid':1,'tid':1,'ph':'X','ts':9,'dur':20,'args':{'event_id':1,'p_idx':-1,'step':2}}\n";
+	const struct gpu_totals *t = NULL;
+	struct profile p;
+	char err[256];
+	int rc = profile_init(&p, specs, 1, err, sizeof(err));
+
+	rc = rc ? rc : feed(&p, trace("gpu.pfw", text), 0);
+	rc = rc ? rc : profile_finish(&p);
+	if (!rc && p.gpu.n == 1)
+		t = &p.gpu.rows[0].t;
+	CHECK(rc == 0 && p.gpu.all.calls == 7 && p.gpu.all.waits == 1 && p.gpu.all.wait_ns == 5000 &&
+	      p.gpu.all.to_device == 4096 && p.gpu.all.from_device == INT64_MAX &&
+	      p.gpu.all.launches == 1 && p.gpu.all.collective_bytes == 64,
+	      "gpu: a wait of 5 us, 4096 B in, the bytes out held at INT64_MAX (a negative "
+	      "count counts none), a launch, 64 B of collectives (rc %d)", rc);
+	CHECK(t && !strcmp(p.gpu.rows[0].phase, "compute/forward") && p.gpu.rows[0].step == 2 &&
+	      t->copies == 4 && t->waits == 1,
+	      "gpu: all of them in compute/forward, step 2");
+	CHECK(p.gpu.nranks == 1 && p.gpu.ranks[0].rank == 3 && p.gpu.ranks[0].bytes == 64,
+	      "gpu: collective bytes by the communicator's rank");
+	CHECK(p.by[0].n == 1 && row_named(&p, 0, "compute/forward", NULL) &&
+	      row_named(&p, 0, "compute/forward", NULL)->calls == 8,
+	      "gpu: the calls are in the region's phase row, not phases of their own");
+	profile_free(&p);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -581,6 +621,7 @@ int main(void)
 	check_profile_empty();
 	check_profile();
 	check_profile_saturates();
+	check_profile_gpu();
 	check_rm_tree(tmpdir);
 	return check_done();
 }

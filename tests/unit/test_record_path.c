@@ -586,6 +586,58 @@ static void test_sweep(void)
 	free_trace();
 }
 
+/* A GPU call's record, as the kernel side sends it (str: its string,
+ * size: the bytes sent, which a hostile or cut record may not match). */
+static void gpu_call(unsigned int id, long long ret, const uint64_t *args, int nargs,
+		     uint64_t out, const char *str, size_t str_len, size_t size)
+{
+	struct dft_gpu g = { .h = header(DFT_EV_GPU, PID, PID, id), .dur = 500, .ret = ret,
+			     .out = out, .str_len = str_len };
+
+	for (int i = 0; i < nargs; i++)
+		g.arg[i] = args[i];
+	if (str)
+		memcpy(g.str, str, str_len < DFT_GPU_STR ? str_len : DFT_GPU_STR);
+	feed(&g, size);
+}
+
+/* A kernel's name is the traced process's: any bytes, escaped; a length
+ * past the record is cut at the record, and a record too short for its
+ * header part is dropped. */
+static void test_gpu_records(void)
+{
+	static const char hostile[] = "k\"e\nr\\n\x01\xff";
+	uint64_t name_args[3] = { 0x1000, 0x2000, 0 };
+	uint64_t launch[9] = { 0xabc, 2, 1, 1, 128, 1, 1, 0, 0x77 };
+	uint64_t copy[4] = { 0x5000, 0x6000, 4096, 0x77 };
+
+	new_trace();
+	gpu_call(DFT_GPU_cuModuleGetFunction, 0, name_args, 3, 0xabc, hostile, sizeof(hostile),
+		 offsetof(struct dft_gpu, str) + sizeof(hostile));
+	gpu_call(DFT_GPU_cuLaunchKernel, 0, launch, 9, 0, NULL, 0, offsetof(struct dft_gpu, str));
+	CHECK(lines_with(3, "\"name\":\"cuLaunchKernel\"", "\"cat\":\"CUDA_DRIVER_API\"",
+			 "\"kernel\":\"k\\\"e\\nr\\\\n\\u0001\\ufffdff\"") == 1,
+	      "a launch names its kernel, the process's bytes escaped");
+	CHECK(lines_with(3, "\"grid_x\":2,", "\"block_x\":128,", "\"stream_id\":119") == 1,
+	      "with its grid, block and stream");
+	gpu_call(DFT_GPU_cuModuleGetFunction, 0, name_args, 3, 0xdef, "abcdef", 1000,
+		 offsetof(struct dft_gpu, str) + 3);
+	launch[0] = 0xdef;
+	gpu_call(DFT_GPU_cuLaunchKernel, 0, launch, 9, 0, NULL, 0, offsetof(struct dft_gpu, str));
+	CHECK(lines_with(2, "\"name\":\"cuLaunchKernel\"", "\"kernel\":\"abc\"") == 1,
+	      "a string's length past the record is cut at the record's end");
+	gpu_call(DFT_GPU_cuMemcpyHtoDAsync_v2, 0, copy, 4, 0, NULL, 0,
+		 offsetof(struct dft_gpu, str) - 1);
+	gpu_call(DFT_GPU__COUNT + 5, 0, copy, 4, 0, NULL, 0, offsetof(struct dft_gpu, str));
+	CHECK(lines_with(1, "cuMemcpyHtoDAsync_v2") == 0,
+	      "a record too short, or of a call not in the table, is dropped");
+	gpu_call(DFT_GPU_cuMemcpyHtoDAsync_v2, 0, copy, 4, 0, NULL, 0,
+		 offsetof(struct dft_gpu, str));
+	CHECK(lines_with(3, "\"bytes\":4096,", "\"copy_kind\":\"HtoD\"", "\"stream_id\":119") == 1,
+	      "a copy: its bytes, direction and stream");
+	free_trace();
+}
+
 int main(void)
 {
 	test_kernel_kinds();
@@ -597,5 +649,6 @@ int main(void)
 	test_annotations();
 	test_ids_and_lines();
 	test_sweep();
+	test_gpu_records();
 	return check_done();
 }

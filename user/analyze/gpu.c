@@ -41,10 +41,11 @@ enum ev_gpu gpu_class_of(const char *cat, size_t cat_len, const char *name,
 static void count(struct gpu_totals *t, const struct ev *e)
 {
 	int64_t dur = e->end - e->start;
+	int64_t bytes = e->gpu_bytes > 0 ? e->gpu_bytes : 0; /* the file says: any value */
 
 	if (e->cufile) {
 		t->file_calls += e->calls;
-		units_add(&t->file_bytes, e->kind == EV_IO ? e->bytes : e->gpu_bytes);
+		units_add(&t->file_bytes, e->kind == EV_IO ? e->bytes : bytes);
 	}
 	if (e->kind != EV_GPU)
 		return;
@@ -60,14 +61,14 @@ static void count(struct gpu_totals *t, const struct ev *e)
 		t->copies += e->calls;
 		units_add(e->gpu == GPU_TO_DEVICE ? &t->to_device :
 			  e->gpu == GPU_FROM_DEVICE ? &t->from_device : &t->on_device,
-			  e->gpu_bytes);
+			  bytes);
 		break;
 	case GPU_LAUNCH:
 		t->launches += e->calls;
 		break;
 	case GPU_COLLECTIVE:
 		t->collectives += e->calls;
-		units_add(&t->collective_bytes, e->gpu_bytes);
+		units_add(&t->collective_bytes, bytes);
 		break;
 	default:
 		break;
@@ -116,7 +117,7 @@ static void count_rank(struct gpu_profile *g, int64_t rank, const struct ev *e)
 		i = g->nranks - 1;
 	}
 	g->ranks[i].calls += e->calls;
-	units_add(&g->ranks[i].bytes, e->gpu_bytes);
+	units_add(&g->ranks[i].bytes, e->gpu_bytes > 0 ? e->gpu_bytes : 0);
 }
 
 void gpu_profile_add(struct gpu_profile *g, const struct ev_input *in, const struct ev *e)

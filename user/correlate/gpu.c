@@ -70,7 +70,8 @@ static uint64_t rank_pair(int64_t rank, int64_t nranks)
 	return (uint32_t)rank | (uint64_t)(uint32_t)nranks << 32;
 }
 
-static void learn_comm(struct gpu_state *g, const struct gpu_desc *d, const struct dft_gpu *e)
+static void learn_comm(struct gpu_state *g, const struct gpu_desc *d, const struct dft_gpu *e,
+		       uint64_t *undone)
 {
 	uint64_t comm = arg(e, d->comm), v = rank_pair(-1, -1);
 
@@ -94,22 +95,23 @@ static void learn_comm(struct gpu_state *g, const struct gpu_desc *d, const stru
 		keep(&g->comms, e->out, v);
 		break;
 	case GC_COMM_FREE:
-		hmap_del(&g->comms, comm, NULL);
+		hmap_del(&g->comms, comm, undone);
 		break;
 	default:
 		break;
 	}
 }
 
-/* What the call made or undid, for the calls after it; *freed: the
- * bytes a free gave back, when known. */
+/* What the call made or undid, for the calls after it; *undone: what
+ * it undid (the bytes a free gave back, the file a handle named). */
 static void learn(struct proc *p, const struct gpu_desc *d, const struct dft_gpu *e,
-		  size_t size, uint64_t *freed)
+		  size_t size, uint64_t *undone)
 {
 	struct gpu_state *g = state_of(p);
 	const struct istr *s;
 
-	if (!g || (int)e->ret != 0) /* CUresult, ncclResult_t, CUfileError_t.err */
+	/* CUresult, ncclResult_t, CUfileError_t.err; Deregister returns none */
+	if (!g || (d->cls != GC_FILE_DEREG && (int)e->ret != 0))
 		return;
 	switch (d->cls) {
 	case GC_NAME:
@@ -126,17 +128,17 @@ static void learn(struct proc *p, const struct gpu_desc *d, const struct dft_gpu
 		keep(&g->allocs, e->out, e->out2 * arg(e, d->x));
 		break;
 	case GC_FREE:
-		hmap_del(&g->allocs, arg(e, 1), freed);
+		hmap_del(&g->allocs, arg(e, 1), undone);
 		break;
 	case GC_FILE_REG:
 		if ((uint32_t)e->aux[0] == CUFILE_FD_TYPE && (s = fd_path(p, (int)e->aux[1])))
 			keep(&g->files, e->out, (uintptr_t)s);
 		break;
 	case GC_FILE_DEREG:
-		hmap_del(&g->files, arg(e, 1), NULL);
+		hmap_del(&g->files, arg(e, 1), undone);
 		break;
 	default:
-		learn_comm(g, d, e);
+		learn_comm(g, d, e, undone);
 		break;
 	}
 }
@@ -167,6 +169,30 @@ static void add_launch(struct gpu_event *ev, const uint32_t *v)
 	ADD(ev, GPU_ARG(shared_bytes, v[6]));
 }
 
+/* A communicator's rank and size, where the process said them. */
+static void add_ranks(struct gpu_event *ev, uint64_t ranks)
+{
+	if ((int)ranks >= 0)
+		ADD(ev, GPU_ARG(comm_rank, (int)ranks));
+	if ((int)(ranks >> 32) >= 0)
+		ADD(ev, GPU_ARG(comm_size, (int)(ranks >> 32)));
+}
+
+/* The communicator a call made, asked about or ended. */
+static void add_comm(struct gpu_event *ev, const struct gpu_desc *d, const struct gpu_state *g,
+		     const struct dft_gpu *e, uint64_t undone)
+{
+	uint64_t comm = d->cls == GC_COMM_INIT || d->cls == GC_COMM_SPLIT ? e->out :
+										arg(e, d->comm);
+	uint64_t ranks = rank_pair(-1, -1);
+
+	if (d->cls == GC_COMM_FREE)
+		ranks = undone ? undone : ranks;
+	else if (g)
+		hmap_get(&g->comms, comm, &ranks);
+	add_ranks(ev, ranks);
+}
+
 static void add_collective(struct gpu_event *ev, const struct gpu_desc *d,
 			   const struct gpu_state *g, const struct dft_gpu *e)
 {
@@ -183,10 +209,7 @@ static void add_collective(struct gpu_event *ev, const struct gpu_desc *d,
 		ADD(ev, GPU_ARG(root, (int)arg(e, d->y)));
 	if (g)
 		hmap_get(&g->comms, arg(e, d->comm), &ranks);
-	if ((int)ranks >= 0)
-		ADD(ev, GPU_ARG(comm_rank, (int)ranks));
-	if ((int)(ranks >> 32) >= 0)
-		ADD(ev, GPU_ARG(comm_size, (int)(ranks >> 32)));
+	add_ranks(ev, ranks);
 }
 
 /* cuFile's reads and writes are file I/O: POSIX events named for
@@ -221,7 +244,7 @@ static void file_io(struct gpu_event *ev, const struct gpu_desc *d, const struct
 }
 
 static void describe(struct gpu_event *ev, const struct gpu_desc *d, const struct thread *th,
-		     const struct gpu_state *g, const struct dft_gpu *e, uint64_t freed)
+		     const struct gpu_state *g, const struct dft_gpu *e, uint64_t undone)
 {
 	const uint32_t *cfg = (const uint32_t *)e->aux;
 	uint32_t v[7];
@@ -252,11 +275,24 @@ static void describe(struct gpu_event *ev, const struct gpu_desc *d, const struc
 						       e->out2 * arg(e, d->x))));
 		break;
 	case GC_FREE:
-		if (freed)
-			ADD(ev, GPU_ARG(bytes, (int64_t)freed));
+		if (undone)
+			ADD(ev, GPU_ARG(bytes, (int64_t)undone));
+		break;
+	case GC_FILE_REG:
+		ev->file = g ? named(&g->files, e->out) : NULL;
+		break;
+	case GC_FILE_DEREG:
+		ev->file = (const struct istr *)(uintptr_t)undone;
 		break;
 	case GC_COLL:
 		add_collective(ev, d, g, e);
+		break;
+	case GC_COMM_INIT:
+	case GC_COMM_RANK:
+	case GC_COMM_COUNT:
+	case GC_COMM_SPLIT:
+	case GC_COMM_FREE:
+		add_comm(ev, d, g, e, undone);
 		break;
 	case GC_FILE_IO:
 	case GC_FILE_ASYNC:
@@ -354,7 +390,7 @@ void on_gpu(struct trace *t, const struct dft_gpu *e, size_t size)
 {
 	const struct gpu_desc *d = gpu_call(e->h.nr);
 	struct gpu_event ev = { .ts_ns = e->h.ts, .dur_ns = e->dur, .ret = (int)e->ret };
-	uint64_t freed = 0;
+	uint64_t undone = 0;
 	struct thread *th;
 	struct proc *p;
 	struct sink *s;
@@ -363,10 +399,12 @@ void on_gpu(struct trace *t, const struct dft_gpu *e, size_t size)
 	if (!d || !(p = trace_proc(t, e->h.tgid)))
 		return;
 	th = trace_thread(t, p, e->h.tid);
-	learn(p, d, e, size, &freed);
+	learn(p, d, e, size, &undone);
 	ev.name = d->name;
+	if (d->cls == GC_FILE_DEREG) /* void: rax is whatever was left */
+		ev.ret = 0;
 	ev.cat = d->cls >= GC_FILE_REG ? "CUFILE" : gpu_family_cat(d->family);
-	describe(&ev, d, th, p->gpu, e, freed);
+	describe(&ev, d, th, p->gpu, e, undone);
 	if (t->cfg.profile) {
 		fold(t, p, th, d, e, &ev);
 		return;
