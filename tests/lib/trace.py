@@ -68,8 +68,8 @@ one record per line, first field the kind:
     gpu   PID TID CAT NAME BYTES DETAIL RCAT RNAME STEP FUNC ARGS
                                                  a CUDA driver, NCCL or cuFile
                                                  call (tests/workloads/gpujob.c
-                                                 says each field; not checked
-                                                 by `check`)
+                                                 says each field; checked by
+                                                 gpu-check, not by `check`)
     info ...                                     free text, not checked
 Paths in truth are absolute and canonical; "-" means none.
 """
@@ -421,7 +421,7 @@ def under(path, d):
 def add_filter_args(p):
     p.add_argument("--name", action="append", default=[],
                    help="event name(s), comma-separated or repeated")
-    p.add_argument("--cat")
+    p.add_argument("--cat", help="category(ies), comma-separated")
     p.add_argument("--pid", type=int)
     p.add_argument("--tid", type=int)
     p.add_argument("--syscall")
@@ -446,7 +446,7 @@ def select(trace, a):
             continue
         if names and ev.get("name") not in names:
             continue
-        if a.cat is not None and ev.get("cat") != a.cat:
+        if a.cat is not None and ev.get("cat") not in a.cat.split(","):
             continue
         if a.pid is not None and ev.get("pid") != a.pid:
             continue
@@ -901,6 +901,68 @@ def check_nesting(trace):
     return probs
 
 
+GPU_CATS = ("CUDA_DRIVER_API", "NCCL", "CUFILE")
+
+
+def probed_functions(gpu_h):
+    """The functions bpf/gpu.h's table names: the first argument of each
+    X(...) or helper macro inside DFT_GPU_CALLS."""
+    text = open(gpu_h).read()
+    table = text[text.index("#define DFT_GPU_CALLS(X)"):]
+    table = table[:table.index("\n\n")]
+    return set(re.findall(r"\(X, (\w+)", table) + re.findall(r"\bX\((\w+),", table))
+
+
+def gpu_detail(trace, e):
+    """What gpujob's DETAIL says of an event: kernel, copy kind, the
+    communicator's rank, or the file."""
+    a = e.get("args") or {}
+    if "kernel" in a:
+        return a["kernel"]
+    if "copy_kind" in a:
+        return a["copy_kind"]
+    if "comm_rank" in a or "comm_size" in a:
+        return "rank=%s,nranks=%s" % (a.get("comm_rank", "-"), a.get("comm_size", "-"))
+    return fmt(trace.path(e))
+
+
+def gpu_bytes(e):
+    a = e.get("args") or {}
+    if "bytes" in a:
+        return str(a["bytes"])
+    if "api" in a and a["api"].startswith("cuFile"):
+        return str(a.get("ret"))
+    return "-"
+
+
+def gpu_check(trace, recs, probed):
+    """Every probed call of the truth is one GPU event of the trace with
+    the same pid, tid, cat, name, bytes, detail, enclosing region and
+    step; and no other."""
+    regions = {}
+    for e in trace.xevents:
+        if e.get("cat") not in GPU_CATS + ("POSIX", "dftracer") and "id" in e:
+            regions[(e.get("pid"), e["id"])] = e
+    got = collections.Counter()
+    for e in trace.xevents:
+        a = e.get("args") or {}
+        if e.get("cat") not in GPU_CATS and not str(a.get("api", "")).startswith("cuFile"):
+            continue
+        r = regions.get((e.get("pid"), a.get("p_idx")))
+        got[(str(e["pid"]), str(e["tid"]), e["cat"], e["name"], gpu_bytes(e),
+             gpu_detail(trace, e), r["cat"] if r else "-", r["name"] if r else "-",
+             fmt(a.get("step")))] += 1
+    want = collections.Counter()
+    for r in recs.get("gpu", []):
+        if r[9] in probed:
+            want[tuple(r[:9])] += 1
+    probs = []
+    for k in sorted(set(want) | set(got)):
+        if want[k] != got[k]:
+            probs.append("%s: want %d, got %d" % ("\t".join(k), want[k], got[k]))
+    return probs, sum(want.values())
+
+
 def pid_running(pid):
     try:
         with open("/proc/%d/stat" % pid) as f:
@@ -966,6 +1028,11 @@ def main(argv=None):
     p.add_argument("--under")
     p.add_argument("--name", action="append", default=[])
     p.add_argument("--only", help="record kinds to check, comma-separated")
+
+    p = sub.add_parser("gpu-check")
+    p.add_argument("trace")
+    p.add_argument("truth")
+    p.add_argument("--table", required=True, help="bpf/gpu.h: the probed calls")
 
     p = sub.add_parser("truth-bytes")
     p.add_argument("truth")
@@ -1037,6 +1104,13 @@ def main(argv=None):
         keys = a.by.split(",")
         for line in trace_byte_rows(t, select(t, a), keys):
             print(line)
+    elif a.cmd == "gpu-check":
+        probs, n = gpu_check(t, load_truth(a.truth), probed_functions(a.table))
+        for line in cap(probs):
+            print(line)
+        if probs:
+            return 1
+        print("ok: %d calls" % n)
     elif a.cmd == "dfa-bytes":
         agg = collections.Counter()
         for e in select(t, a):

@@ -10,6 +10,11 @@
  * batch calls do their I/O at once; a batch keeps its completions until
  * cuFileBatchIOGetStatus reaps them.
  *
+ * With $STANDIN_CUFILE_GDS set it works the way GPUDirect Storage does
+ * with its kernel driver: no syscall moves the bytes (the stand-in keeps
+ * them in memory, per handle, as storage the DMA would reach), so the
+ * cuFile call is the only trace of them.
+ *
  * No exported function calls another: each call is one probe hit.
  */
 #define GPUAPI __attribute__((visibility("default"), noinline))
@@ -22,6 +27,8 @@
 
 struct registered_file {
 	int fd;
+	char *gds;		/* $STANDIN_CUFILE_GDS: the file's bytes */
+	size_t gds_len;
 };
 
 /* A batch's slots, and of its completed I/Os those not yet reaped. */
@@ -40,6 +47,33 @@ static CUfileError_t status(int err)
 	return e;
 }
 
+/* GDS mode: the bytes in memory, grown as written; a read past the end
+ * is short, as a file's. */
+static ssize_t gds_io(struct registered_file *h, int write, char *p, size_t size, off_t offset)
+{
+	size_t end = offset + size;
+
+	if (write) {
+		if (end > h->gds_len) {
+			char *g = realloc(h->gds, end);
+
+			if (!g)
+				return -1;
+			memset(g + h->gds_len, 0, end - h->gds_len);
+			h->gds = g;
+			h->gds_len = end;
+		}
+		memcpy(h->gds + offset, p, size);
+		return size;
+	}
+	if ((size_t)offset >= h->gds_len)
+		return 0;
+	if (end > h->gds_len)
+		size = h->gds_len - offset;
+	memcpy(p, h->gds + offset, size);
+	return size;
+}
+
 /* Reads or writes SIZE bytes at OFFSET of the file, from or into
  * BUF + BUF_OFFSET; a short count only at the end of the file. Returns
  * the bytes done, -1 with errno set, or minus a cuFile error. */
@@ -56,6 +90,8 @@ static ssize_t file_io(CUfileHandle_t fh, int write, void *buf, size_t size,
 		return -CU_FILE_HANDLE_NOT_REGISTERED;
 	if (!buf || offset < 0 || buf_offset < 0)
 		return -CU_FILE_INVALID_VALUE;
+	if (getenv("STANDIN_CUFILE_GDS"))
+		return gds_io(h, write, p, size, offset);
 	while (done < size) {
 		ssize_t n = write ? pwrite(h->fd, p + done, size - done, offset + done)
 				  : pread(h->fd, p + done, size - done, offset + done);
@@ -116,7 +152,7 @@ GPUAPI CUfileError_t cuFileHandleRegister(CUfileHandle_t *fh, CUfileDescr_t *des
 	if (!fh || !descr || descr->type != CU_FILE_HANDLE_TYPE_OPAQUE_FD ||
 	    fcntl(descr->handle.fd, F_GETFL) < 0)
 		return status(CU_FILE_INVALID_VALUE);
-	h = malloc(sizeof(*h));
+	h = calloc(1, sizeof(*h));
 	if (!h)
 		return status(CU_FILE_INTERNAL_ERROR);
 	h->fd = descr->handle.fd;
@@ -126,7 +162,11 @@ GPUAPI CUfileError_t cuFileHandleRegister(CUfileHandle_t *fh, CUfileDescr_t *des
 
 GPUAPI void cuFileHandleDeregister(CUfileHandle_t fh)
 {
-	free(fh);
+	struct registered_file *h = fh;
+
+	if (h)
+		free(h->gds);
+	free(h);
 }
 
 GPUAPI CUfileError_t cuFileBufRegister(const void *bufPtr_base, size_t length, int flags)

@@ -16,6 +16,8 @@
  *          job: no library call before it (for -p)
  *   fork   a child, rank 2 of 4, runs the same job at the same time on its
  *          own file; "spawn" and "exit" records for it
+ * With $GPUJOB_HOLD set, it stops once the libraries are mapped (at exec,
+ * or after the dlopen) until SIGUSR1: see hold_loaded().
  *
  * The job: set-up outside any phase and step (context, stream, event, the
  * module of "vecadd", the library of "gemm_tile", buffers, communicators,
@@ -228,6 +230,29 @@ static void load_api(void)
 }
 #endif
 
+/* With $GPUJOB_HOLD set: once the libraries are mapped, $WL_CTL/loaded
+ * (the pid) and no call before SIGUSR1. A tracer probes a library when
+ * it reads that it was mapped, some milliseconds later; a test waits for
+ * it to say so (-v) before the first call, where a real program's set-up
+ * takes longer than that. */
+static void hold_loaded(void)
+{
+	struct timespec ts = { 0, 20 * 1000000L };
+	char txt[32];
+	sigset_t set;
+
+	if (!getenv("GPUJOB_HOLD"))
+		return;
+	wl_block_go(&set);
+	snprintf(txt, sizeof(txt), "%d\n", wl_pid());
+	wl_ctl_file("loaded", txt);
+	for (int i = 0; i < 60 * 50; i++)
+		if (sigtimedwait(&set, NULL, &ts) == SIGUSR1)
+			return;
+	errno = ETIMEDOUT;
+	wl_die("no SIGUSR1 within 60 s of loading");
+}
+
 /* ---- phases ---- */
 
 static void region_begin(const char *cat, const char *name)
@@ -348,7 +373,9 @@ static void cufile_io(struct job *j, const char *name, const char *func, long lo
 		wl_die("%s of %zu bytes returned %lld", func, size, ret);
 	}
 	args("offset=%lld,ret=%lld", (long long)offset, ret);
-	truth("POSIX", name, ret, j->path, func);
+	/* the stand-in's compatibility mode reads with syscalls, which carry
+	 * the bytes: the tracer writes the call as CUFILE then */
+	truth(getenv("STANDIN_CUFILE_GDS") ? "POSIX" : "CUFILE", name, ret, j->path, func);
 }
 
 static void batch_io(struct job *j, off_t base)
@@ -576,6 +603,9 @@ static void job(int rank, const char *dir, int ncopies, int nlaunch)
 		wl_die("realpath %s", dir);
 	j.path = wl_path(real, rank == 1 ? "gds.dat" : "gds-rank2.dat");
 	load_api();
+#ifdef GPUJOB_DLOPEN
+	hold_loaded();
+#endif
 	setup_cuda(&j);
 	setup_nccl(&j);
 	setup_cufile(&j);
@@ -623,6 +653,9 @@ int main(int argc, char **argv)
 			argv[0], MAX_COPIES, MAX_LAUNCHES);
 		return 2;
 	}
+#ifndef GPUJOB_DLOPEN
+	hold_loaded(); /* mapped at exec */
+#endif
 	if (strcmp(argv[1], "run") == 0) {
 		job(1, argv[2], ncopies, nlaunch);
 	} else if (strcmp(argv[1], "wait") == 0) {

@@ -1,0 +1,222 @@
+#!/usr/bin/env bats
+# GPU and collective calls from uprobes on the libraries (issue 26), on
+# stand-in libcuda.so.1, libnccl.so.2 and libcufile.so.0 (tests/standin:
+# the real sonames, symbols and signatures). gpujob reports every call it
+# makes ("gpu" truth records); the trace must have exactly the probed
+# ones, with their bytes, kernel names, copy kinds, ranks and files, in
+# their regions and steps.
+#
+# The workload holds once its libraries are mapped ($GPUJOB_HOLD) until
+# the tracer says (-v) it probed all three: a library is probed some
+# milliseconds after the tracer reads that it was mapped, and calls
+# before that are not seen (the README says so).
+
+load lib/common
+
+GPUJOB="$WL/gpujob"
+GPUJOB_DL="$WL/gpujob-dl"
+TABLE="$ROOT/bpf/gpu.h"
+
+# await_probed N: the tracer said it probed N GPU libraries
+await_probed() {
+	local i
+	for ((i = 0; i < 1500; i++)); do
+		[ "$(grep -c '^dftrace-bpf: GPU calls in ' "$T/dft.err" 2>/dev/null)" -ge "$1" ] &&
+			return 0
+		sleep 0.02
+	done
+	echo "# the tracer probed fewer than $1 GPU libraries:"
+	sed 's/^/#   /' "$T/dft.err"
+	return 1
+}
+
+# release: the held workload ($WL_CTL/loaded) goes on
+release() {
+	wait_file "$WL_CTL/loaded" 30
+	kill -USR1 "$(cat "$WL_CTL/loaded")"
+	rm -f "$WL_CTL/loaded"
+}
+
+# gpu_traced PROGRAM MODE [TRACER OPT...]: trace PROGRAM MODE $D 3 2,
+# released once its libraries are probed; the tracer must exit 0.
+gpu_traced() {
+	local prog=$1 mode=$2
+	shift 2
+	GPUJOB_HOLD=1 "$DFT" -v -o "$TRACE" "$@" -- "$prog" "$mode" "$D" 3 2 \
+		>>"$TRUTH" 2>"$T/dft.err" &
+	DFT_PID=$!
+	BG_PIDS+=("$DFT_PID")
+	await_probed 3
+	release
+	await "$DFT_PID" 60
+	[ "$AWAIT_STATUS" = 0 ] || { sed 's/^/#   /' "$T/dft.err"; return 1; }
+}
+
+gpu_check() {
+	run tpy gpu-check "$TRACE" "$TRUTH" --table "$TABLE"
+	echo "$output" | sed 's/^/#   /' | head -30
+	[ "$status" = 0 ]
+}
+
+# truth_sum AWK-CONDITION: the sum of BYTES of the truth's gpu records
+# that match (fields: $4 cat, $5 name, $6 bytes, $11 function)
+truth_sum() {
+	awk -F'\t' '$1 == "gpu" && $6 != "-" && ('"$1"') { s += $6 } END { print s + 0 }' "$TRUTH"
+}
+
+truth_count() {
+	awk -F'\t' '$1 == "gpu" && ('"$1"') { n++ } END { print n + 0 }' "$TRUTH"
+}
+
+@test "gpu: copies, launches with their kernels' names, allocations, waits, collectives with ranks and cuFile I/O: each call exact, in its region and step" {
+	gpu_traced "$GPUJOB" run
+	valid
+	gpu_check
+	expect_eq "cuLaunchKernel calls" \
+		"$(tpy count "$TRACE" --name cuLaunchKernel --cat CUDA_DRIVER_API)" 8
+	run tpy events "$TRACE" --name cuLaunchKernel --fields args.kernel,args.grid_x,args.block_x,args.shared_bytes
+	expect_eq "kernels launched" "$(sort <<<"$output" | uniq -c | awk '{$1=$1} 1')" \
+		"4 gemm_tile 8 16 4096
+4 vecadd 64 256 0"
+}
+
+@test "gpu: cuFile in compatibility mode reads with pread(2): the syscalls carry the bytes, the cuFile calls are CUFILE, and DFAnalyzer counts each byte once" {
+	gpu_traced "$GPUJOB" run
+	gpu_check
+	want=$(truth_sum '$4 == "CUFILE" && ($5 == "pread" || $5 == "pwrite")')
+	[ "$want" -gt 0 ]
+	expect_eq "gds.dat's bytes by DFAnalyzer's rule" \
+		"$(tpy dfa-bytes "$TRACE" --path "$D/gds.dat")" "$D/gds.dat	$want"
+	expect_eq "the stand-in's syscalls on gds.dat, as many as its cuFile reads and writes" \
+		"$(tpy count "$TRACE" --path "$D/gds.dat" --cat POSIX --name pread,pwrite)" \
+		"$(truth_count '$4 == "CUFILE" && ($5 == "pread" || $5 == "pwrite")')"
+	run tpy events "$TRACE" --cat CUFILE --name pread,pwrite --fields args.via
+	expect_eq "args.via" "$(sort -u <<<"$output")" posix
+}
+
+@test "gpu: cuFile through GPUDirect (no syscall moves the bytes): POSIX pread/pwrite events with args.ret, and DFAnalyzer counts them" {
+	STANDIN_CUFILE_GDS=1 gpu_traced "$GPUJOB" run
+	gpu_check
+	want=$(truth_sum '$4 == "POSIX"')
+	[ "$want" -gt 0 ]
+	expect_eq "POSIX reads and writes of gds.dat: the cuFile calls alone" \
+		"$(tpy count "$TRACE" --path "$D/gds.dat" --cat POSIX --name pread,pwrite,read,write)" \
+		"$(truth_count '$4 == "POSIX"')"
+	run tpy events "$TRACE" --path "$D/gds.dat" --cat POSIX --name pread,pwrite --fields args.api
+	expect_eq "their api" "$(sort -u <<<"$output" | paste -sd' ')" \
+		"cuFileBatchIOSubmit cuFileRead cuFileReadAsync cuFileWrite cuFileWriteAsync"
+	expect_eq "gds.dat's bytes by DFAnalyzer's rule" \
+		"$(tpy dfa-bytes "$TRACE" --path "$D/gds.dat")" "$D/gds.dat	$want"
+}
+
+@test "gpu: libraries opened with dlopen are probed as they are mapped" {
+	gpu_traced "$GPUJOB_DL" run
+	grep -q "^info	dlopen	libcuda.so.1	$ROOT/build/standin/libcuda.so.1$" "$TRUTH"
+	gpu_check
+}
+
+@test "gpu: two processes in scope, each with its own communicator, kernels and file" {
+	gpu_traced "$GPUJOB" fork
+	gpu_check
+	run tpy events "$TRACE" --name ncclAllReduce --fields pid,args.comm_rank,args.comm_size
+	# each process's own 4-rank communicator, and the 8-rank one both made
+	expect_eq "the processes' all-reduces, by communicator" \
+		"$(sort -u <<<"$output" | awk '{print $2 "/" $3}' | sort | uniq -c | awk '{$1=$1} 1')" \
+		"1 1/4
+1 2/4
+2 3/8"
+}
+
+@test "gpu: attached with -p to a running job: every call after the attach" {
+	start_workload "$GPUJOB" wait "$D" 3 2
+	"$DFT" -v -o "$TRACE" -p "$WL_PID" 2>"$T/dft.err" &
+	DFT_PID=$!
+	BG_PIDS+=("$DFT_PID")
+	await_probed 3
+	finish_attached
+	gpu_check
+}
+
+@test "gpu: attached with -p, the libraries dlopen'd after the attach" {
+	GPUJOB_HOLD=1 start_workload "$GPUJOB_DL" wait "$D" 3 2
+	attach -v
+	! grep -q 'GPU calls in' "$T/dft.err"
+	kill -USR1 "$WL_PID"
+	await_probed 3
+	release
+	await "$WL_PID" 60
+	await "$DFT_PID" 60
+	expect_eq "tracer status" "$AWAIT_STATUS" 0
+	gpu_check
+}
+
+@test "gpu: --profile folds GPU calls like any call: calls and bytes per call exact, launches by kernel" {
+	gpu_traced "$GPUJOB" run --profile
+	valid
+	run tpy events "$TRACE" --cat CUDA_DRIVER_API,NCCL,CUFILE --fields args.folded
+	expect_eq "GPU events, each a total" "$(sort -u <<<"$output")" profile
+	for name in cuMemcpyHtoD_v2 cuMemcpyDtoHAsync_v2 ncclAllReduce cuMemAlloc_v2; do
+		run tpy events "$TRACE" --name "$name" --fields args.calls,args.bytes
+		got=$(awk '{ c += $1; b += $2 } END { print c, b }' <<<"$output")
+		expect_eq "$name calls and bytes" "$got" \
+			"$(truth_count '$5 == "'"$name"'"') $(truth_sum '$5 == "'"$name"'"')"
+	done
+	run tpy events "$TRACE" --name cuLaunchKernel --fields args.kernel,args.calls
+	expect_eq "launches by kernel" \
+		"$(awk '{ n[$1] += $2 } END { for (k in n) print k, n[k] }' <<<"$output" | sort)" \
+		"gemm_tile 4
+vecadd 4"
+}
+
+@test "gpu: summary and report give the waits, bytes to and from the device per phase and step, and collective bytes per rank" {
+	gpu_traced "$GPUJOB" run
+	run "$DFT" summary --json "$TRACE"
+	[ "$status" = 0 ]
+	echo "$output" >"$T/sum.json"
+	j() { "$PY" -c 'import json,sys; g=json.load(open(sys.argv[1]))["gpu"]; print(eval(sys.argv[2]))' "$T/sum.json" "$1"; }
+	waits='$11 ~ /Synchronize|WaitEvent/'
+	expect_eq "waits" "$(j 'g["waits"]')" "$(truth_count "$waits")"
+	expect_eq "to the device" "$(j 'g["to_device_bytes"]')" "$(truth_sum '$7 == "HtoD"')"
+	expect_eq "from the device" "$(j 'g["from_device_bytes"]')" "$(truth_sum '$7 == "DtoH"')"
+	expect_eq "launches" "$(j 'g["launches"]')" "$(truth_count '$11 ~ /Launch/')"
+	coll='$4 == "NCCL" && $11 !~ /Comm|Group|GetUniqueId/'
+	expect_eq "collective bytes" "$(j 'g["collective_bytes"]')" "$(truth_sum "$coll")"
+	expect_eq "to the device in forward, step 2" \
+		"$(j '[r["to_device_bytes"] for r in g["by_phase_step"] if r["phase"] == "compute/forward" and r["step"] == 2][0]')" \
+		"$(truth_sum '$7 == "HtoD" && $9 == "forward" && $10 == 2')"
+	expect_eq "from the device in backward, step 1" \
+		"$(j '[r["from_device_bytes"] for r in g["by_phase_step"] if r["phase"] == "compute/backward" and r["step"] == 1][0]')" \
+		"$(truth_sum '$7 == "DtoH" && $9 == "backward" && $10 == 1')"
+	expect_eq "collective bytes of rank 3 (its 3-of-8 communicator)" \
+		"$(j '[r["bytes"] for r in g["by_rank"] if r["rank"] == 3][0]')" \
+		"$(truth_sum "$coll"' && $7 == "rank=3,nranks=8"')"
+	"$DFT" summary "$TRACE" >"$T/sum.txt"
+	grep -q '^GPU, as the host saw it: ' "$T/sum.txt"
+	grep -qE '^compute/forward +2 ' "$T/sum.txt"
+	"$DFT" report -o "$T/r.html" "$TRACE" 2>/dev/null
+	grep -q "data-key=\"to_device_bytes\" data-v=\"$(truth_sum '$7 == "HtoD"')\"" "$T/r.html"
+}
+
+@test "gpu: merge keeps the GPU events beside the rest, with their args" {
+	gpu_traced "$GPUJOB" run
+	"$DFT" merge -o "$T/m.json" "$TRACE" 2>"$T/merge.err"
+	got=$("$PY" -c 'import json,sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+gpu = [e for e in ev if e.get("cat") in ("CUDA_DRIVER_API", "NCCL", "CUFILE")]
+print(len(gpu), sorted({e["args"].get("kernel") for e in gpu if e["name"] == "cuLaunchKernelEx"}))' "$T/m.json")
+	expect_eq "GPU events merged, and a launch's kernel" "$got" \
+		"$(tpy count "$TRACE" --cat CUDA_DRIVER_API,NCCL,CUFILE) ['vecadd']"
+}
+
+@test "gpu: --no-gpu probes none of them; the trace's start says '-gpu'" {
+	GPUJOB_HOLD=1 "$DFT" -v --no-gpu -o "$TRACE" -- "$GPUJOB" run "$D" 3 2 >>"$TRUTH" 2>"$T/dft.err" &
+	DFT_PID=$!
+	BG_PIDS+=("$DFT_PID")
+	release
+	await "$DFT_PID" 60
+	expect_eq "tracer status" "$AWAIT_STATUS" 0
+	! grep -q 'GPU calls in' "$T/dft.err"
+	expect_eq "GPU events" "$(tpy count "$TRACE" --cat CUDA_DRIVER_API,NCCL,CUFILE)" 0
+	run tpy events "$TRACE" --all --name start --fields args.features
+	[[ "$output" == *,-gpu,* ]]
+}
