@@ -16,6 +16,7 @@
  * Every failure is one line on stderr.
  */
 #include <dlfcn.h>
+#include <signal.h>
 #include <stdint.h>
 #include <dftrace/usdt.h>
 #include "../workloads/workload.h"
@@ -227,6 +228,27 @@ static int run(CUfunction fn, int ncopies, int nlaunch)
 	return bad != 0;
 }
 
+/* With $PTXJOB_HOLD naming a file: the driver mapped, the pid there
+ * and no call before SIGUSR1, so that tests/device/run starts the calls
+ * once the tracer has probed the library (it says so, -v). */
+static void hold(void)
+{
+	const char *path = getenv("PTXJOB_HOLD");
+	sigset_t set;
+	FILE *f;
+	int sig;
+
+	if (!path)
+		return;
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	f = fopen(path, "w");
+	if (!f || fprintf(f, "%d\n", getpid()) < 0 || fclose(f))
+		fail(4, "cannot write '%s'", path);
+	sigwait(&set, &sig);
+}
+
 int main(int argc, char **argv)
 {
 	int ncopies = argc > 1 ? atoi(argv[1]) : 4, nlaunch = argc > 2 ? atoi(argv[2]) : 10;
@@ -241,6 +263,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	load_driver();
+	hold();
 	setup(&ctx, &fn);
 	bad = run(fn, ncopies, nlaunch);
 	if (drv.cuCtxDestroy_v2)
