@@ -16,6 +16,7 @@ load lib/common
 GPUJOB="$WL/gpujob"
 GPUJOB_DL="$WL/gpujob-dl"
 TABLE="$ROOT/bpf/gpu.h"
+fixture() { "$PY" "$ROOT/tests/lib/fixtures.py" "$@"; }
 
 # await_probed N: the tracer said it probed N GPU libraries
 await_probed() {
@@ -197,15 +198,20 @@ vecadd 4"
 	grep -q "data-key=\"to_device_bytes\" data-v=\"$(truth_sum '$7 == "HtoD"')\"" "$T/r.html"
 }
 
-@test "gpu: merge keeps the GPU events beside the rest, with their args" {
+@test "gpu: merge keeps the GPU events beside torch's operators, on the same process" {
 	gpu_traced "$GPUJOB" run
-	"$DFT" merge -o "$T/m.json" "$TRACE" 2>"$T/merge.err"
+	pid=$(awk -F'\t' '$1 == "gpu" { print $2; exit }' "$TRUTH")
+	start_us=$(tpy events "$TRACE" --name cuLaunchKernel --fields ts | head -1)
+	fixture kineto "$T/k.json" --pid "$pid" --start-us "$start_us" --base >/dev/null
+	"$DFT" merge -o "$T/m.json" "$TRACE" "$T/k.json" 2>"$T/merge.err"
 	got=$("$PY" -c 'import json,sys
 ev = json.load(open(sys.argv[1]))["traceEvents"]
 gpu = [e for e in ev if e.get("cat") in ("CUDA_DRIVER_API", "NCCL", "CUFILE")]
-print(len(gpu), sorted({e["args"].get("kernel") for e in gpu if e["name"] == "cuLaunchKernelEx"}))' "$T/m.json")
-	expect_eq "GPU events merged, and a launch's kernel" "$got" \
-		"$(tpy count "$TRACE" --cat CUDA_DRIVER_API,NCCL,CUFILE) ['vecadd']"
+mm = [e for e in ev if e.get("name") == "aten::mm"]
+print(len(gpu), sorted({e["args"].get("kernel") for e in gpu if e["name"] == "cuLaunchKernelEx"}),
+      sorted({e["pid"] for e in gpu + mm}) == [int(sys.argv[2])], len(mm))' "$T/m.json" "$pid")
+	expect_eq "GPU events merged, a launch's kernel, torch's op on their process" "$got" \
+		"$(tpy count "$TRACE" --cat CUDA_DRIVER_API,NCCL,CUFILE) ['vecadd'] True 1"
 }
 
 @test "gpu: --no-gpu probes none of them; the trace's start says '-gpu'" {
