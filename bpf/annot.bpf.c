@@ -25,6 +25,16 @@ struct {
 	__type(value, struct dft_annot);
 } annot_scratch SEC(".maps");
 
+/* Sites whose strings user space read and found in read-only file
+ * memory (user/correlate/annot.c): their phase ids. A region's begin or
+ * end there reads no string and hashes none: most of a hit's cost. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, DFT_ANNOT_SITES);
+	__type(key, struct dft_annot_site);
+	__type(value, __u32);
+} annot_sites SEC(".maps");
+
 /* Strings of our own, by number: where a probe's string is not the
  * user's (CPython's regions). */
 enum our_str {
@@ -102,21 +112,49 @@ static __always_inline void move_pos(__u32 op, const struct dft_annot *e)
 	__sync_fetch_and_add(&pos_seq, 1);
 }
 
+/* A region's begin or end at a known site: its record without the
+ * strings, straight into the ring. */
+static __always_inline int emit_cached(struct task_struct *t, struct dft_task *st, __u32 op,
+				       __u64 a, __u64 b, long long value, __u32 id)
+{
+	struct dft_annot *e;
+
+	track_phase(st, op, id);
+	e = reserve(offsetof(struct dft_annot, cat), DFT_NR_MAX + DFT_EV_ANNOT);
+	if (!e)
+		return 0;
+	fill_header(&e->h, DFT_EV_ANNOT, t);
+	e->h.nr = op;
+	e->h.flags = DFT_ANNOT_CACHED;
+	e->value = value;
+	e->cat_ptr = a;
+	e->name_ptr = b;
+	bpf_ringbuf_submit(e, wakeup_flag());
+	return 0;
+}
+
 /* The record of an annotation: op, strings a and b (user addresses, or
  * ours: OURS(a's, b's)), value. A global function: checked once. */
 __noinline int emit_annot(__u32 op, __u64 a, __u64 b, long long value, __u32 ours)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
 	struct dft_task *st = tracked(t);
+	struct dft_annot_site site;
 	struct dft_annot *e;
 	dft_word *w;
-	__u32 zero = 0;
+	__u32 zero = 0, *id;
 
 	if (!st)
 		return 0;
 	flush_batch(st);
 	/* pages mapped so far belong to the phase that is ending or enclosing */
 	flush_run(st);
+	if (!ours && (op == DFT_ANNOT_BEGIN || op == DFT_ANNOT_END)) {
+		site = (struct dft_annot_site){ t->tgid, 0, a, b };
+		id = bpf_map_lookup_elem(&annot_sites, &site);
+		if (id)
+			return emit_cached(t, st, op, a, b, value, *id);
+	}
 	e = bpf_map_lookup_elem(&annot_scratch, &zero);
 	if (!e)
 		return 0;
@@ -135,7 +173,7 @@ __noinline int emit_annot(__u32 op, __u64 a, __u64 b, long long value, __u32 our
 		e->h.flags |= DFT_ANNOT_FAULT_NAME;
 	/* with no room the strings are still read: the region stack needs them */
 	if (op == DFT_ANNOT_BEGIN || op == DFT_ANNOT_END)
-		track_phase(st, op, e);
+		track_phase(st, op, dft_phase_id(e));
 	else if (op == DFT_ANNOT_CTX_INT || op == DFT_ANNOT_CTX_STR || op == DFT_ANNOT_CTX_CLEAR)
 		move_pos(op, e);
 	send(e, sizeof(*e), DFT_NR_MAX + DFT_EV_ANNOT);
@@ -160,7 +198,7 @@ static __always_inline void set_step(__u64 key, long long value)
 SEC("usdt")
 int DFT_USDT(annotation, __u64 a0, __u64 a1, long long a2)
 {
-	switch (bpf_usdt_cookie(ctx)) {
+	switch (DFT_USDT_COOKIE) {
 	case DFT_ANNOT_BEGIN:
 		return emit_annot(DFT_ANNOT_BEGIN, a0, a1, a2, 0);
 	case DFT_ANNOT_END:

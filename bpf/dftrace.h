@@ -208,6 +208,9 @@ enum dft_exit_flags {
 enum dft_annot_flags {
 	DFT_ANNOT_FAULT_CAT = 1 << 0,	/* cat could not be read: see cat_ptr */
 	DFT_ANNOT_FAULT_NAME = 1 << 1,
+	/* a region's strings at a site user space knows (annot_sites): the
+	 * record ends before cat; cat_ptr and name_ptr say which site */
+	DFT_ANNOT_CACHED = 1 << 2,
 };
 
 /* DFT_EV_URING_SUBMIT */
@@ -312,6 +315,16 @@ struct dft_annot {
 	char cat[DFT_CAT_LEN];	/* zero after the string: see dft_phase_id() */
 	char name[DFT_NAME_LEN];
 };
+
+/* A site of a region's strings that user space found in read-only file
+ * memory (a program's or library's literals): the kernel side takes its
+ * id from there and sends the record without the strings. */
+struct dft_annot_site {
+	unsigned int tgid, pad;
+	unsigned long long cat, name;
+};
+
+#define DFT_ANNOT_SITES 4096
 
 /* A region's id, for both sides: a hash of its record's cat and name,
  * whole buffers, zero after each string. Word by word in a loop of fixed

@@ -31,11 +31,9 @@ static __always_inline __u32 phase_now(struct dft_task *st)
 }
 
 /* A region began or ended: as the trace's stack does, an end closes the
- * innermost region of its name and those inside it. */
-static __always_inline void track_phase(struct dft_task *st, int op,
-					const struct dft_annot *e)
+ * innermost region of its name (id: its dft_phase_id) and those inside it. */
+static __always_inline void track_phase(struct dft_task *st, int op, __u32 id)
 {
-	__u32 id = dft_phase_id(e);
 	__u32 d = st->phase_depth;
 
 	if (op == DFT_ANNOT_BEGIN) {

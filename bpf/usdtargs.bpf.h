@@ -71,8 +71,10 @@ static __always_inline long usdt_arg(struct pt_regs *ctx, const unsigned long *r
 	return a->arg_signed ? (long)v >> a->arg_bitshift : (long)(v >> a->arg_bitshift);
 }
 
-/* The first n arguments into args; 0 for those the probe lacks. */
-static __always_inline void usdt_args(struct pt_regs *ctx, long *args, int n)
+/* The first n arguments into args; 0 for those the probe lacks. Returns
+ * the attachment's cookie (bpf_usdt_cookie() would look the spec up
+ * again). */
+static __always_inline long usdt_args(struct pt_regs *ctx, long *args, int n)
 {
 	int id = __bpf_usdt_spec_id(ctx);
 	struct __bpf_usdt_spec *spec;
@@ -85,36 +87,39 @@ static __always_inline void usdt_args(struct pt_regs *ctx, long *args, int n)
 	spec = id < 0 ? NULL : bpf_map_lookup_elem(&__bpf_usdt_specs, &id);
 	regs = bpf_map_lookup_elem(&usdt_regs, &zero);
 	if (!spec || !regs)
-		return;
+		return spec ? spec->usdt_cookie : 0;
 	__builtin_memcpy(regs->w, ctx, sizeof(struct pt_regs));
 	for (int i = 0; i < DFT_USDT_ARGS_MAX; i++)
 		if (i < n && i < spec->arg_cnt)
 			args[i] = usdt_arg(ctx, regs->w, spec, i);
+	return spec->usdt_cookie;
 }
 
-#define ___dft_usdt_args0() ctx
+#define ___dft_usdt_args0() ctx, _cookie
 #define ___dft_usdt_args1(x) ___dft_usdt_args0(), (void *)_args[0]
 #define ___dft_usdt_args2(x, args...) ___dft_usdt_args1(args), (void *)_args[1]
 #define ___dft_usdt_args3(x, args...) ___dft_usdt_args2(args), (void *)_args[2]
 #define ___dft_usdt_args(args...) ___bpf_apply(___dft_usdt_args, ___bpf_narg(args))(args)
 
-/* As BPF_USDT(name, args...), up to DFT_USDT_ARGS_MAX arguments. */
+/* As BPF_USDT(name, args...), up to DFT_USDT_ARGS_MAX arguments; the
+ * body has the attachment's cookie as DFT_USDT_COOKIE. */
+#define DFT_USDT_COOKIE _cookie
 #define DFT_USDT(name, args...)						    \
 name(struct pt_regs *ctx);						    \
 static __always_inline typeof(name(0))					    \
-____##name(struct pt_regs *ctx, ##args);				    \
+____##name(struct pt_regs *ctx, long _cookie, ##args);		    \
 typeof(name(0)) name(struct pt_regs *ctx)				    \
 {									    \
-	long _args[DFT_USDT_ARGS_MAX];					    \
+	long _args[DFT_USDT_ARGS_MAX], _cookie;				    \
 									    \
 	_Static_assert(___bpf_narg(args) <= DFT_USDT_ARGS_MAX, "too many");  \
-	usdt_args(ctx, _args, ___bpf_narg(args));			    \
+	_cookie = usdt_args(ctx, _args, ___bpf_narg(args));		    \
 	_Pragma("GCC diagnostic push")					    \
 	_Pragma("GCC diagnostic ignored \"-Wint-conversion\"")		    \
 	return ____##name(___dft_usdt_args(args));			    \
 	_Pragma("GCC diagnostic pop")					    \
 }									    \
 static __always_inline typeof(name(0))					    \
-____##name(struct pt_regs *ctx, ##args)
+____##name(struct pt_regs *ctx, long _cookie, ##args)
 
 #endif

@@ -638,6 +638,85 @@ static void test_gpu_records(void)
 	free_trace();
 }
 
+/* Sites: the capture side's callbacks, recorded. */
+static struct dft_annot_site found_site, gone_site;
+static uint32_t found_id;
+static int sites_found, sites_gone;
+
+static void on_site_found(void *ctx, const struct dft_annot_site *site, uint32_t id)
+{
+	(void)ctx;
+	found_site = *site;
+	found_id = id;
+	sites_found++;
+}
+
+static void on_site_gone(void *ctx, const struct dft_annot_site *site)
+{
+	(void)ctx;
+	gone_site = *site;
+	sites_gone++;
+}
+
+/* A region's begin or end as the kernel sends it from a site (its
+ * strings at the addresses cat_ptr, name_ptr), whole or, at a known
+ * site, without the strings. */
+static void site_annot(int op, const char *cat, const char *name, bool cached)
+{
+	struct dft_annot e = { .h = header(DFT_EV_ANNOT, PID, PID, op), .cat_ptr = 0x1000,
+			       .name_ptr = 0x2000 };
+
+	snprintf(e.cat, sizeof(e.cat), "%s", cat);
+	snprintf(e.name, sizeof(e.name), "%s", name);
+	if (cached)
+		e.h.flags = DFT_ANNOT_CACHED;
+	feed(&e, cached ? offsetof(struct dft_annot, cat) : sizeof(e));
+}
+
+/* A region's strings seen whole at a site are offered to the capture
+ * side, with the id the kernel gives them; a record from the site then
+ * comes without them and is written with them; an unmapping of their
+ * memory, an exec and the end forget the site. */
+static void test_annotation_sites(void)
+{
+	struct dft_annot raw = { 0 };
+	struct trace_config cfg = { .cmdline = "unit test", .root_pid = PID,
+				    .root_launched = true, .site_found = on_site_found,
+				    .site_gone = on_site_gone };
+
+	out = sink_memory();
+	cfg.single = out;
+	if (trace_new(&t, &cfg)) {
+		printf("Bail out! trace_new failed\n");
+		exit(1);
+	}
+	trace_adopt(t, PID);
+	strcpy(raw.cat, "compute");
+	strcpy(raw.name, "forward");
+	site_annot(DFT_ANNOT_BEGIN, "compute", "forward", false);
+	CHECK(sites_found == 1 && found_site.tgid == PID && found_site.cat == 0x1000 &&
+	      found_site.name == 0x2000 && found_id == dft_phase_id(&raw),
+	      "a region's site is offered with the kernel's id of its strings");
+	site_annot(DFT_ANNOT_END, "", "", true);
+	site_annot(DFT_ANNOT_BEGIN, "", "", true);
+	site_annot(DFT_ANNOT_END, "", "", true);
+	CHECK(lines_with(2, "\"name\":\"forward\"", "\"cat\":\"compute\"") == 2 && sites_found == 1,
+	      "records without strings from the known site: two regions, named");
+	sys(PID, SYS_munmap, 0, 0x3000, 0x1000, 0);
+	CHECK(sites_gone == 0, "an unmapping elsewhere keeps the site");
+	sys(PID, SYS_munmap, 0, 0x1000, 0x1000, 0);
+	CHECK(sites_gone == 1 && gone_site.cat == 0x1000, "an unmapping of its strings forgets it");
+	site_annot(DFT_ANNOT_BEGIN, "compute", "backward", false);
+	site_annot(DFT_ANNOT_END, "compute", "backward", false);
+	CHECK(sites_found == 2, "the site learned again, with what its memory holds now");
+	struct dft_exit q = { .h = header(DFT_EV_EXIT, PID, PID, 0) };
+
+	q.h.flags = DFT_EXIT_GROUP_DEAD;
+	feed(&q, sizeof(q));
+	CHECK(sites_gone == 2, "the process's end forgets it");
+	free_trace();
+}
+
 int main(void)
 {
 	test_kernel_kinds();
@@ -650,5 +729,6 @@ int main(void)
 	test_ids_and_lines();
 	test_sweep();
 	test_gpu_records();
+	test_annotation_sites();
 	return check_done();
 }

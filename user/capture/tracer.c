@@ -591,6 +591,8 @@ static int start_trace(struct tracer *tr)
 		.root_exe = tr->program[0] ? tr->program : NULL,
 		.on_program = offer_program, .on_found = found_process,
 		.on_program_ctx = &tr->usdt,
+		.site_found = usdt_site_found, .site_gone = usdt_site_gone,
+		.site_ctx = &tr->usdt,
 		.lost_name = folds_lost_name, .lost_name_ctx = &tr->folds,
 		.process_ended = folds_process_ended,
 		.steps = tr->env.steps_on ? &tr->env.steps : NULL,

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "capture/gpuprobes.h"
 #include "capture/usdt.h"
@@ -236,6 +237,44 @@ void usdt_attach_pending(struct usdt_attacher *u)
 		free(u->pending[i]);
 	}
 	u->npending = 0;
+}
+
+/* ---- sites whose strings cannot change ---- */
+
+struct site_check {
+	uint64_t cat, name;
+	bool cat_fixed, name_fixed;
+};
+
+/* Read-only memory of a file: a program's or library's literals. */
+static void check_mapping(const struct procfs_map *m, void *ctx)
+{
+	struct site_check *c = ctx;
+
+	if (m->perms[1] == 'w' || m->path[0] != '/')
+		return;
+	c->cat_fixed |= c->cat >= m->start && c->cat < m->end;
+	c->name_fixed |= c->name >= m->start && c->name < m->end;
+}
+
+void usdt_site_found(void *ctx, const struct dft_annot_site *site, uint32_t id)
+{
+	struct usdt_attacher *u = ctx;
+	struct site_check c = { site->cat, site->name, false, false };
+
+	if (!u->skel || !procfs_each_map(site->tgid, check_mapping, &c) || !c.cat_fixed ||
+	    !c.name_fixed)
+		return;
+	/* full (DFT_ANNOT_SITES): the site's hits carry their strings */
+	bpf_map_update_elem(bpf_map__fd(u->skel->maps.annot_sites), site, &id, BPF_ANY);
+}
+
+void usdt_site_gone(void *ctx, const struct dft_annot_site *site)
+{
+	struct usdt_attacher *u = ctx;
+
+	if (u->skel)
+		bpf_map_delete_elem(bpf_map__fd(u->skel->maps.annot_sites), site);
 }
 
 void usdt_free(struct usdt_attacher *u)

@@ -11,7 +11,9 @@
 #define CAPTURE_USDT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
+#include "dftrace.h"
 #include "lib/hmap.h"
 
 struct dftrace_bpf;
@@ -37,6 +39,11 @@ void usdt_offer(struct usdt_attacher *u, const char *path);
 /* Every executable file mapping of pid, from /proc/PID/maps. */
 void usdt_offer_maps(struct usdt_attacher *u, pid_t pid);
 void usdt_attach_pending(struct usdt_attacher *u);
+/* A region's strings at a site of a traced process (trace.h's
+ * site_found): in read-only memory of a file, the kernel side takes the
+ * region's id from annot_sites from now on. site_gone: no more. */
+void usdt_site_found(void *ctx, const struct dft_annot_site *site, uint32_t id);
+void usdt_site_gone(void *ctx, const struct dft_annot_site *site);
 /* Detaches every probe; the attacher can be used again. NULL-safe. */
 void usdt_free(struct usdt_attacher *u);
 

@@ -7,9 +7,11 @@
  * blocks around it too, as pydftracer does.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "correlate/state.h"
+#include "lib/hash.h"
 #include "lib/procfs.h"
 #include "model/profiler.h"
 
@@ -118,10 +120,110 @@ static const struct istr *user_key(const char *k, bool context)
 	return istr_intern(renamed, n, false);
 }
 
+/* ---- sites: a region's strings where they cannot change ---- */
+
+/* A region's strings at their addresses in a process. */
+struct annot_site {
+	struct dft_annot_site key;
+	const struct istr *cat, *name;
+};
+
+#define SITES_MAX 1024	/* per process: a program has a few dozen */
+
+static uint64_t site_hash(uint64_t cat, uint64_t name)
+{
+	uint64_t k[2] = { cat, name };
+
+	return dft_hash64(k, sizeof(k));
+}
+
+static struct annot_site *site_get(const struct proc *p, uint64_t cat, uint64_t name)
+{
+	struct annot_site *s = hmap_get_ptr(&p->sites, site_hash(cat, name));
+
+	return s && s->key.cat == cat && s->key.name == name ? s : NULL;
+}
+
+/* A region began with its strings at user addresses, both read whole:
+ * the site is kept, and the capture side may let the kernel take the
+ * id from there (DFT_ANNOT_CACHED) if the strings cannot change. */
+static void learn_site(struct trace *t, struct proc *p, const struct dft_annot *in,
+		       const struct phase_frame *f)
+{
+	struct annot_site *s;
+
+	if (in->h.flags & (DFT_ANNOT_FAULT_CAT | DFT_ANNOT_FAULT_NAME | DFT_ANNOT_CACHED) ||
+	    !in->cat_ptr || !in->name_ptr || strnlen(in->cat, DFT_CAT_LEN) >= DFT_CAT_LEN - 1 ||
+	    strnlen(in->name, DFT_NAME_LEN) >= DFT_NAME_LEN - 1)
+		return; /* may be cut: not a site's whole strings */
+	if ((s = site_get(p, in->cat_ptr, in->name_ptr))) {
+		s->cat = f->cat; /* memory that can change: as it says now */
+		s->name = f->name;
+		return;
+	}
+	if (hmap_get_ptr(&p->sites, site_hash(in->cat_ptr, in->name_ptr)) ||
+	    p->sites.n >= SITES_MAX || !(s = malloc(sizeof(*s))))
+		return;
+	*s = (struct annot_site){ { p->pid, 0, in->cat_ptr, in->name_ptr }, f->cat, f->name };
+	if (hmap_put_ptr(&p->sites, site_hash(in->cat_ptr, in->name_ptr), s)) {
+		free(s);
+		return;
+	}
+	if (t->cfg.site_found)
+		t->cfg.site_found(t->cfg.site_ctx, &s->key, dft_phase_id(in));
+}
+
+static bool in_range(uint64_t a, uint64_t lo, uint64_t len)
+{
+	return a >= lo && a - lo < len;
+}
+
+void forget_sites(struct trace *t, struct proc *p, uint64_t lo, uint64_t len)
+{
+	struct hmap keep = { 0 };
+	struct annot_site *s;
+	size_t it = 0;
+	uint64_t h, v;
+
+	while (hmap_next(&p->sites, &it, &h, &v)) {
+		s = (struct annot_site *)(uintptr_t)v;
+		if (!in_range(s->key.cat, lo, len) && !in_range(s->key.name, lo, len) &&
+		    !hmap_put_ptr(&keep, h, s))
+			continue;
+		if (t->cfg.site_gone)
+			t->cfg.site_gone(t->cfg.site_ctx, &s->key);
+		free(s);
+	}
+	hmap_free(&p->sites);
+	p->sites = keep;
+}
+
+/* A record of a known site: its strings from there (from the process if
+ * the site is not known: a record sent before it was forgotten). */
+static void fill_site(const struct proc *p, const struct dft_annot *in, struct dft_annot *copy)
+{
+	const struct annot_site *s = p ? site_get(p, in->cat_ptr, in->name_ptr) : NULL;
+
+	memset(copy, 0, sizeof(*copy));
+	memcpy(copy, in, offsetof(struct dft_annot, cat));
+	if (s) {
+		memcpy(copy->cat, s->cat->str, s->cat->len < DFT_CAT_LEN ? s->cat->len : DFT_CAT_LEN - 1);
+		memcpy(copy->name, s->name->str,
+		       s->name->len < DFT_NAME_LEN ? s->name->len : DFT_NAME_LEN - 1);
+		return;
+	}
+	procfs_read_str(in->h.tgid, in->cat_ptr, copy->cat, sizeof(copy->cat));
+	procfs_read_str(in->h.tgid, in->name_ptr, copy->name, sizeof(copy->name));
+}
+
 /* The record with the strings the kernel side could not read filled in. */
-static const struct dft_annot *complete(const struct dft_annot *in,
+static const struct dft_annot *complete(const struct proc *p, const struct dft_annot *in,
 					struct dft_annot *copy)
 {
+	if (in->h.flags & DFT_ANNOT_CACHED) {
+		fill_site(p, in, copy);
+		return copy;
+	}
 	if (!(in->h.flags & (DFT_ANNOT_FAULT_CAT | DFT_ANNOT_FAULT_NAME)))
 		return in;
 	*copy = *in;
@@ -170,9 +272,9 @@ static void set_context(struct trace *t, struct proc *p,
 
 void on_annot(struct trace *t, const struct dft_annot *in)
 {
+	struct proc *p = trace_proc(t, in->h.tgid);
 	struct dft_annot copy;
-	const struct dft_annot *e = complete(in, &copy);
-	struct proc *p = trace_proc(t, e->h.tgid);
+	const struct dft_annot *e = complete(p, in, &copy);
 	struct phase_frame *f;
 	struct thread *th;
 	struct sink *s;
@@ -185,8 +287,12 @@ void on_annot(struct trace *t, const struct dft_annot *in)
 	switch (e->h.nr) {
 	case DFT_ANNOT_BEGIN:
 		f = push_region(t, p, th, e->cat, e->name, e->h.ts, e->value);
+		/* the id the kernel side gave it: of the strings it read, or,
+		 * at a known site, of the whole strings */
 		if (f)
-			fold_learn_phase(t, in, f->cat, f->name);
+			fold_learn_phase(t, in->h.flags & DFT_ANNOT_CACHED ? e : in, f->cat, f->name);
+		if (f)
+			learn_site(t, p, in, f);
 		break;
 	case DFT_ANNOT_ARG_INT:
 	case DFT_ANNOT_ARG_STR:

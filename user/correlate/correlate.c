@@ -241,8 +241,9 @@ static void apply_effect(struct trace *t, struct proc *p, const struct sc_desc *
 		apply_mmap(t, p, e, f);
 		break;
 	case FX_MUNMAP:
-		if (ret == 0 && !strcmp(d->syscall, "munmap"))
-			map_remove(p, e->args[0], e->args[1]);
+		if (ret != 0 || strcmp(d->syscall, "munmap"))
+			break;
+		map_remove(p, e->args[0], e->args[1]);
 		break;
 	default:
 		break;
@@ -274,6 +275,10 @@ void on_syscall(struct trace *t, const struct dft_syscall *e,
 		apply_effect(t, p, d, e, NULL);
 		return;
 	}
+	/* a library unloaded: its annotations' strings with it (whatever
+	 * the model knew of the mapping) */
+	if (d->effect == FX_MUNMAP && p->sites.n && e->ret == 0 && !strcmp(d->syscall, "munmap"))
+		forget_sites(t, p, e->args[0], e->args[1]);
 	name_files(p, d, e, str, len, flags, &f);
 	if (e->h.flags & DFT_CALL_QUIET) { /* outside --steps' windows */
 		apply_effect(t, p, d, e, &f);
@@ -436,6 +441,7 @@ static struct thread *become_new_program(struct trace *t, struct proc *p,
 	fd_exec(p);
 	gpu_state_free(p->gpu); /* a new program: none of it is its */
 	p->gpu = NULL;
+	forget_sites(t, p, 0, UINT64_MAX);
 	memcpy(p->comm, e->comm, DFT_COMM_LEN);
 	p->comm[DFT_COMM_LEN - 1] = 0;
 	if (e->argv_len)
@@ -474,6 +480,7 @@ static void forget_process(struct trace *t, struct proc *p, uint32_t tid,
 
 	fold_write_totals(t, p, 0);
 	fileid_forget_process(&t->fileids, p->pid);
+	forget_sites(t, p, 0, UINT64_MAX);
 	s = files_sink_if_open(&t->files, p);
 	if (s)
 		writer_forget_names(s, p->pid, tid);

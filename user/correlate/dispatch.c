@@ -133,8 +133,9 @@ int trace_handle_record(void *ctx, void *data, size_t size)
 		if (size >= sizeof(struct dft_comm))
 			on_comm(t, data);
 		break;
-	case DFT_EV_ANNOT:
-		if (size >= sizeof(struct dft_annot))
+	case DFT_EV_ANNOT: /* a known site's: without the strings */
+		if (size >= sizeof(struct dft_annot) ||
+		    (size >= offsetof(struct dft_annot, cat) && h->flags & DFT_ANNOT_CACHED))
 			on_annot(t, data);
 		break;
 	case DFT_EV_MMAP:

@@ -37,6 +37,9 @@ void on_comm(struct trace *t, const struct dft_comm *e);
  * what it was before. */
 void on_fds_lost(struct trace *t, const struct dft_header *h);
 void on_gpu(struct trace *t, const struct dft_gpu *e, size_t size);
+/* The process's annotation sites in [lo, lo + len) are no more (an
+ * unmapping; all of them: 0, UINT64_MAX at an exec or its end). */
+void forget_sites(struct trace *t, struct proc *p, uint64_t lo, uint64_t len);
 /* A folded total of GPU call id (--profile) as its event. */
 void gpu_fold_event(const struct proc *p, unsigned int id, const struct dft_fold_key *k,
 		    struct fold_event *ev);

@@ -43,6 +43,14 @@ struct trace_config {
 	 * maps, each handed to trace_fold() before the process is forgotten
 	 * (ctx: lost_name_ctx). */
 	void (*process_ended)(void *ctx, struct trace *t, uint32_t pid);
+	/* A region annotation's strings at these addresses of pid, read
+	 * whole: the capture side may let the kernel take the region's id
+	 * from there from now on (DFT_ANNOT_CACHED records), where the
+	 * strings cannot change (read-only file memory). site_gone: that
+	 * no more (an exec, an unmapping, the process's end). ctx: site_ctx. */
+	void (*site_found)(void *ctx, const struct dft_annot_site *s, uint32_t id);
+	void (*site_gone)(void *ctx, const struct dft_annot_site *s);
+	void *site_ctx;
 	/* The kernel's features, for the start and end events (or NULL). */
 	const char *features;
 	void *on_program_ctx;

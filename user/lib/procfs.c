@@ -140,8 +140,8 @@ bool procfs_each_map(pid_t pid, void (*fn)(const struct procfs_map *m, void *ctx
 	/* "addr perms offset MM:mm inode   path" */
 	while (fgets(line, sizeof(line), f)) {
 		at = 0;
-		if (sscanf(line, "%*s %7s %*s %x:%x %llu %n", m.perms, &m.major, &m.minor,
-			   &m.ino, &at) != 4)
+		if (sscanf(line, "%llx-%llx %7s %*s %x:%x %llu %n", &m.start, &m.end, m.perms,
+			   &m.major, &m.minor, &m.ino, &at) != 6)
 			continue;
 		line[strcspn(line, "\n")] = 0;
 		m.path = at ? line + at : "";

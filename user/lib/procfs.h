@@ -38,6 +38,7 @@ bool procfs_comm(pid_t pid, const char *what, char *comm);
 
 /* One line of /proc/PID/maps. */
 struct procfs_map {
+	unsigned long long start, end;	/* [start, end) */
 	char perms[8];		/* "r-xp" */
 	unsigned int major, minor;	/* the file's device; 0:0 for memory */
 	unsigned long long ino;

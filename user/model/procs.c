@@ -157,6 +157,7 @@ static void free_proc(struct proc *p)
 	ctx_free(&p->ctx);
 	hmap_free_ptrs(&p->folds);
 	gpu_state_free(p->gpu);
+	hmap_free_ptrs(&p->sites);
 	free(p);
 }
 

@@ -58,6 +58,9 @@ struct proc {
 	struct job_rank job;	/* its launcher's rank variables, at exec */
 	struct hmap folds;	/* totals not written yet: key hash -> malloc'd total */
 	struct gpu_state *gpu;	/* what its GPU calls made (model/gpucalls.h) */
+	/* annotation sites seen: hash of (cat, name) addresses -> malloc'd
+	 * struct annot_site (correlate/annot.c) */
+	struct hmap sites;
 	struct liveness live;	/* for the sweep of the dead (trace_sweep()) */
 };
 
