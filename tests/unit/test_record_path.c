@@ -28,18 +28,23 @@ static uint64_t clock_ns = 1000000000;
 
 /* A trace of PID, launched (not exec'd yet: its mapped pages are the
  * tracer's own) or found running. */
+static void new_trace_with(struct trace_config *cfg)
+{
+	out = sink_memory();
+	cfg->single = out;
+	if (trace_new(&t, cfg)) {
+		printf("Bail out! trace_new failed\n");
+		exit(1);
+	}
+	trace_adopt(t, PID);
+}
+
 static void new_trace_of(bool launched)
 {
 	struct trace_config cfg = { .cmdline = "unit test", .root_pid = PID,
 				    .root_launched = launched };
 
-	out = sink_memory();
-	cfg.single = out;
-	if (trace_new(&t, &cfg)) {
-		printf("Bail out! trace_new failed\n");
-		exit(1);
-	}
-	trace_adopt(t, PID);
+	new_trace_with(&cfg);
 }
 
 static void new_trace(void)
@@ -684,13 +689,7 @@ static void test_annotation_sites(void)
 				    .root_launched = true, .site_found = on_site_found,
 				    .site_gone = on_site_gone };
 
-	out = sink_memory();
-	cfg.single = out;
-	if (trace_new(&t, &cfg)) {
-		printf("Bail out! trace_new failed\n");
-		exit(1);
-	}
-	trace_adopt(t, PID);
+	new_trace_with(&cfg);
 	strcpy(raw.cat, "compute");
 	strcpy(raw.name, "forward");
 	site_annot(DFT_ANNOT_BEGIN, "compute", "forward", false);
