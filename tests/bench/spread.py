@@ -1,0 +1,86 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+"""The spread of make bench's interleaved runs, and what a difference
+between two sides may be taken to say.
+
+A file of runs holds one line a run: "SIDE VALUE [VALUE...]".
+  spread.py mmm FILE SIDE [COLUMN] [SCALE]   "min median max" of a side
+  spread.py judge FILE BASE SIDE [--higher] [--target PCT]
+        the side's cost over the base, as a share of the base's median
+        (--higher: the values are rates, more is faster), and its verdict
+
+The spread of a side is its max - min over its median; a difference is
+judged against the wider of the two sides' spreads (the noise):
+  - traced faster than untraced by more than the noise: "bench defect"
+    (a tracer adds work: such a figure says the runs were not alike);
+  - with a target: "within target" or "over target" when the cost is
+    further from the target than the noise, else "inside the noise: no
+    decision"; without one, "inside the noise" when the cost is smaller
+    than the noise.
+Bench code imports it too (PYTHONPATH=tests/bench)."""
+import statistics
+import sys
+
+
+def load(path):
+    runs = {}
+    with open(path) as f:
+        for line in f:
+            w = line.split()
+            if len(w) >= 2:
+                runs.setdefault(w[0], []).append([float(x) for x in w[1:]])
+    return runs
+
+
+def column(runs, side, col=0):
+    return [r[col] for r in runs.get(side, []) if len(r) > col]
+
+
+def mmm(xs):
+    return min(xs), statistics.median(xs), max(xs)
+
+
+def spread(xs):
+    """max - min over the median: how far apart alike runs came out"""
+    med = statistics.median(xs)
+    return (max(xs) - min(xs)) / med if med else float("inf")
+
+
+def judge(base, other, higher=False, target=None):
+    """(cost, noise, verdict): cost is the other side's extra over the
+    base as a share (0.05 = 5% slower), noise the wider spread."""
+    mb, mo = statistics.median(base), statistics.median(other)
+    cost = mb / mo - 1 if higher else mo / mb - 1
+    noise = max(spread(base), spread(other))
+    if cost < -noise:
+        return cost, noise, "bench defect: traced faster than untraced beyond the spread"
+    if target is None:
+        return cost, noise, "inside the noise" if abs(cost) <= noise else ""
+    if abs(cost - target) <= noise:
+        return cost, noise, "inside the noise: no decision"
+    return cost, noise, "within target" if cost < target else "over target"
+
+
+def main(argv):
+    if len(argv) >= 3 and argv[0] == "mmm":
+        col = int(argv[3]) if len(argv) > 3 else 0
+        scale = float(argv[4]) if len(argv) > 4 else 1
+        xs = column(load(argv[1]), argv[2], col)
+        if not xs:
+            sys.exit("spread: no runs of '%s' in '%s'" % (argv[2], argv[1]))
+        print(" ".join("%g" % (x * scale) for x in mmm(xs)))
+        return 0
+    if len(argv) >= 4 and argv[0] == "judge":
+        runs = load(argv[1])
+        target = float(argv[argv.index("--target") + 1]) / 100 if "--target" in argv else None
+        base, other = column(runs, argv[2]), column(runs, argv[3])
+        if not base or not other:
+            sys.exit("spread: no runs of '%s' or '%s' in '%s'" % (argv[2], argv[3], argv[1]))
+        cost, noise, verdict = judge(base, other, "--higher" in argv, target)
+        print("%+.1f%% (spread %.1f%%)%s" % (cost * 100, noise * 100, ": " + verdict if verdict else ""))
+        return 0
+    sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
