@@ -10,7 +10,8 @@ A file of runs holds one line a run: "SIDE VALUE [VALUE...]".
         (--higher: the values are rates, more is faster), and its verdict
 
 The spread of a side is its max - min over its median; a difference is
-judged against the wider of the two sides' spreads (the noise):
+judged against the wider of the two sides' spreads (the noise), with at least MIN_RUNS
+runs a side:
   - traced faster than untraced by more than the noise: "bench defect"
     (a tracer adds work: such a figure says the runs were not alike);
   - with a target: "within target" or "over target" when the cost is
@@ -20,6 +21,10 @@ judged against the wider of the two sides' spreads (the noise):
 Bench code imports it too (PYTHONPATH=tests/bench)."""
 import statistics
 import sys
+
+
+# fewer runs a side than this make no spread worth the name
+MIN_RUNS = 3
 
 
 def load(path):
@@ -46,12 +51,21 @@ def spread(xs):
     return (max(xs) - min(xs)) / med if med else float("inf")
 
 
-def judge(base, other, higher=False, target=None):
+def judge(base, other, higher=False, target=None, absolute=False):
     """(cost, noise, verdict): cost is the other side's extra over the
-    base as a share (0.05 = 5% slower), noise the wider spread."""
+    base as a share (0.05 = 5% slower), noise the wider spread; with
+    absolute, in the values' own unit (for costs near 0 untraced, such
+    as an annotation's over a bare call): the difference of medians,
+    against the wider max - min."""
     mb, mo = statistics.median(base), statistics.median(other)
-    cost = mb / mo - 1 if higher else mo / mb - 1
-    noise = max(spread(base), spread(other))
+    if absolute:
+        cost = mb - mo if higher else mo - mb
+        noise = max(max(base) - min(base), max(other) - min(other))
+    else:
+        cost = mb / mo - 1 if higher else mo / mb - 1
+        noise = max(spread(base), spread(other))
+    if min(len(base), len(other)) < MIN_RUNS:
+        return cost, noise, "too few runs to judge"
     if cost < -noise:
         return cost, noise, "bench defect: traced faster than untraced beyond the spread"
     if target is None:
