@@ -25,8 +25,8 @@ struct {
 	__type(value, struct dft_annot);
 } annot_scratch SEC(".maps");
 
-/* Sites whose strings user space read and found in read-only file
- * memory (user/correlate/annot.c): their phase ids. A region's begin or
+/* Sites whose strings user space read and found in read-only memory
+ * (user/correlate/annot.c): their phase ids. A region's begin or
  * end there reads no string and hashes none: most of a hit's cost. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

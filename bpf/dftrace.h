@@ -316,9 +316,10 @@ struct dft_annot {
 	char name[DFT_NAME_LEN];
 };
 
-/* A site of a region's strings that user space found in read-only file
- * memory (a program's or library's literals): the kernel side takes its
- * id from there and sends the record without the strings. */
+/* A site of a region's strings that user space found in read-only
+ * memory (a program's or library's literals, the Python package's
+ * names): the kernel side takes its id from there and sends the record
+ * without the strings. */
 struct dft_annot_site {
 	unsigned int tgid, pad;
 	unsigned long long cat, name;

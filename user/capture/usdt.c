@@ -246,12 +246,15 @@ struct site_check {
 	bool cat_fixed, name_fixed;
 };
 
-/* Read-only memory of a file: a program's or library's literals. */
+/* Read-only memory: a program's or library's literals, or names a
+ * program keeps read-only for this (the Python package's). A process
+ * that made such memory writable again and rewrote it would only
+ * mislabel its own regions, as it could by naming them otherwise. */
 static void check_mapping(const struct procfs_map *m, void *ctx)
 {
 	struct site_check *c = ctx;
 
-	if (m->perms[1] == 'w' || m->path[0] != '/')
+	if (m->perms[0] != 'r' || m->perms[1] == 'w')
 		return;
 	c->cat_fixed |= c->cat >= m->start && c->cat < m->end;
 	c->name_fixed |= c->name >= m->start && c->name < m->end;

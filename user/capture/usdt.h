@@ -40,7 +40,7 @@ void usdt_offer(struct usdt_attacher *u, const char *path);
 void usdt_offer_maps(struct usdt_attacher *u, pid_t pid);
 void usdt_attach_pending(struct usdt_attacher *u);
 /* A region's strings at a site of a traced process (trace.h's
- * site_found): in read-only memory of a file, the kernel side takes the
+ * site_found): in read-only memory, the kernel side takes the
  * region's id from annot_sites from now on. site_gone: no more. */
 void usdt_site_found(void *ctx, const struct dft_annot_site *site, uint32_t id);
 void usdt_site_gone(void *ctx, const struct dft_annot_site *site);

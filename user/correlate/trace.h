@@ -46,7 +46,7 @@ struct trace_config {
 	/* A region annotation's strings at these addresses of pid, read
 	 * whole: the capture side may let the kernel take the region's id
 	 * from there from now on (DFT_ANNOT_CACHED records), where the
-	 * strings cannot change (read-only file memory). site_gone: that
+	 * strings cannot change (read-only memory). site_gone: that
 	 * no more (an exec, an unmapping, the process's end). ctx: site_ctx. */
 	void (*site_found)(void *ctx, const struct dft_annot_site *s, uint32_t id);
 	void (*site_gone)(void *ctx, const struct dft_annot_site *s);

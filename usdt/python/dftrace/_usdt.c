@@ -10,6 +10,9 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <dftrace/usdt.h>
 
 static int str_arg(PyObject *o, const char **out, const char *what)
@@ -27,6 +30,67 @@ static int str_arg(PyObject *o, const char **out, const char *what)
 	}
 	*out = PyUnicode_AsUTF8AndSize(o, &n);
 	return *out ? 0 : -1;
+}
+
+/*
+ * Region names kept where they cannot change: a tracer reads a region's
+ * strings once per place they live, not at every hit, when that memory
+ * is read-only (dftrace-bpf: annotation sites). A str's UTF-8 lives in
+ * the heap, so each distinct name is copied once into pages of our own,
+ * made read-only again after each copy (a name is never written twice).
+ * Names past the arena's room go as they are. */
+#define ARENA_PAGES 64
+#define NAMES_MAX 1024
+
+static char *arena;
+static size_t arena_used, arena_size;
+static struct { Py_hash_t hash; const char *s; } names[NAMES_MAX];
+
+static const char *arena_copy(const char *s, size_t n)
+{
+	char *at;
+
+	if (!arena) {
+		arena_size = ARENA_PAGES * (size_t)sysconf(_SC_PAGESIZE);
+		arena = mmap(NULL, arena_size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (arena == MAP_FAILED) {
+			arena = NULL;
+			return NULL;
+		}
+	}
+	if (arena_used + n + 1 > arena_size ||
+	    mprotect(arena, arena_size, PROT_READ | PROT_WRITE))
+		return NULL;
+	at = arena + arena_used;
+	memcpy(at, s, n + 1);
+	arena_used += n + 1;
+	mprotect(arena, arena_size, PROT_READ);
+	return at;
+}
+
+/* The arena's copy of a region's cat or name (o's UTF-8, s, n bytes):
+ * found by the str's hash (cached in the object), copied if new. */
+static const char *fixed_name(PyObject *o, const char *s, Py_ssize_t n)
+{
+	Py_hash_t h = PyObject_Hash(o);
+	const char *copy;
+
+	if (h == -1) {
+		PyErr_Clear();
+		return s;
+	}
+	for (size_t i = (size_t)h % NAMES_MAX, k = 0; k < NAMES_MAX; k++, i = (i + 1) % NAMES_MAX) {
+		if (!names[i].s) {
+			if (!(copy = arena_copy(s, n)))
+				return s;
+			names[i].hash = h;
+			names[i].s = copy;
+			return copy;
+		}
+		if (names[i].hash == h && !strncmp(names[i].s, s, n) && !names[i].s[n])
+			return names[i].s;
+	}
+	return s;
 }
 
 static int int_arg(PyObject *o, int64_t *out)
@@ -65,6 +129,10 @@ static PyObject *region(int end, const char *fn, PyObject *const *args, Py_ssize
 	if (!cat || !name) {
 		PyErr_SetString(PyExc_TypeError, "cat and name must be str");
 		return NULL;
+	}
+	if (end ? DFT__ON(region_end) : DFT__ON(region_begin)) {
+		cat = fixed_name(args[0], cat, strlen(cat));
+		name = fixed_name(args[1], name, strlen(name));
 	}
 	dft__region(end, cat, name, count);
 	Py_RETURN_NONE;
