@@ -16,13 +16,13 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "../workloads/workload.h"
 #include "../standin/gpuapi.h"
 
 #define RUNS 3
@@ -164,20 +164,9 @@ static double time_family(const struct family *f, struct ctx *c, long n)
 static void hold(void)
 {
 	const char *path = getenv("GPUCALLS_HOLD");
-	sigset_t set;
-	FILE *f;
-	int sig;
 
-	if (!path)
-		return;
-	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &set, NULL);
-	f = fopen(path, "w");
-	if (!f || fprintf(f, "%d\n", getpid()) < 0 || fclose(f))
-		die_errno(path);
-	if (sigwait(&set, &sig))
-		die_errno("sigwait");
+	if (path)
+		wl_hold(path, 60);
 }
 
 int main(int argc, char **argv)

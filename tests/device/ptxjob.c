@@ -16,7 +16,6 @@
  * Every failure is one line on stderr.
  */
 #include <dlfcn.h>
-#include <signal.h>
 #include <stdint.h>
 #include <dftrace/usdt.h>
 #include "../workloads/workload.h"
@@ -234,19 +233,9 @@ static int run(CUfunction fn, int ncopies, int nlaunch)
 static void hold(void)
 {
 	const char *path = getenv("PTXJOB_HOLD");
-	sigset_t set;
-	FILE *f;
-	int sig;
 
-	if (!path)
-		return;
-	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &set, NULL);
-	f = fopen(path, "w");
-	if (!f || fprintf(f, "%d\n", getpid()) < 0 || fclose(f))
-		fail(4, "cannot write '%s'", path);
-	sigwait(&set, &sig);
+	if (path)
+		wl_hold(path, 60);
 }
 
 int main(int argc, char **argv)

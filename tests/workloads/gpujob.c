@@ -237,20 +237,12 @@ static void load_api(void)
  * takes longer than that. */
 static void hold_loaded(void)
 {
-	struct timespec ts = { 0, 20 * 1000000L };
-	char txt[32];
-	sigset_t set;
+	char path[PATH_MAX];
 
 	if (!getenv("GPUJOB_HOLD"))
 		return;
-	wl_block_go(&set);
-	snprintf(txt, sizeof(txt), "%d\n", wl_pid());
-	wl_ctl_file("loaded", txt);
-	for (int i = 0; i < 60 * 50; i++)
-		if (sigtimedwait(&set, NULL, &ts) == SIGUSR1)
-			return;
-	errno = ETIMEDOUT;
-	wl_die("no SIGUSR1 within 60 s of loading");
+	snprintf(path, sizeof(path), "%s/loaded", wl_ctl());
+	wl_hold(path, 60);
 }
 
 /* ---- phases ---- */

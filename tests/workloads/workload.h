@@ -196,6 +196,30 @@ static WL_UNUSED int wl_wait_go(int timeout_s)
 	wl_die("no SIGUSR1 within %d s", timeout_s);
 }
 
+/* Our pid into PATH (whole: written aside, then renamed), then no return
+ * before SIGUSR1 (exits 99 after timeout_s): a program held, its
+ * libraries loaded, until a tracer has probed them (it says so, -v). */
+static WL_UNUSED void wl_hold(const char *path, int timeout_s)
+{
+	struct timespec ts = { 0, 20 * 1000000L };
+	char tmp[PATH_MAX + 16], txt[32];
+	sigset_t set;
+	int fd, n;
+
+	wl_block_go(&set);
+	n = snprintf(txt, sizeof(txt), "%d\n", wl_pid());
+	if (snprintf(tmp, sizeof(tmp), "%s.%d", path, wl_pid()) >= (int)sizeof(tmp))
+		wl_die("path too long '%s'", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, txt, n) != n || close(fd) || rename(tmp, path))
+		wl_die("cannot write '%s'", path);
+	for (long i = 0; i < timeout_s * 50L; i++)
+		if (sigtimedwait(&set, NULL, &ts) == SIGUSR1)
+			return;
+	errno = ETIMEDOUT;
+	wl_die("no SIGUSR1 within %d s of '%s'", timeout_s, path);
+}
+
 /* "gpu" record: one call of the CUDA driver, NCCL or cuFile, as the tracer
  * must write it (notes/26-spec.md):
  *   gpu PID TID CAT NAME BYTES DETAIL RCAT RNAME STEP FUNC ARGS
