@@ -102,6 +102,12 @@ static void learn_comm(struct gpu_state *g, const struct gpu_desc *d, const stru
 	}
 }
 
+/* An allocation's bytes: a pitched one's pitch times its height. */
+static uint64_t alloc_bytes(const struct gpu_desc *d, const struct dft_gpu *e)
+{
+	return d->cls == GC_ALLOC_PITCH ? e->out2 * arg(e, d->x) : arg(e, d->bytes);
+}
+
 /* What the call made or undid, for the calls after it; *undone: what
  * it undid (the bytes a free gave back, the file a handle named). */
 static void learn(struct proc *p, const struct gpu_desc *d, const struct dft_gpu *e,
@@ -122,10 +128,8 @@ static void learn(struct proc *p, const struct gpu_desc *d, const struct dft_gpu
 			keep(&g->kernels, e->out, (uintptr_t)s);
 		break;
 	case GC_ALLOC:
-		keep(&g->allocs, e->out, arg(e, d->bytes));
-		break;
 	case GC_ALLOC_PITCH:
-		keep(&g->allocs, e->out, e->out2 * arg(e, d->x));
+		keep(&g->allocs, e->out, alloc_bytes(d, e));
 		break;
 	case GC_FREE:
 		hmap_del(&g->allocs, arg(e, 1), undone);
@@ -193,14 +197,21 @@ static void add_comm(struct gpu_event *ev, const struct gpu_desc *d, const struc
 	add_ranks(ev, ranks);
 }
 
-static void add_collective(struct gpu_event *ev, const struct gpu_desc *d,
-			   const struct gpu_state *g, const struct dft_gpu *e)
+/* args.bytes: what the call moved, returned for its total. */
+static int64_t add_bytes(struct gpu_event *ev, int64_t bytes)
+{
+	ADD(ev, GPU_ARG(bytes, bytes));
+	return bytes;
+}
+
+static int64_t add_collective(struct gpu_event *ev, const struct gpu_desc *d,
+			      const struct gpu_state *g, const struct dft_gpu *e)
 {
 	unsigned int size;
 	const char *type = gpu_nccl_type(arg(e, d->x), &size);
 	uint64_t count = arg(e, d->bytes), ranks = rank_pair(-1, -1);
+	int64_t bytes = add_bytes(ev, (int64_t)(count * size));
 
-	ADD(ev, GPU_ARG(bytes, (int64_t)(count * size)));
 	ADD(ev, GPU_ARG(count, (int64_t)count));
 	ADD(ev, GPU_ARG_STR(datatype, istr_cstr(type)));
 	if (d->kind == GK_PEER)
@@ -210,13 +221,14 @@ static void add_collective(struct gpu_event *ev, const struct gpu_desc *d,
 	if (g)
 		hmap_get(&g->comms, arg(e, d->comm), &ranks);
 	add_ranks(ev, ranks);
+	return bytes;
 }
 
 /* cuFile's reads and writes are file I/O: POSIX events named for
  * DFAnalyzer, bytes in ret. In its compatibility mode cuFile reads and
  * writes with syscalls, already in the trace: the call is then CUFILE,
- * so that no byte is counted twice. */
-static void file_io(struct gpu_event *ev, const struct gpu_desc *d, const struct thread *th,
+ * so that no byte is counted twice. Returns the bytes. */
+static int64_t file_io(struct gpu_event *ev, const struct gpu_desc *d, const struct thread *th,
 		    const struct gpu_state *g, const struct dft_gpu *e)
 {
 	bool read = d->kind == GK_READ;
@@ -241,17 +253,20 @@ static void file_io(struct gpu_event *ev, const struct gpu_desc *d, const struct
 		ev->cat = "CUFILE";
 		ADD(ev, GPU_ARG_STR(via, istr_cstr("posix")));
 	}
+	return ev->ret > 0 ? ev->ret : 0;
 }
 
-static void describe(struct gpu_event *ev, const struct gpu_desc *d, const struct thread *th,
-		     const struct gpu_state *g, const struct dft_gpu *e, uint64_t undone)
+/* The call's args; returns what it moved (-1: nothing it moves). */
+static int64_t describe(struct gpu_event *ev, const struct gpu_desc *d, const struct thread *th,
+			const struct gpu_state *g, const struct dft_gpu *e, uint64_t undone)
 {
 	const uint32_t *cfg = (const uint32_t *)e->aux;
+	int64_t bytes = -1;
 	uint32_t v[7];
 
 	switch (d->cls) {
 	case GC_COPY:
-		ADD(ev, GPU_ARG(bytes, (int64_t)arg(e, d->bytes)));
+		bytes = add_bytes(ev, (int64_t)arg(e, d->bytes));
 		ADD(ev, GPU_ARG_STR(copy_kind, istr_cstr(gpu_copy_kind(d->kind))));
 		break;
 	case GC_LAUNCH:
@@ -271,12 +286,10 @@ static void describe(struct gpu_event *ev, const struct gpu_desc *d, const struc
 		break;
 	case GC_ALLOC:
 	case GC_ALLOC_PITCH:
-		ADD(ev, GPU_ARG(bytes, (int64_t)(d->cls == GC_ALLOC ? arg(e, d->bytes) :
-						       e->out2 * arg(e, d->x))));
+		bytes = add_bytes(ev, (int64_t)alloc_bytes(d, e));
 		break;
 	case GC_FREE:
-		if (undone)
-			ADD(ev, GPU_ARG(bytes, (int64_t)undone));
+		bytes = undone ? add_bytes(ev, (int64_t)undone) : 0;
 		break;
 	case GC_FILE_REG:
 		ev->file = g ? named(&g->files, e->out) : NULL;
@@ -285,7 +298,7 @@ static void describe(struct gpu_event *ev, const struct gpu_desc *d, const struc
 		ev->file = (const struct istr *)(uintptr_t)undone;
 		break;
 	case GC_COLL:
-		add_collective(ev, d, g, e);
+		bytes = add_collective(ev, d, g, e);
 		break;
 	case GC_COMM_INIT:
 	case GC_COMM_RANK:
@@ -297,27 +310,17 @@ static void describe(struct gpu_event *ev, const struct gpu_desc *d, const struc
 	case GC_FILE_IO:
 	case GC_FILE_ASYNC:
 	case GC_FILE_BATCH:
-		file_io(ev, d, th, g, e);
+		bytes = file_io(ev, d, th, g, e);
 		break;
 	default:
 		break;
 	}
 	if (d->stream)
 		ADD(ev, GPU_ARG(stream_id, (int64_t)arg(e, d->stream)));
+	return bytes;
 }
 
 /* ---- --profile: totals ---- */
-
-/* What a call moved, for its total; -1: nothing that it moves. */
-static int64_t call_bytes(const struct gpu_desc *d, const struct gpu_event *ev)
-{
-	for (int i = 0; i < ev->nargs; i++)
-		if (ev->args[i].key_len == sizeof(KEY(bytes)) - 1 &&
-		    !memcmp(ev->args[i].key, KEY(bytes), ev->args[i].key_len))
-			return ev->args[i].v;
-	return d->cls == GC_FILE_IO || d->cls == GC_FILE_ASYNC || d->cls == GC_FILE_BATCH ?
-		       (ev->ret > 0 ? ev->ret : 0) : -1;
-}
 
 /* The id the kernel side gives the thread's innermost region. */
 static uint32_t phase_id_of(const struct thread *th)
@@ -356,13 +359,13 @@ static void pos_now(struct dft_fold_key *k, const struct proc *p, const struct i
  * the kernel side's totals of syscalls are. Folded here, not in the
  * kernel: the uprobe pair costs ten times the record. */
 static void fold(struct trace *t, struct proc *p, const struct thread *th,
-		 const struct gpu_desc *d, const struct dft_gpu *e, const struct gpu_event *ev)
+		 const struct gpu_desc *d, const struct dft_gpu *e, const struct gpu_event *ev,
+		 int64_t bytes)
 {
 	struct dft_fold_key k = { .tgid = e->h.tgid, .tid = e->h.tid, .phase = phase_id_of(th),
 				  .nr = DFT_GPU_NR_BASE + e->h.nr };
 	struct dft_fold f = { .calls = 1, .dur_ns = e->dur, .first_ns = e->h.ts,
 			      .last_ns = e->h.ts + e->dur, .fd = -1 };
-	int64_t bytes = call_bytes(d, ev);
 
 	if (d->cls == GC_LAUNCH || d->cls == GC_LAUNCH_EX)
 		k.ino = arg(e, d->cls == GC_LAUNCH ? 1 : 2);
@@ -381,8 +384,7 @@ void gpu_fold_event(const struct proc *p, unsigned int id, const struct dft_fold
 
 	ev->name_cat = gpu_name_cat(id, &ev->name_cat_len);
 	ev->call = NULL;
-	ev->gpu_bytes = d->cls == GC_COPY || d->cls == GC_ALLOC || d->cls == GC_ALLOC_PITCH ||
-			d->cls == GC_FREE || d->cls == GC_COLL || d->cls >= GC_FILE_IO;
+	ev->gpu_bytes = gpu_moves_bytes(d->cls);
 	ev->kernel = k->ino && p->gpu ? named(&p->gpu->kernels, k->ino) : NULL;
 }
 
@@ -391,6 +393,7 @@ void on_gpu(struct trace *t, const struct dft_gpu *e, size_t size)
 	const struct gpu_desc *d = gpu_call(e->h.nr);
 	struct gpu_event ev = { .ts_ns = e->h.ts, .dur_ns = e->dur, .ret = (int)e->ret };
 	uint64_t undone = 0;
+	int64_t bytes;
 	struct thread *th;
 	struct proc *p;
 	struct sink *s;
@@ -404,9 +407,9 @@ void on_gpu(struct trace *t, const struct dft_gpu *e, size_t size)
 	if (d->cls == GC_FILE_DEREG) /* void: rax is whatever was left */
 		ev.ret = 0;
 	ev.cat = d->cls >= GC_FILE_REG ? "CUFILE" : gpu_family_cat(d->family);
-	describe(&ev, d, th, p->gpu, e, undone);
+	bytes = describe(&ev, d, th, p->gpu, e, undone);
 	if (t->cfg.profile) {
-		fold(t, p, th, d, e, &ev);
+		fold(t, p, th, d, e, &ev, bytes);
 		return;
 	}
 	s = files_sink(&t->files, p);

@@ -47,6 +47,13 @@ const char *gpu_name_cat(unsigned int id, size_t *len);
 const char *gpu_copy_kind(enum dft_gpu_kind k);
 /* An NCCL datatype's name and size in bytes (0: unknown). */
 const char *gpu_nccl_type(unsigned long long t, unsigned int *size);
+/* A class whose calls move bytes (args.bytes, or a cuFile call's ret). */
+static inline bool gpu_moves_bytes(enum dft_gpu_class c)
+{
+	return c == GC_COPY || c == GC_ALLOC || c == GC_ALLOC_PITCH || c == GC_FREE ||
+	       c == GC_COLL || c == GC_FILE_IO || c == GC_FILE_ASYNC || c == GC_FILE_BATCH;
+}
+
 /* A syncing call: the time the host waited for the device. */
 static inline bool gpu_is_wait(const struct gpu_desc *d)
 {
