@@ -150,22 +150,24 @@ static struct annot_site *site_get(const struct proc *p, uint64_t cat, uint64_t 
 static void learn_site(struct trace *t, struct proc *p, const struct dft_annot *in,
 		       const struct phase_frame *f)
 {
+	uint64_t h = site_hash(in->cat_ptr, in->name_ptr);
 	struct annot_site *s;
 
 	if (in->h.flags & (DFT_ANNOT_FAULT_CAT | DFT_ANNOT_FAULT_NAME | DFT_ANNOT_CACHED) ||
 	    !in->cat_ptr || !in->name_ptr || strnlen(in->cat, DFT_CAT_LEN) >= DFT_CAT_LEN - 1 ||
 	    strnlen(in->name, DFT_NAME_LEN) >= DFT_NAME_LEN - 1)
 		return; /* may be cut: not a site's whole strings */
-	if ((s = site_get(p, in->cat_ptr, in->name_ptr))) {
-		s->cat = f->cat; /* memory that can change: as it says now */
-		s->name = f->name;
-		return;
+	if ((s = hmap_get_ptr(&p->sites, h))) {
+		if (s->key.cat == in->cat_ptr && s->key.name == in->name_ptr) {
+			s->cat = f->cat; /* memory that can change: as it says now */
+			s->name = f->name;
+		}
+		return; /* or another site of the same hash: this one uncached */
 	}
-	if (hmap_get_ptr(&p->sites, site_hash(in->cat_ptr, in->name_ptr)) ||
-	    p->sites.n >= SITES_MAX || !(s = malloc(sizeof(*s))))
+	if (p->sites.n >= SITES_MAX || !(s = malloc(sizeof(*s))))
 		return;
 	*s = (struct annot_site){ { p->pid, 0, in->cat_ptr, in->name_ptr }, f->cat, f->name };
-	if (hmap_put_ptr(&p->sites, site_hash(in->cat_ptr, in->name_ptr), s)) {
+	if (hmap_put_ptr(&p->sites, h, s)) {
 		free(s);
 		return;
 	}
