@@ -130,7 +130,7 @@ $(OUT)/fuzz/fuzz_reader: tests/fuzz/fuzz_reader.c $(FUZZ_SRCS) $(wildcard user/r
 	@mkdir -p $(dir $@)
 	$(CLANG) $(FUZZ_FLAGS) -Wall -std=gnu11 -D_GNU_SOURCE -Iuser $< $(FUZZ_SRCS) -o $@ -lz -ldl
 
-$(OUT)/workloads/%: tests/workloads/%.c $(wildcard tests/workloads/*.h) | $(OUT)/workloads
+$(OUT)/workloads/%: tests/workloads/%.c $(wildcard tests/workloads/*.h include/dftrace/*.h) | $(OUT)/workloads
 	$(CC) -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -Iinclude $< -o $@ -lpthread -ldl $(LDLIBS_WL)
 
 # no libc: after its exec, its first call is an open (tests/fold.bats)
@@ -174,7 +174,7 @@ $(OUT)/device/ptxjob: tests/device/ptxjob.c tests/standin/gpuapi.h $(wildcard te
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -Iinclude $< -o $@ -ldl
 
-$(OUT)/bench/%: tests/bench/%.c | $(OUT)/bench
+$(OUT)/bench/%: tests/bench/%.c $(wildcard include/dftrace/*.h) | $(OUT)/bench
 	$(CC) -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -Iinclude $< -o $@
 
 # the consumer alone: links the tracer's record path
