@@ -35,6 +35,19 @@ struct {
 	__type(value, __u32);
 } annot_sites SEC(".maps");
 
+/* Bumped by user space after it deletes a site from annot_sites: the
+ * threads' own entries (dft_task.sites) made before then are stale. */
+__u32 annot_sites_gen;
+
+_Static_assert(sizeof(struct dft_annot_kept) == sizeof(struct dft_io) &&
+	       __builtin_offsetof(struct dft_annot_kept, value) ==
+		       __builtin_offsetof(struct dft_annot, value) &&
+	       __builtin_offsetof(struct dft_annot_kept, cat_ptr) ==
+		       __builtin_offsetof(struct dft_annot, cat_ptr) &&
+	       __builtin_offsetof(struct dft_annot_kept, name_ptr) ==
+		       __builtin_offsetof(struct dft_annot, name_ptr),
+	       "a kept annotation is a cached dft_annot the size of a dft_io");
+
 /* Strings of our own, by number: where a probe's string is not the
  * user's (CPython's regions). */
 enum our_str {
@@ -112,25 +125,32 @@ static __always_inline void move_pos(__u32 op, const struct dft_annot *e)
 	__sync_fetch_and_add(&pos_seq, 1);
 }
 
-/* A region's begin or end at a known site: its record without the
- * strings, straight into the ring. */
-static __always_inline int emit_cached(struct task_struct *t, struct dft_task *st, __u32 op,
-				       __u64 a, __u64 b, long long value, __u32 id)
+/* The id of the region whose strings are at (cat, name) in tgid, if
+ * user space made it a site: from the thread's own entries, else from
+ * annot_sites, then kept there. The generation is read before the map:
+ * a site deleted after that read leaves an entry already stale. */
+static __always_inline bool site_id(struct dft_task *st, __u32 tgid, __u64 cat, __u64 name,
+				    __u32 *id)
 {
-	struct dft_annot *e;
+	struct dft_site_slot *s = &st->sites[(cat ^ name ^ (name >> 5)) & (DFT_SITE_SLOTS - 1)];
+	__u32 gen = *(volatile __u32 *)&annot_sites_gen;
+	struct dft_annot_site key;
+	__u32 *v;
 
-	track_phase(st, op, id);
-	e = reserve(offsetof(struct dft_annot, cat), DFT_NR_MAX + DFT_EV_ANNOT);
-	if (!e)
-		return 0;
-	fill_header(&e->h, DFT_EV_ANNOT, t);
-	e->h.nr = op;
-	e->h.flags = DFT_ANNOT_CACHED;
-	e->value = value;
-	e->cat_ptr = a;
-	e->name_ptr = b;
-	bpf_ringbuf_submit(e, wakeup_flag());
-	return 0;
+	if (s->cat == cat && s->name == name && s->gen == gen) {
+		*id = s->id;
+		return true;
+	}
+	key = (struct dft_annot_site){ tgid, 0, cat, name };
+	v = bpf_map_lookup_elem(&annot_sites, &key);
+	if (!v)
+		return false;
+	*id = *v;
+	s->cat = cat;
+	s->name = name;
+	s->id = *id;
+	s->gen = gen;
+	return true;
 }
 
 /* The record of an annotation: op, strings a and b (user addresses, or
@@ -139,22 +159,21 @@ __noinline int emit_annot(__u32 op, __u64 a, __u64 b, long long value, __u32 our
 {
 	struct task_struct *t = bpf_get_current_task_btf();
 	struct dft_task *st = tracked(t);
-	struct dft_annot_site site;
 	struct dft_annot *e;
 	dft_word *w;
-	__u32 zero = 0, *id;
+	__u32 zero = 0, id;
 
 	if (!st)
 		return 0;
-	flush_batch(st);
 	/* pages mapped so far belong to the phase that is ending or enclosing */
 	flush_run(st);
-	if (!ours && (op == DFT_ANNOT_BEGIN || op == DFT_ANNOT_END)) {
-		site = (struct dft_annot_site){ t->tgid, 0, a, b };
-		id = bpf_map_lookup_elem(&annot_sites, &site);
-		if (id)
-			return emit_cached(t, st, op, a, b, value, *id);
+	if (!ours && (op == DFT_ANNOT_BEGIN || op == DFT_ANNOT_END) &&
+	    site_id(st, t->tgid, a, b, &id)) {
+		track_phase(st, op, id);
+		keep_annot(st, op, a, b, value);
+		return 0;
 	}
+	flush_batch(st);
 	e = bpf_map_lookup_elem(&annot_scratch, &zero);
 	if (!e)
 		return 0;

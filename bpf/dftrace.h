@@ -211,6 +211,8 @@ enum dft_annot_flags {
 	/* a region's strings at a site user space knows (annot_sites): the
 	 * record ends before cat; cat_ptr and name_ptr say which site */
 	DFT_ANNOT_CACHED = 1 << 2,
+	/* such a record kept in its thread's batch (struct dft_annot_kept) */
+	DFT_ANNOT_KEPT = 1 << 3,
 };
 
 /* DFT_EV_URING_SUBMIT */
@@ -326,6 +328,27 @@ struct dft_annot_site {
 };
 
 #define DFT_ANNOT_SITES 4096
+
+/* A region's begin or end at a known site, kept in its thread's batch
+ * among its calls (bpf/iobatch.bpf.h): a dft_io's size, and a cached
+ * dft_annot up to name_ptr. */
+struct dft_annot_kept {
+	struct dft_header h;	/* DFT_EV_ANNOT, DFT_ANNOT_CACHED | DFT_ANNOT_KEPT */
+	long long value;
+	unsigned long long cat_ptr, name_ptr;
+	unsigned long long pad;
+};
+
+/* The sites a thread hit last, by their strings' addresses: most hits
+ * find their id here rather than in annot_sites. An entry holds while
+ * annot_sites_gen, which user space bumps after it deletes a site, has
+ * not moved. */
+struct dft_site_slot {
+	unsigned long long cat, name;
+	unsigned int id, gen;
+};
+
+#define DFT_SITE_SLOTS 8
 
 /* A region's id, for both sides: a hash of its record's cat and name,
  * whole buffers, zero after each string. Word by word in a loop of fixed
@@ -447,6 +470,7 @@ struct dft_task {
 	/* a call that changes fds found no room: a DFT_EV_FDS_LOST goes
 	 * ahead of the thread's next call's record */
 	unsigned char fds_lost;
+	unsigned char kept_annots;	/* of nbatch: dft_annot_kept */
 	unsigned int phase[DFT_PHASE_DEPTH];	/* dft_phase_id of each */
 	struct dft_file_id close_file;	/* the file close is closing */
 	struct dft_fold_acc acc;	/* --profile, overload: see bpf/fold.h */
@@ -455,6 +479,7 @@ struct dft_task {
 	unsigned int nbatch;	/* dft_io kept in batch, not yet sent */
 	unsigned int fds_unchanged; /* since acc's file was looked up */
 	struct dft_io batch[DFT_IO_BATCH];
+	struct dft_site_slot sites[DFT_SITE_SLOTS];
 };
 
 /* the GPU calls' records: after struct dft_header */

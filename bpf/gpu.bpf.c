@@ -199,8 +199,9 @@ int gpu_exit(struct pt_regs *ctx)
 		e->str_len = n > 0 ? n : 0;
 	}
 	/* cuFile's calls after the syscalls made inside them (its
-	 * compatibility mode reads with pread(2)): user space tells */
-	if (cls >= GC_FILE_REG)
+	 * compatibility mode reads with pread(2)): user space tells; and
+	 * every call after the regions its thread kept, which hold it */
+	if (cls >= GC_FILE_REG || st->kept_annots)
 		flush_batch(st);
 	size = offsetof(struct dft_gpu, str) + (e->str_len & (DFT_GPU_STR - 1));
 	if (e->str_len >= DFT_GPU_STR)

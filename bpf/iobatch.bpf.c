@@ -42,6 +42,11 @@ __noinline int fold_kept(struct dft_task *st, __u32 i)
 	if (!st)
 		return 0;
 	e = &st->batch[i & (DFT_IO_BATCH - 1)];
+	if (e->h.kind != DFT_EV_IO) {
+		/* a region's begin or end: lost, with nothing to fold into */
+		count_lost(DFT_NR_MAX + DFT_EV_ANNOT);
+		return 0;
+	}
 	nr = e->h.nr;
 	f = kept_file(e, &fd);
 	if (f)
@@ -62,16 +67,19 @@ __noinline int fold_kept(struct dft_task *st, __u32 i)
 
 __noinline int send_kept(struct dft_task *st)
 {
-	unsigned int n;
+	unsigned int n, annots;
 
 	if (!st)
 		return 0;
 	n = st->nbatch;
+	annots = st->kept_annots;
 	st->nbatch = 0;
+	st->kept_annots = 0;
 	if (n > DFT_IO_BATCH)
 		n = DFT_IO_BATCH;
-	/* folded too when calls leave the ring to what can't be folded */
-	if (!n || (ring_for_calls() &&
+	/* folded too when calls leave the ring to what can't be folded,
+	 * unless regions' begins and ends, which can't, are among them */
+	if (!n || ((annots || ring_for_calls()) &&
 		   !bpf_ringbuf_output(&events, st->batch, n * sizeof(struct dft_io),
 				       wakeup_flag())))
 		return 0;

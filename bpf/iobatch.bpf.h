@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Short records kept per thread and sent DFT_IO_BATCH at a time (see
- * struct dft_io): one ring reservation for eight calls. User space names
+ * struct dft_io): one ring reservation for eight calls, or regions'
+ * begins and ends at known sites (struct dft_annot_kept, which name no
+ * fd: any thread keeps those). User space names
  * a record's fd by its model of the fd table, built from the records
  * before it, so a kept record must reach the ring before anything that
  * could change what its fd names, and before any other record of its
@@ -47,6 +49,37 @@ static __always_inline void fill_io(struct dft_io *e, struct dft_task *st,
 static __always_inline void flush_batch(struct dft_task *st)
 {
 	if (st->nbatch)
+		send_kept(st);
+}
+
+/* A region's begin or end at a known site, kept with the thread's calls
+ * (the batch keeps their order): no ring reservation of its own. */
+static __always_inline void keep_annot(struct dft_task *st, __u32 op, __u64 cat, __u64 name,
+				       long long value)
+{
+	unsigned int n = st->nbatch;
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct dft_annot_kept *k;
+
+	if (n >= DFT_IO_BATCH) {
+		send_kept(st);
+		n = 0;
+	}
+	k = (struct dft_annot_kept *)&st->batch[n & (DFT_IO_BATCH - 1)];
+	k->h.kind = DFT_EV_ANNOT;
+	k->h.flags = DFT_ANNOT_CACHED | DFT_ANNOT_KEPT;
+	k->h.nr = op;
+	k->h.tgid = pid_tgid >> 32;
+	k->h.tid = (__u32)pid_tgid;
+	k->h.io_dur = 0;
+	k->h.ts = bpf_ktime_get_ns();
+	k->value = value;
+	k->cat_ptr = cat;
+	k->name_ptr = name;
+	k->pad = 0;
+	st->kept_annots++;
+	st->nbatch = ++n;
+	if (n == DFT_IO_BATCH)
 		send_kept(st);
 }
 

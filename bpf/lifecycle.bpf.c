@@ -89,10 +89,13 @@ int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid,
 
 	/* execve is no call of the table: what the thread kept goes ahead
 	 * of the exec, which closes fds (and may untrack it) */
-	if (st)
+	if (st) {
 		fds_may_change(st);
-	else if (!enter_scope(p, p->comm))
+		/* the new program's strings are elsewhere */
+		__builtin_memset(st->sites, 0, sizeof(st->sites));
+	} else if (!enter_scope(p, p->comm)) {
 		return 0;
+	}
 	forget_pos(p->tgid);
 	/* another tracer's process is its own, not ours */
 	left = is_tracer(p->comm);

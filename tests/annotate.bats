@@ -204,6 +204,13 @@ dlopen_traced() {
 	annot unbalanced "$TRACE" "$TRUTH"
 }
 
+@test "annotate: threads sharing one fd table: every region, and each read inside its own (regions kept with the calls)" {
+	traced -- "$WL/annotate" "$D" threads 3000
+	valid
+	expect_eq "regions" "$(tpy count "$TRACE" --cat compute --name forward)" 4500
+	annot check "$TRACE" "$TRUTH"
+}
+
 @test "annotate: the exit summary's phase table shows a program's control bytes escaped, never raw" {
 	dft -o "$TRACE" -- "$WL/annotate" "$D" $'\e]0;t\a' $'\e[2J\xc2\x9b\\'
 	expect_eq "status" "$DFT_STATUS" 0

@@ -678,6 +678,63 @@ static void site_annot(int op, const char *cat, const char *name, bool cached)
 	feed(&e, cached ? offsetof(struct dft_annot, cat) : sizeof(e));
 }
 
+/* A begin or end at the known site (0x1000, 0x2000), as a thread keeps
+ * it in its batch among its calls. */
+static struct dft_io kept_annot(int op)
+{
+	struct dft_io io;
+	struct dft_annot_kept k = { header(DFT_EV_ANNOT, PID, PID, op), 0, 0x1000, 0x2000, 0 };
+
+	k.h.flags = DFT_ANNOT_CACHED | DFT_ANNOT_KEPT;
+	memcpy(&io, &k, sizeof(io));
+	return io;
+}
+
+/* The id of the last region written named forward; -1 if none. */
+static long last_forward_id(void)
+{
+	const char *at = NULL, *p = out->buf.p, *end = out->buf.p + out->buf.len;
+
+	while (p < end && (p = memmem(p, end - p, "\"name\":\"forward\"", 16))) {
+		const char *line = p;
+
+		while (line > out->buf.p && line[-1] != '\n')
+			line--;
+		at = line;
+		p++;
+	}
+	return at && !strncmp(at, "{\"id\":", 6) ? atol(at + 6) : -1;
+}
+
+/* Regions' begins and ends kept in a thread's batch with its calls
+ * (bpf/iobatch.bpf.h): a batch that begins with one, and one that
+ * begins with a call, are written as sent one by one; the call between
+ * a begin and its end is inside the region. */
+static void check_kept_regions(void)
+{
+	struct dft_io in_region[3] = { kept_annot(DFT_ANNOT_BEGIN),
+				       { header(DFT_EV_IO, PID, PID, SYS_pread64), 4096,
+					 { 5, 4096, 0 } },
+				       kept_annot(DFT_ANNOT_END) };
+	struct dft_io call_first[3] = { { header(DFT_EV_IO, PID, PID, SYS_pread64), 8192,
+					  { 5, 8192, 0 } },
+					kept_annot(DFT_ANNOT_BEGIN), kept_annot(DFT_ANNOT_END) };
+	char p_idx[64];
+	long id;
+
+	feed(in_region, sizeof(in_region));
+	id = last_forward_id();
+	snprintf(p_idx, sizeof(p_idx), "\"p_idx\":%ld,", id);
+	CHECK(lines_with(2, "\"name\":\"forward\"", "\"cat\":\"compute\"") == 3 && id > 0 &&
+	      lines_with(3, "\"name\":\"pread\"", "\"ret\":4096", p_idx) == 1,
+	      "a batch beginning with a kept region's begin: the region, the call inside it");
+	feed(call_first, sizeof(call_first));
+	CHECK(lines_with(2, "\"name\":\"forward\"", "\"cat\":\"compute\"") == 4 &&
+	      lines_with(2, "\"name\":\"pread\"", "\"ret\":8192") == 1 &&
+	      lines_with(3, "\"name\":\"pread\"", "\"ret\":8192", p_idx) == 0,
+	      "a batch beginning with a call, then a kept region: the call outside it");
+}
+
 /* A region's strings seen whole at a site are offered to the capture
  * side, with the id the kernel gives them; a record from the site then
  * comes without them and is written with them; an unmapping of their
@@ -701,6 +758,7 @@ static void test_annotation_sites(void)
 	site_annot(DFT_ANNOT_END, "", "", true);
 	CHECK(lines_with(2, "\"name\":\"forward\"", "\"cat\":\"compute\"") == 2 && sites_found == 1,
 	      "records without strings from the known site: two regions, named");
+	check_kept_regions();
 	sys(PID, SYS_munmap, 0, 0x3000, 0x1000, 0);
 	CHECK(sites_gone == 0, "an unmapping elsewhere keeps the site");
 	sys(PID, SYS_munmap, 0, 0x1000, 0x1000, 0);

@@ -9,10 +9,15 @@
  * Usage: annotate DIR
  *        annotate DIR CAT NAME: one region named so (names from argv,
  *        however hostile), writing 100 bytes to DIR/named.dat in it
+ *        annotate DIR threads N: three threads (one fd table) each run N
+ *        regions, compute.forward and compute.backward in turn, each
+ *        reading 4 KiB of DIR/threads.dat; prints the regions and bytes
+ *        as annot.py check takes them ("region" and "io" lines)
  */
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -49,6 +54,74 @@ static int named_region(const char *dir, const char *cat, const char *name)
 	return 0;
 }
 
+struct reader {
+	pthread_t th;
+	int fd;
+	long n;
+	long bytes[2]; /* read in forward, in backward */
+};
+
+/* Literal names: each region's strings stay at one site, which the
+ * tracer learns and then takes without reading them. */
+static void *reader_main(void *arg)
+{
+	struct reader *r = arg;
+	char buf[4096];
+
+	for (long i = 0; i < r->n; i++) {
+		off_t at = i % 16 * (off_t)sizeof(buf);
+		ssize_t got;
+
+		if (i % 2 == 0) {
+			DFT_USDT_REGION_BEGIN("compute", "forward");
+			got = pread(r->fd, buf, sizeof(buf), at);
+			DFT_USDT_REGION_END("compute", "forward");
+		} else {
+			DFT_USDT_REGION_BEGIN("compute", "backward");
+			got = pread(r->fd, buf, sizeof(buf), at);
+			DFT_USDT_REGION_END("compute", "backward");
+		}
+		if (got > 0)
+			r->bytes[i % 2] += got;
+	}
+	return NULL;
+}
+
+static int threaded_regions(const char *dir, long n)
+{
+	static const char *const names[2] = { "forward", "backward" };
+	struct reader r[3];
+	char path[4096], block[4096] = { 0 };
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/threads.dat", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	for (int i = 0; fd >= 0 && i < 16; i++)
+		if (write(fd, block, sizeof(block)) != sizeof(block))
+			return 1;
+	if (fd >= 0)
+		printf("{\"kind\":\"io\",\"pid\":%d,\"op\":\"write\",\"path\":\"%s\",\"bytes\":%zu,"
+		       "\"cat\":null,\"name\":null,\"epoch\":-1,\"step\":-1}\n",
+		       getpid(), path, 16 * sizeof(block));
+	for (int t = 0; fd >= 0 && t < 3; t++) {
+		r[t] = (struct reader){ .fd = fd, .n = n };
+		if (pthread_create(&r[t].th, NULL, reader_main, &r[t]))
+			return 1;
+	}
+	for (int t = 0; fd >= 0 && t < 3; t++) {
+		pthread_join(r[t].th, NULL);
+		for (int k = 0; k < 2; k++) {
+			for (long i = k; i < n; i += 2)
+				printf("{\"kind\":\"region\",\"pid\":%d,\"cat\":\"compute\",\"name\":\"%s\"}\n",
+				       getpid(), names[k]);
+			printf("{\"kind\":\"io\",\"pid\":%d,\"op\":\"read\",\"path\":\"%s\",\"bytes\":%ld,"
+			       "\"cat\":\"compute\",\"name\":\"%s\",\"epoch\":-1,\"step\":-1}\n",
+			       getpid(), path, r[t].bytes[k], names[k]);
+		}
+	}
+	return fd < 0;
+}
+
 int main(int argc, char **argv)
 {
 	char path[4096];
@@ -56,6 +129,8 @@ int main(int argc, char **argv)
 	pid_t pid;
 	int fd;
 
+	if (argc == 4 && !strcmp(argv[2], "threads"))
+		return threaded_regions(argv[1], atol(argv[3]));
 	if (argc == 4)
 		return named_region(argv[1], argv[2], argv[3]);
 	if (argc != 2) {

@@ -276,8 +276,11 @@ void usdt_site_gone(void *ctx, const struct dft_annot_site *site)
 {
 	struct usdt_attacher *u = ctx;
 
-	if (u->skel)
-		bpf_map_delete_elem(bpf_map__fd(u->skel->maps.annot_sites), site);
+	if (!u->skel)
+		return;
+	bpf_map_delete_elem(bpf_map__fd(u->skel->maps.annot_sites), site);
+	/* after the delete: threads' own copies of it go stale (annot.bpf.c) */
+	__atomic_add_fetch(&u->skel->bss->annot_sites_gen, 1, __ATOMIC_SEQ_CST);
 }
 
 void usdt_free(struct usdt_attacher *u)

@@ -86,13 +86,23 @@ static void on_syscall_record(struct trace *t, const struct dft_syscall *e)
 	on_syscall(t, e, str, len, 0);
 }
 
-/* One dft_io, or a thread's batch of them back to back. */
+/* One dft_io, or a thread's batch of them back to back, among which its
+ * regions' begins and ends at known sites (struct dft_annot_kept). */
 static void on_io_record(struct trace *t, const void *data, size_t size)
 {
 	struct dft_syscall e;
 
 	for (size_t off = 0; size - off >= sizeof(struct dft_io); off += sizeof(struct dft_io)) {
-		sc_expand_io((const struct dft_io *)((const char *)data + off), &e);
+		const struct dft_io *io = (const struct dft_io *)((const char *)data + off);
+
+		if (io->h.kind == DFT_EV_ANNOT && io->h.flags & DFT_ANNOT_KEPT) {
+			/* a cached dft_annot up to name_ptr: what on_annot reads of one */
+			on_annot(t, (const struct dft_annot *)io);
+			continue;
+		}
+		if (io->h.kind != DFT_EV_IO)
+			continue;
+		sc_expand_io(io, &e);
 		on_syscall_record(t, &e);
 	}
 }
@@ -134,7 +144,9 @@ int trace_handle_record(void *ctx, void *data, size_t size)
 			on_comm(t, data);
 		break;
 	case DFT_EV_ANNOT: /* a known site's: without the strings */
-		if (size >= sizeof(struct dft_annot) ||
+		if (h->flags & DFT_ANNOT_KEPT) /* a batch that begins with one */
+			on_io_record(t, data, size);
+		else if (size >= sizeof(struct dft_annot) ||
 		    (size >= offsetof(struct dft_annot, cat) && h->flags & DFT_ANNOT_CACHED))
 			on_annot(t, data);
 		break;
