@@ -57,15 +57,13 @@ void close_regions(struct trace *t, struct proc *p, struct thread *th,
 }
 
 static struct phase_frame *push_region(struct trace *t, struct proc *p,
-				       struct thread *th, const char *cat,
-				       const char *name, uint64_t ts, int64_t count)
+				       struct thread *th, const struct istr *cat,
+				       const struct istr *name, uint64_t ts, int64_t count)
 {
 	struct phase_frame *f = phase_push(&th->phases);
 
 	if (f)
-		*f = (struct phase_frame){ intern_str(cat, DFT_CAT_LEN),
-					   intern_str(name, DFT_NAME_LEN), ts,
-					   p->next_id++, count, 0, { 0 },
+		*f = (struct phase_frame){ cat, name, ts, p->next_id++, count, 0, { 0 },
 					   .began_open = t->window.active,
 					   .openings = t->window.openings };
 	return f;
@@ -84,14 +82,14 @@ static void discard_region(struct trace *t, struct proc *p, struct thread *th,
 }
 
 static void on_region_end(struct trace *t, struct proc *p, struct thread *th,
-			  const struct dft_annot *e)
+			  const struct dft_annot *e, const struct istr *cat,
+			  const struct istr *name)
 {
-	int idx = phase_find(&th->phases, intern_str(e->cat, DFT_CAT_LEN),
-			     intern_str(e->name, DFT_NAME_LEN));
+	int idx = phase_find(&th->phases, cat, name);
 
 	if (idx < 0) {
 		/* Keep the stray end visible, as an empty event. */
-		if (push_region(t, p, th, e->cat, e->name, e->h.ts, e->value))
+		if (push_region(t, p, th, cat, name, e->h.ts, e->value))
 			close_regions(t, p, th, th->phases.depth - 1, e->h.ts,
 				      "end_without_begin");
 		return;
@@ -272,15 +270,31 @@ static void set_context(struct trace *t, struct proc *p,
 	}
 }
 
+/* A region's strings, interned: a known site's as it keeps them (most
+ * regions: nothing to copy or hash), else the record's. */
+static void region_strs(const struct dft_annot *e, const struct annot_site *site,
+			const struct istr **cat, const struct istr **name)
+{
+	*cat = site ? site->cat : intern_str(e->cat, DFT_CAT_LEN);
+	*name = site ? site->name : intern_str(e->name, DFT_NAME_LEN);
+}
+
 void on_annot(struct trace *t, const struct dft_annot *in)
 {
 	struct proc *p = trace_proc(t, in->h.tgid);
+	const struct annot_site *site = NULL;
+	const struct istr *cat, *name;
 	struct dft_annot copy;
-	const struct dft_annot *e = complete(p, in, &copy);
+	const struct dft_annot *e = in;
 	struct phase_frame *f;
 	struct thread *th;
 	struct sink *s;
 
+	/* a known site's record ends at name_ptr: its strings are the site's */
+	if (p && in->h.flags & DFT_ANNOT_CACHED)
+		site = site_get(p, in->cat_ptr, in->name_ptr);
+	if (!site)
+		e = complete(p, in, &copy);
 	if (!p || !(th = trace_thread(t, p, e->h.tid)))
 		return;
 	s = files_sink(&t->files, p);
@@ -288,20 +302,23 @@ void on_annot(struct trace *t, const struct dft_annot *in)
 		writer_names(s, p, th);
 	switch (e->h.nr) {
 	case DFT_ANNOT_BEGIN:
-		f = push_region(t, p, th, e->cat, e->name, e->h.ts, e->value);
+		region_strs(e, site, &cat, &name);
+		f = push_region(t, p, th, cat, name, e->h.ts, e->value);
 		/* the id the kernel side gave it: of the strings it read, or,
-		 * at a known site, of the whole strings */
-		if (f)
+		 * at a known site, of the whole strings; a site user space
+		 * knows was learned, with its id, from such a record */
+		if (f && !site) {
 			fold_learn_phase(t, in->h.flags & DFT_ANNOT_CACHED ? e : in, f->cat, f->name);
-		if (f)
 			learn_site(t, p, in, f);
+		}
 		break;
 	case DFT_ANNOT_ARG_INT:
 	case DFT_ANNOT_ARG_STR:
 		set_region_arg(th, e);
 		break;
 	case DFT_ANNOT_END:
-		on_region_end(t, p, th, e);
+		region_strs(e, site, &cat, &name);
+		on_region_end(t, p, th, e, cat, name);
 		break;
 	case DFT_ANNOT_META:
 		if (s && t->window.active)
