@@ -18,7 +18,17 @@ runs a side:
     further from the target than the noise, else "inside the noise: no
     decision"; without one, "inside the noise" when the cost is smaller
     than the noise.
+
+Where the sides took their turns in rounds (one run of each a round, in
+the file's order), paired() judges a side by its cost over the base in
+each round instead: a machine that drifts between minutes slows both
+runs of a round alike, which the sides' whole ranges can't tell apart.
+Its interval is the median's, distribution-free: between two order
+statistics of the rounds' costs, at 95% or more (9 rounds: the 2nd and
+8th, 96.1%); it needs 6 rounds.
+
 Bench code imports it too (PYTHONPATH=tests/bench)."""
+import math
 import statistics
 import sys
 
@@ -73,6 +83,44 @@ def judge(base, other, higher=False, target=None, absolute=False):
     if abs(cost - target) <= noise:
         return cost, noise, "inside the noise: no decision"
     return cost, noise, "within target" if cost < target else "over target"
+
+
+# the least confidence an interval for a median is given at
+CONFIDENCE = 0.95
+
+
+def median_interval(xs):
+    """(lo, hi, confidence): the widest pair of order statistics of xs
+    that holds their median with at least CONFIDENCE; None with too few"""
+    xs, n = sorted(xs), len(xs)
+    below = 0.0  # P(Binomial(n, 1/2) <= k - 1), as k grows
+    best = None
+    for k in range(1, n // 2 + 1):
+        below += math.comb(n, k - 1) / 2 ** n
+        if 1 - 2 * below < CONFIDENCE:
+            break
+        best = (xs[k - 1], xs[n - k], 1 - 2 * below)
+    return best
+
+
+def paired(base, other, higher=False, target=None):
+    """(median cost, interval, verdict) of other over base round by round
+    (run i of each is round i); the interval as median_interval's"""
+    n = min(len(base), len(other))
+    costs = [(b / o - 1 if higher else o / b - 1) for b, o in zip(base[:n], other[:n])]
+    ci = median_interval(costs)
+    if not costs or ci is None:
+        return (statistics.median(costs) if costs else 0.0), ci, "too few rounds to judge"
+    cost, (lo, hi) = statistics.median(costs), ci[:2]
+    if hi < 0:
+        return cost, ci, "bench defect: traced faster than untraced in the interval"
+    if target is None:
+        return cost, ci, ""
+    if hi < target:
+        return cost, ci, "within target"
+    if lo > target:
+        return cost, ci, "over target"
+    return cost, ci, "no decision: the target is inside the interval"
 
 
 def main(argv):

@@ -63,3 +63,30 @@ def test_the_command_line_prints_min_median_max_and_the_verdict(tmp_path):
                                     check=True).stdout.strip()
     assert out("mmm", str(runs), "t") == "128 130 131"
     assert out("judge", str(runs), "u", "t", "--target", "5") == "+25.0% (spread 9.6%): over target"
+
+
+def test_a_medians_interval_is_two_order_statistics_at_95_percent_or_more():
+    lo, hi, conf = spread.median_interval([9, 1, 8, 2, 7, 3, 6, 4, 5])
+    assert (lo, hi) == (2, 8) and abs(conf - (1 - 2 * 10 / 512)) < 1e-12
+    # 6 rounds: the extremes, at 96.9%; 5 are too few
+    assert spread.median_interval([1, 2, 3, 4, 5, 6])[:2] == (1, 6)
+    assert spread.median_interval([1, 2, 3, 4, 5]) is None
+
+
+def test_rounds_that_drift_alike_decide_what_the_sides_ranges_cannot():
+    # the machine slows by a third over the rounds; the traced run of each
+    # round is 1% over its untraced one
+    base = [100, 110, 120, 130, 140, 150, 160, 125, 105]
+    other = [b * 1.01 for b in base]
+    assert spread.judge(base, other, target=0.02)[2] == "inside the noise: no decision"
+    cost, ci, verdict = spread.paired(base, other, target=0.02)
+    assert abs(cost - 0.01) < 1e-9 and verdict == "within target"
+    assert spread.paired(base, [b * 1.10 for b in base], target=0.05)[2] == "over target"
+
+
+def test_paired_rounds_say_no_decision_where_the_target_is_inside_the_interval():
+    base = [100] * 9
+    other = [97, 99, 100, 101, 102, 103, 104, 106, 110]
+    assert spread.paired(base, other, target=0.02)[2] == "no decision: the target is inside the interval"
+    assert spread.paired(base, [90, 91, 92, 93, 94, 95, 96, 97, 98])[2].startswith("bench defect")
+    assert spread.paired(base[:5], other[:5])[2] == "too few rounds to judge"
