@@ -170,7 +170,7 @@ __noinline int emit_annot(__u32 op, __u64 a, __u64 b, long long value, __u32 our
 	if (!ours && (op == DFT_ANNOT_BEGIN || op == DFT_ANNOT_END) &&
 	    site_id(st, t->tgid, a, b, &id)) {
 		track_phase(st, op, id);
-		keep_annot(st, op, a, b, value);
+		keep_annot(st, t, op, a, b, value);
 		return 0;
 	}
 	flush_batch(st);

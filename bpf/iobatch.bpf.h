@@ -54,11 +54,10 @@ static __always_inline void flush_batch(struct dft_task *st)
 
 /* A region's begin or end at a known site, kept with the thread's calls
  * (the batch keeps their order): no ring reservation of its own. */
-static __always_inline void keep_annot(struct dft_task *st, __u32 op, __u64 cat, __u64 name,
-				       long long value)
+static __always_inline void keep_annot(struct dft_task *st, struct task_struct *t, __u32 op,
+				       __u64 cat, __u64 name, long long value)
 {
 	unsigned int n = st->nbatch;
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct dft_annot_kept *k;
 
 	if (n >= DFT_IO_BATCH) {
@@ -69,8 +68,8 @@ static __always_inline void keep_annot(struct dft_task *st, __u32 op, __u64 cat,
 	k->h.kind = DFT_EV_ANNOT;
 	k->h.flags = DFT_ANNOT_CACHED | DFT_ANNOT_KEPT;
 	k->h.nr = op;
-	k->h.tgid = pid_tgid >> 32;
-	k->h.tid = (__u32)pid_tgid;
+	k->h.tgid = t->tgid;
+	k->h.tid = t->pid;
 	k->h.io_dur = 0;
 	k->h.ts = bpf_ktime_get_ns();
 	k->value = value;
