@@ -198,38 +198,25 @@ void forget_sites(struct trace *t, struct proc *p, uint64_t lo, uint64_t len)
 	p->sites = keep;
 }
 
-/* A record of a known site: its strings from there (from the process if
- * the site is not known: a record sent before it was forgotten). */
-static void fill_site(const struct proc *p, const struct dft_annot *in, struct dft_annot *copy)
+/* The record with the strings the kernel side could not read, or did
+ * not send, filled in from the process. A known site's record comes here
+ * only when user space no longer knows the site (sent before it was
+ * forgotten): on_annot names the others from their site. */
+static const struct dft_annot *complete(const struct dft_annot *in, struct dft_annot *copy)
 {
-	const struct annot_site *s = p ? site_get(p, in->cat_ptr, in->name_ptr) : NULL;
+	bool cached = in->h.flags & DFT_ANNOT_CACHED;
 
-	memset(copy, 0, sizeof(*copy));
-	memcpy(copy, in, offsetof(struct dft_annot, cat));
-	if (s) {
-		memcpy(copy->cat, s->cat->str, s->cat->len < DFT_CAT_LEN ? s->cat->len : DFT_CAT_LEN - 1);
-		memcpy(copy->name, s->name->str,
-		       s->name->len < DFT_NAME_LEN ? s->name->len : DFT_NAME_LEN - 1);
-		return;
-	}
-	procfs_read_str(in->h.tgid, in->cat_ptr, copy->cat, sizeof(copy->cat));
-	procfs_read_str(in->h.tgid, in->name_ptr, copy->name, sizeof(copy->name));
-}
-
-/* The record with the strings the kernel side could not read filled in. */
-static const struct dft_annot *complete(const struct proc *p, const struct dft_annot *in,
-					struct dft_annot *copy)
-{
-	if (in->h.flags & DFT_ANNOT_CACHED) {
-		fill_site(p, in, copy);
-		return copy;
-	}
-	if (!(in->h.flags & (DFT_ANNOT_FAULT_CAT | DFT_ANNOT_FAULT_NAME)))
+	if (!cached && !(in->h.flags & (DFT_ANNOT_FAULT_CAT | DFT_ANNOT_FAULT_NAME)))
 		return in;
-	*copy = *in;
-	if (in->h.flags & DFT_ANNOT_FAULT_CAT)
+	if (cached) { /* the record ends before cat */
+		memset(copy, 0, sizeof(*copy));
+		memcpy(copy, in, offsetof(struct dft_annot, cat));
+	} else {
+		*copy = *in;
+	}
+	if (cached || in->h.flags & DFT_ANNOT_FAULT_CAT)
 		procfs_read_str(in->h.tgid, in->cat_ptr, copy->cat, sizeof(copy->cat));
-	if (in->h.flags & DFT_ANNOT_FAULT_NAME)
+	if (cached || in->h.flags & DFT_ANNOT_FAULT_NAME)
 		procfs_read_str(in->h.tgid, in->name_ptr, copy->name, sizeof(copy->name));
 	return copy;
 }
@@ -294,7 +281,7 @@ void on_annot(struct trace *t, const struct dft_annot *in)
 	if (p && in->h.flags & DFT_ANNOT_CACHED)
 		site = site_get(p, in->cat_ptr, in->name_ptr);
 	if (!site)
-		e = complete(p, in, &copy);
+		e = complete(in, &copy);
 	if (!p || !(th = trace_thread(t, p, e->h.tid)))
 		return;
 	s = files_sink(&t->files, p);
