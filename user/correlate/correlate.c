@@ -190,6 +190,14 @@ static void apply_mmap(struct trace *t, struct proc *p,
 		t->cfg.on_program(t->cfg.on_program_ctx, f->f[0]->str);
 }
 
+/* A munmap that succeeded: memory gone from the process (msync, whose
+ * address also names a mapping, has the same effect class and unmaps
+ * nothing). */
+static bool unmapped(const struct sc_desc *d, int64_t ret)
+{
+	return d->effect == FX_MUNMAP && ret == 0 && !strcmp(d->syscall, "munmap");
+}
+
 /* fd-table and mapping updates, applied after the event is written. */
 static void apply_effect(struct trace *t, struct proc *p, const struct sc_desc *d,
 			 const struct dft_syscall *e, const struct named_files *f)
@@ -241,9 +249,8 @@ static void apply_effect(struct trace *t, struct proc *p, const struct sc_desc *
 		apply_mmap(t, p, e, f);
 		break;
 	case FX_MUNMAP:
-		if (ret != 0 || strcmp(d->syscall, "munmap"))
-			break;
-		map_remove(p, e->args[0], e->args[1]);
+		if (unmapped(d, ret))
+			map_remove(p, e->args[0], e->args[1]);
 		break;
 	default:
 		break;
@@ -277,7 +284,7 @@ void on_syscall(struct trace *t, const struct dft_syscall *e,
 	}
 	/* a library unloaded: its annotations' strings with it (whatever
 	 * the model knew of the mapping) */
-	if (d->effect == FX_MUNMAP && p->sites.n && e->ret == 0 && !strcmp(d->syscall, "munmap"))
+	if (p->sites.n && unmapped(d, e->ret))
 		forget_sites(t, p, e->args[0], e->args[1]);
 	name_files(p, d, e, str, len, flags, &f);
 	if (e->h.flags & DFT_CALL_QUIET) { /* outside --steps' windows */
