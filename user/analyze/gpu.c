@@ -38,10 +38,16 @@ enum ev_gpu gpu_class_of(const char *cat, size_t cat_len, const char *name,
 	return GPU_CALL;
 }
 
+/* A call's args.bytes: the file says, so any value; none below 0. */
+static int64_t gpu_bytes(const struct ev *e)
+{
+	return e->gpu_bytes > 0 ? e->gpu_bytes : 0;
+}
+
 static void count(struct gpu_totals *t, const struct ev *e)
 {
 	int64_t dur = e->end - e->start;
-	int64_t bytes = e->gpu_bytes > 0 ? e->gpu_bytes : 0; /* the file says: any value */
+	int64_t bytes = gpu_bytes(e);
 
 	if (e->cufile) {
 		t->file_calls += e->calls;
@@ -117,7 +123,7 @@ static void count_rank(struct gpu_profile *g, int64_t rank, const struct ev *e)
 		i = g->nranks - 1;
 	}
 	g->ranks[i].calls += e->calls;
-	units_add(&g->ranks[i].bytes, e->gpu_bytes > 0 ? e->gpu_bytes : 0);
+	units_add(&g->ranks[i].bytes, gpu_bytes(e));
 }
 
 void gpu_profile_add(struct gpu_profile *g, const struct ev_input *in, const struct ev *e)

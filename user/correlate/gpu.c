@@ -173,6 +173,17 @@ static void add_launch(struct gpu_event *ev, const uint32_t *v)
 	ADD(ev, GPU_ARG(shared_bytes, v[6]));
 }
 
+/* A communicator's rank and size as the process said them (-1 each when
+ * it did not). */
+static uint64_t ranks_of(const struct gpu_state *g, uint64_t comm)
+{
+	uint64_t ranks = rank_pair(-1, -1);
+
+	if (g)
+		hmap_get(&g->comms, comm, &ranks);
+	return ranks;
+}
+
 /* A communicator's rank and size, where the process said them. */
 static void add_ranks(struct gpu_event *ev, uint64_t ranks)
 {
@@ -188,13 +199,11 @@ static void add_comm(struct gpu_event *ev, const struct gpu_desc *d, const struc
 {
 	uint64_t comm = d->cls == GC_COMM_INIT || d->cls == GC_COMM_SPLIT ? e->out :
 										arg(e, d->comm);
-	uint64_t ranks = rank_pair(-1, -1);
 
-	if (d->cls == GC_COMM_FREE)
-		ranks = undone ? undone : ranks;
-	else if (g)
-		hmap_get(&g->comms, comm, &ranks);
-	add_ranks(ev, ranks);
+	if (d->cls == GC_COMM_FREE) /* gone from comms: what it held */
+		add_ranks(ev, undone ? undone : rank_pair(-1, -1));
+	else
+		add_ranks(ev, ranks_of(g, comm));
 }
 
 /* args.bytes: what the call moved, returned for its total. */
@@ -209,7 +218,7 @@ static int64_t add_collective(struct gpu_event *ev, const struct gpu_desc *d,
 {
 	unsigned int size;
 	const char *type = gpu_nccl_type(arg(e, d->x), &size);
-	uint64_t count = arg(e, d->bytes), ranks = rank_pair(-1, -1);
+	uint64_t count = arg(e, d->bytes);
 	int64_t bytes = add_bytes(ev, (int64_t)(count * size));
 
 	ADD(ev, GPU_ARG(count, (int64_t)count));
@@ -218,9 +227,7 @@ static int64_t add_collective(struct gpu_event *ev, const struct gpu_desc *d,
 		ADD(ev, GPU_ARG(peer, (int)arg(e, d->y)));
 	else if (d->kind == GK_ROOT)
 		ADD(ev, GPU_ARG(root, (int)arg(e, d->y)));
-	if (g)
-		hmap_get(&g->comms, arg(e, d->comm), &ranks);
-	add_ranks(ev, ranks);
+	add_ranks(ev, ranks_of(g, arg(e, d->comm)));
 	return bytes;
 }
 
