@@ -329,6 +329,19 @@ struct dft_annot_site {
 
 #define DFT_ANNOT_SITES 4096
 
+/* The argument specs that include/dftrace/usdt.h's DFT__PINNED writes
+ * in the notes of region_begin and region_end: cat, name and count in
+ * the first three argument registers. Where every note of such a probe
+ * in a file says so, user space attaches pinned_begin or pinned_end
+ * (annot.bpf.c), which read them there with no spec. */
+#if defined(__x86_64__)
+#define DFT_PINNED_ARGS "8@%rdi 8@%rsi -8@%rdx"
+#elif defined(__aarch64__)
+#define DFT_PINNED_ARGS "8@x0 8@x1 -8@x2"
+#else
+#define DFT_PINNED_ARGS ""
+#endif
+
 /* A region's begin or end at a known site, kept in its thread's batch
  * among its calls (bpf/iobatch.bpf.h): a dft_io's size, and a cached
  * dft_annot up to name_ptr. */

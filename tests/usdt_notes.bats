@@ -35,20 +35,34 @@ probes_in() {
 	readelf -n "$1" | awk '/Provider: dftrace/ { getline; print $2 }' | sort -u | tr '\n' ' ' | sed 's/ $//'
 }
 
+# The argument specs of a region's begin and end on this machine: the
+# registers usdt.h pins them to (DFT_PINNED_ARGS in bpf/dftrace.h, where
+# the tracer reads them).
+pinned_args() {
+	local arch=__x86_64__
+	[ "$(uname -m)" != aarch64 ] || arch=__aarch64__
+	awk -v arch="$arch" '$0 ~ "defined\\(" arch "\\)" { on = 1; next }
+		on && /^#define DFT_PINNED_ARGS/ { sub(/^[^"]*"/, ""); sub(/"$/, ""); print; exit }' \
+		"$ROOT/bpf/dftrace.h"
+}
+
 # check_notes FILE: every dftrace note's semaphore is the address of that
 # probe's semaphore symbol in FILE (the one FILE's own code reads), that
 # symbol lies in .probes, and the arguments are what the tracer reads:
 # registers or immediates only (libbpf cannot read "sym(%rip)" operands)
-# in the order and sizes of the probe contract. One awk pass: the section
-# table, then the symbol table, then the notes.
+# in the order and sizes of the probe contract, and a region's begin and
+# end exactly in the pinned registers. One awk pass: the section table,
+# then the symbol table, then the notes.
 check_notes() {
-	local f=$1 out
+	local f=$1 out pinned
+	pinned=$(pinned_args)
+	[ -n "$pinned" ] || { echo "# no DFT_PINNED_ARGS for $(uname -m)"; return 1; }
 	out=$({
 		readelf -SW "$f" | sed -E 's/^ *\[ *[0-9]+\] *//' |
 			awk '$1 == ".probes" { print "SECTION", $3, $5 }'
 		readelf -sW "$f" | awk '$8 ~ /^dftrace_[a-z_]+_semaphore$/ { print "SYMBOL", $8, $2 }'
 		readelf -n "$f"
-	} | awk -v f="$f" '
+	} | awk -v f="$f" -v pinned="$pinned" '
 		function hex(s,   i, n, c) {
 			sub(/^0x/, "", s); n = 0
 			for (i = 1; i <= length(s); i++) {
@@ -83,6 +97,8 @@ check_notes() {
 				print f ": " name " semaphore " sema " outside .probes"
 			else if (a != want[name])
 				print f ": " name " arguments \"" args "\", want registers or immediates as \"" want[name] "\""
+			else if (name ~ /^region_/ && args != pinned)
+				print f ": " name " arguments \"" args "\", want the pinned \"" pinned "\""
 		}
 		END { if (!n) print f ": no dftrace notes" }')
 	if [ -n "$out" ]; then
