@@ -43,7 +43,7 @@ BENCHES := $(patsubst tests/bench/%.c,$(OUT)/bench/%,$(wildcard tests/bench/*.c)
 # Stand-ins for the GPU libraries (tests/standin), under their sonames;
 # ptxjob drives a real GPU (tests/device).
 STANDINS := $(OUT)/standin/libcuda.so.1 $(OUT)/standin/libnccl.so.2 $(OUT)/standin/libcufile.so.0
-WORKLOADS += $(OUT)/workloads/gpujob-dl
+WORKLOADS += $(OUT)/workloads/gpujob-dl $(OUT)/workloads/annotate-oldnotes
 DEVICE_PROGS := $(OUT)/device/ptxjob
 
 .PHONY: all clean install test bench python sanitized fuzz
@@ -164,6 +164,12 @@ $(OUT)/workloads/gpujob-dl: tests/workloads/gpujob.c $(wildcard tests/workloads/
 		tests/standin/gpuapi.h $(STANDINS) | $(OUT)/workloads
 	$(CC) -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -Iinclude -DGPUJOB_DLOPEN $< -o $@ \
 		-ldl $(STANDIN_RPATH)
+
+# annotate with its threads' regions in the notes of an older usdt.h
+$(OUT)/workloads/annotate-oldnotes: tests/workloads/annotate.c \
+		$(wildcard tests/workloads/*.h include/dftrace/*.h) | $(OUT)/workloads
+	$(CC) -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -Iinclude -DANNOTATE_OLD_NOTES $< -o $@ \
+		-lpthread -ldl
 
 # the GPU probes' cost per call, on the stand-ins
 $(OUT)/bench/gpucalls: tests/bench/gpucalls.c tests/standin/gpuapi.h $(STANDINS) | $(OUT)/bench

@@ -9,6 +9,9 @@
  * One program serves every probe: the cookie of each attachment says
  * which probe it is (enum dft_annot_op, enum dft_python_probe). Twelve
  * programs of the same body took the verifier a third of the start-up.
+ * A region's begin and end, the hits that matter, have programs of
+ * their own where the header pinned their arguments (pinned_begin,
+ * pinned_end): no cookie, no spec, no call on the way to the record.
  */
 #include "core.bpf.h"
 #define BPF_USDT_MAX_SPEC_CNT 1024
@@ -249,4 +252,52 @@ int DFT_USDT(annotation, __u64 a0, __u64 a1, long long a2)
 		return emit_annot(DFT_ANNOT_END, 0, 0, 0, OURS(OURS_PYTHON, OURS_IMPORT));
 	}
 	return 0;
+}
+
+/* The annotation program, for pinned_begin and pinned_end to hand a hit
+ * over to (user space fills the slot after the load). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} annot_full SEC(".maps");
+
+/* A region's begin or end at a probe whose notes all say DFT_PINNED_ARGS
+ * (user space checked): its arguments are read straight from the
+ * registers. A site user space does not know yet goes to the annotation
+ * program, by tail call rather than a call of emit_annot(), which each
+ * program calling it would have verified again; the attachment carries
+ * the probe's cookie and spec for it. */
+static __always_inline int region_pinned(struct pt_regs *ctx, __u32 op)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct dft_task *st = tracked(t);
+	__u64 cat = PT_REGS_PARM1(ctx), name = PT_REGS_PARM2(ctx);
+	__u32 id;
+
+	if (!st)
+		return 0;
+	if (!site_id(st, t->tgid, cat, name, &id)) {
+		bpf_tail_call(ctx, &annot_full, 0);
+		/* only with the slot empty, which user space prevents */
+		count_lost(DFT_NR_MAX + DFT_EV_ANNOT);
+		return 0;
+	}
+	flush_run(st);
+	track_phase(st, op, id);
+	keep_annot(st, t, op, cat, name, PT_REGS_PARM3(ctx));
+	return 0;
+}
+
+SEC("usdt")
+int pinned_begin(struct pt_regs *ctx)
+{
+	return region_pinned(ctx, DFT_ANNOT_BEGIN);
+}
+
+SEC("usdt")
+int pinned_end(struct pt_regs *ctx)
+{
+	return region_pinned(ctx, DFT_ANNOT_END);
 }

@@ -211,6 +211,29 @@ dlopen_traced() {
 	annot check "$TRACE" "$TRUTH"
 }
 
+@test "annotate: regions read from pinned registers, or through the specs where a file also has an older header's notes: every region and read" {
+	# the pinned build's notes are all pinned, the older one's are not
+	[ "$(readelf -n "$WL/annotate" | grep -A3 'Name: region_' | grep -c 'Arguments: 8@%rdi 8@%rsi -8@%rdx$')" -gt 0 ]
+	readelf -n "$WL/annotate-oldnotes" | grep -A3 'Name: region_' | grep 'Arguments:' |
+		grep -qv 'Arguments: 8@%rdi 8@%rsi -8@%rdx$'
+	local wl
+	for wl in annotate annotate-oldnotes; do
+		: >"$TRUTH"
+		dft -v -o "$TRACE" -- "$WL/$wl" "$D" threads 3000
+		expect_eq "$wl: status" "$DFT_STATUS" 0
+		# the pinned probes' own programs take the pinned build's begin
+		# and end, never a file's that also has other notes
+		if [ "$wl" = annotate ]; then
+			grep -qE "annotations in '[^']*/$wl': [0-9]+ probes attached, 2 with pinned arguments$" "$T/dft.err"
+		else
+			grep -qE "annotations in '[^']*/$wl': [0-9]+ probes attached$" "$T/dft.err"
+		fi
+		valid
+		expect_eq "$wl: regions" "$(tpy count "$TRACE" --cat compute --name forward)" 4500
+		annot check "$TRACE" "$TRUTH"
+	done
+}
+
 @test "annotate: the exit summary's phase table shows a program's control bytes escaped, never raw" {
 	dft -o "$TRACE" -- "$WL/annotate" "$D" $'\e]0;t\a' $'\e[2J\xc2\x9b\\'
 	expect_eq "status" "$DFT_STATUS" 0

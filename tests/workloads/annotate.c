@@ -61,6 +61,26 @@ struct reader {
 	long bytes[2]; /* read in forward, in backward */
 };
 
+/* Built with ANNOTATE_OLD_NOTES (annotate-oldnotes), the threads' regions
+ * are written as usdt.h wrote them before it pinned a region's arguments
+ * to registers: the file then has notes of both forms, which the tracer
+ * must take through its annotation program. */
+#ifdef ANNOTATE_OLD_NOTES
+#define REGION_BEGIN(c, n)                                                     \
+	do {                                                                   \
+		if (DFT__ON(region_begin))                                     \
+			DFT__S3(region_begin, c, n, 0);                        \
+	} while (0)
+#define REGION_END(c, n)                                                       \
+	do {                                                                   \
+		if (DFT__ON(region_end))                                       \
+			DFT__S3(region_end, c, n, 0);                          \
+	} while (0)
+#else
+#define REGION_BEGIN DFT_USDT_REGION_BEGIN
+#define REGION_END DFT_USDT_REGION_END
+#endif
+
 /* Literal names: each region's strings stay at one site, which the
  * tracer learns and then takes without reading them. */
 static void *reader_main(void *arg)
@@ -73,13 +93,13 @@ static void *reader_main(void *arg)
 		ssize_t got;
 
 		if (i % 2 == 0) {
-			DFT_USDT_REGION_BEGIN("compute", "forward");
+			REGION_BEGIN("compute", "forward");
 			got = pread(r->fd, buf, sizeof(buf), at);
-			DFT_USDT_REGION_END("compute", "forward");
+			REGION_END("compute", "forward");
 		} else {
-			DFT_USDT_REGION_BEGIN("compute", "backward");
+			REGION_BEGIN("compute", "backward");
 			got = pread(r->fd, buf, sizeof(buf), at);
-			DFT_USDT_REGION_END("compute", "backward");
+			REGION_END("compute", "backward");
 		}
 		if (got > 0)
 			r->bytes[i % 2] += got;

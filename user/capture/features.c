@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "capture/features.h"
@@ -240,6 +241,43 @@ static bool lacks_map(enum bpf_map_type type)
 	return geteuid() == 0 && libbpf_probe_bpf_map_type(type, NULL) == 0;
 }
 
+/* Whether this kernel takes a program that calls a function of its own
+ * and tail-calls: x86-64's JIT from 5.10, other JITs later, and no
+ * interpreter. Without the privilege to ask, taken as yes. */
+static bool mixes_tail_calls(void)
+{
+	struct bpf_insn insns[] = {
+		{ BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_6, BPF_REG_1, 0, 0 },
+		/* call the function at 9 */
+		{ BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, 7 },
+		{ BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_1, BPF_REG_6, 0, 0 },
+		/* the map's fd, below */
+		{ BPF_LD | BPF_DW | BPF_IMM, BPF_REG_2, BPF_PSEUDO_MAP_FD, 0, 0 },
+		{ 0, 0, 0, 0, 0 },
+		{ BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_3, 0, 0, 0 },
+		{ BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_tail_call },
+		{ BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 0 },
+		{ BPF_JMP | BPF_EXIT, 0, 0, 0, 0 },
+		{ BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 0 },
+		{ BPF_JMP | BPF_EXIT, 0, 0, 0, 0 },
+	};
+	int map, prog;
+
+	if (geteuid())
+		return true;
+	map = bpf_map_create(BPF_MAP_TYPE_PROG_ARRAY, NULL, 4, 4, 1, NULL);
+	if (map < 0)
+		return false;
+	insns[3].imm = map;
+	prog = bpf_prog_load(BPF_PROG_TYPE_KPROBE, NULL, "GPL", insns,
+			     sizeof(insns) / sizeof(insns[0]), NULL);
+	close(map);
+	if (prog < 0)
+		return false;
+	close(prog);
+	return true;
+}
+
 static const char *probe_core(const struct btf *btf)
 {
 	static char why[160];
@@ -288,6 +326,7 @@ int features_probe(struct features *f)
 		/* one program for every call: the cookie says which (5.15) */
 		off(f, FEATURE_gpu, "this kernel has no helper '%s'", "bpf_get_attach_cookie");
 	}
+	f->pinned_regions = f->on[FEATURE_annotations] && mixes_tail_calls();
 	probe_tracepoints(f, btf);
 	probe_io_uring(f, btf);
 	probe_mmap(f, btf);
@@ -346,6 +385,8 @@ void features_configure(const struct features *f, struct dftrace_bpf *skel, bool
 		}
 		if (ft == FEATURE_cgroup_scope)
 			load = load && cgroup;
+		if (!strncmp(bpf_program__name(prog), "pinned_", 7))
+			load = load && f->pinned_regions;
 		bpf_program__set_autoload(prog, load);
 		/* task iterators are read by user space when it needs them,
 		 * also after the hooks are detached (loader_iter()) */

@@ -45,6 +45,10 @@ struct features {
 	/* the submit hook's name here: io_uring_submit_req (6.4 on) or
 	 * io_uring_submit_sqe */
 	bool uring_submit_sqe;
+	/* a program may both call its own functions and tail-call: the
+	 * pinned region probes' programs do (annot.bpf.c); without it the
+	 * annotation program takes those probes too */
+	bool pinned_regions;
 };
 
 /* A feature off by the user's choice (why: what to say of it). */

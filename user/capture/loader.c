@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "capture/features.h"
 #include "capture/loader.h"
@@ -109,6 +110,20 @@ static int configure(struct dftrace_bpf *skel, const struct loader_opts *o)
 	return bpf_map__set_max_entries(skel->maps.events, o->ringbuf_size);
 }
 
+/* The slot that pinned_begin and pinned_end hand a site they do not know
+ * over by (annot.bpf.c): the annotation program. */
+static int link_annot_full(struct dftrace_bpf *skel)
+{
+	int fd = bpf_program__fd(skel->progs.annotation);
+	__u32 zero = 0;
+
+	if (fd < 0 || bpf_program__fd(skel->progs.pinned_begin) < 0)
+		return 0;
+	if (bpf_map_update_elem(bpf_map__fd(skel->maps.annot_full), &zero, &fd, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
 int loader_open(struct dftrace_bpf **out, const struct loader_opts *o)
 {
 	struct dftrace_bpf *skel = dftrace_bpf__open();
@@ -122,6 +137,8 @@ int loader_open(struct dftrace_bpf **out, const struct loader_opts *o)
 	err = configure(skel, o);
 	if (!err)
 		err = dftrace_bpf__load(skel);
+	if (!err)
+		err = link_annot_full(skel);
 	if (err) {
 		report_error("cannot load the BPF programs: %s (run with -v for the verifier log)",
 		     strerror(-err));

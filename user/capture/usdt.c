@@ -78,37 +78,6 @@ static int provider_bit(const char *name, size_t max)
 	return 0;
 }
 
-/* Which of our providers the ELF file has stapsdt notes of. */
-static int providers_in(Elf *elf)
-{
-	Elf_Scn *scn = NULL;
-	int found = 0;
-
-	while (elf && (scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		GElf_Nhdr nh;
-		size_t off = 0, name_off, desc_off;
-		Elf_Data *data;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		data = elf_getdata(scn, NULL);
-		while (data && (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
-			const char *desc = (const char *)data->d_buf + desc_off;
-			size_t addrs = 3 * (elf_getident(elf, NULL)[EI_CLASS] == ELFCLASS64 ? 8 : 4);
-
-			if (nh.n_type != NT_STAPSDT ||
-			    nh.n_namesz != sizeof(STAPSDT_OWNER) ||
-			    memcmp((char *)data->d_buf + name_off, STAPSDT_OWNER,
-				   sizeof(STAPSDT_OWNER)) ||
-			    nh.n_descsz <= addrs)
-				continue;
-			found |= provider_bit(desc + addrs, nh.n_descsz - addrs);
-		}
-	}
-	return found;
-}
-
 /* Each probe with the cookie that tells the one annotation program what
  * it is. Each region's begin before its end: attach_file() goes last to
  * first. */
@@ -125,11 +94,102 @@ static const struct {
 #undef PY
 };
 
+/* What a file's stapsdt notes say: which of our providers it has, and
+ * which probes of ours have notes that all pin their arguments
+ * (DFT_PINNED_ARGS), by probes[] index. */
+struct notes {
+	int providers;
+	uint64_t probes, unpinned;
+};
+
+/* A note's provider, name and argument specs: three strings after its
+ * three addresses, each within the note (the file is the traced
+ * process's). False if the note has no room for them. */
+static bool note_strings(const char *desc, size_t size, size_t addrs, const char *s[3])
+{
+	size_t off = addrs;
+
+	for (int i = 0; i < 3; i++) {
+		const char *end = off < size ? memchr(desc + off, 0, size - off) : NULL;
+
+		if (!end)
+			return false;
+		s[i] = desc + off;
+		off = end - desc + 1;
+	}
+	return true;
+}
+
+_Static_assert(sizeof(probes) / sizeof(probes[0]) <= 64, "a bit of struct notes each");
+
+/* One note: its provider, and whether it is a probe of ours, pinned. */
+static void scan_note(struct notes *n, const char *desc, size_t size, size_t addrs)
+{
+	const char *s[3];
+	int provider;
+
+	if (!note_strings(desc, size, addrs, s))
+		return;
+	provider = provider_bit(s[0], size);
+	n->providers |= provider;
+	for (size_t i = 0; provider && i < sizeof(probes) / sizeof(probes[0]); i++) {
+		if ((int)probes[i].provider != provider || strcmp(probes[i].probe, s[1]))
+			continue;
+		n->probes |= 1ULL << i;
+		if (strcmp(s[2], DFT_PINNED_ARGS))
+			n->unpinned |= 1ULL << i;
+	}
+}
+
+/* Every stapsdt note of the ELF file, into n. */
+static void scan_notes(Elf *elf, struct notes *n)
+{
+	const char *ident = elf_getident(elf, NULL);
+	size_t addrs = 3 * (ident && ident[EI_CLASS] == ELFCLASS64 ? 8 : 4);
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		GElf_Nhdr nh;
+		size_t off = 0, name_off, desc_off;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		data = elf_getdata(scn, NULL);
+		while (data && (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+			if (nh.n_type != NT_STAPSDT ||
+			    nh.n_namesz != sizeof(STAPSDT_OWNER) ||
+			    memcmp((char *)data->d_buf + name_off, STAPSDT_OWNER,
+				   sizeof(STAPSDT_OWNER)))
+				continue;
+			scan_note(n, (const char *)data->d_buf + desc_off, nh.n_descsz, addrs);
+		}
+	}
+}
+
+/* The program for probe i of a file: pinned_begin or pinned_end where
+ * every note of a region's begin or end pins its arguments and this
+ * kernel loaded them, else the annotation program. */
+static struct bpf_program *program_for(struct usdt_attacher *u, size_t i,
+				       const struct notes *n)
+{
+	struct bpf_program *pinned = NULL;
+
+	if (probes[i].provider == PROV_DFTRACE && probes[i].cookie == DFT_ANNOT_BEGIN)
+		pinned = u->skel->progs.pinned_begin;
+	if (probes[i].provider == PROV_DFTRACE && probes[i].cookie == DFT_ANNOT_END)
+		pinned = u->skel->progs.pinned_end;
+	if (pinned && !(n->unpinned >> i & 1) && bpf_program__fd(pinned) >= 0)
+		return pinned;
+	return u->skel->progs.annotation;
+}
+
 /* path: what libbpf opens; shown: what the user is told. */
 static void attach_file(struct usdt_attacher *u, const char *path,
-			const char *shown, int providers)
+			const char *shown, const struct notes *n)
 {
-	int attached = 0;
+	int attached = 0, pinned = 0;
 
 	/* Last to first, so that each region's end probe is live before its
 	 * begin: a process that runs meanwhile (CPython collecting at
@@ -138,26 +198,31 @@ static void attach_file(struct usdt_attacher *u, const char *path,
 	 * of its thread as its child. */
 	for (size_t i = sizeof(probes) / sizeof(probes[0]); i-- > 0;) {
 		LIBBPF_OPTS(bpf_usdt_opts, opts, .usdt_cookie = probes[i].cookie);
+		struct bpf_program *prog = program_for(u, i, n);
 		struct bpf_link *l;
 
-		if (!(providers & probes[i].provider))
+		/* a file need not use every probe */
+		if (!(n->probes >> i & 1))
 			continue;
-		l = bpf_program__attach_usdt(u->skel->progs.annotation, -1, path,
+		l = bpf_program__attach_usdt(prog, -1, path,
 					     probes[i].provider == PROV_PYTHON ?
 						     "python" : "dftrace",
 					     probes[i].probe, &opts);
-
-		/* A file need not use every probe: ENOENT is expected. */
 		if (!l)
 			continue;
-		if (VEC_PUSH(u->links, u->nlinks, u->caplinks, l))
+		if (VEC_PUSH(u->links, u->nlinks, u->caplinks, l)) {
 			bpf_link__destroy(l);
-		else
-			attached++;
+			continue;
+		}
+		attached++;
+		pinned += prog != u->skel->progs.annotation;
 	}
-	if (u->verbose)
-		fprintf(stderr, "dftrace-bpf: annotations in '%s': %d probes attached%s\n",
-			shown, attached, providers & PROV_PYTHON ? " (python)" : "");
+	if (!u->verbose)
+		return;
+	fprintf(stderr, "dftrace-bpf: annotations in '%s': %d probes attached", shown, attached);
+	if (pinned)
+		fprintf(stderr, ", %d with pinned arguments", pinned);
+	fprintf(stderr, "%s\n", n->providers & PROV_PYTHON ? " (python)" : "");
 }
 
 /*
@@ -197,7 +262,7 @@ static void consider(struct usdt_attacher *u, const char *path)
 	struct stat st;
 	struct gpu_syms syms = { .families = 0 };
 	int fd = open_regular(path, &st);
-	int providers = 0;
+	struct notes notes = { 0, 0, 0 };
 	Elf *elf;
 
 	if (fd < 0)
@@ -208,15 +273,15 @@ static void consider(struct usdt_attacher *u, const char *path)
 	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (elf && u->annotations)
-		providers = providers_in(elf);
+		scan_notes(elf, &notes);
 	if (elf && u->gpu)
 		gpu_find_syms(elf, &syms);
 	elf_end(elf);
 	/* libbpf and the kernel open the very file checked here, not
 	 * whatever path names by then. */
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
-	if (providers)
-		attach_file(u, self, path, providers);
+	if (notes.probes)
+		attach_file(u, self, path, &notes);
 	if (syms.families)
 		attach_gpu(u, self, path, &syms);
 	close(fd);
