@@ -385,7 +385,7 @@ void features_configure(const struct features *f, struct dftrace_bpf *skel, bool
 		}
 		if (ft == FEATURE_cgroup_scope)
 			load = load && cgroup;
-		if (!strncmp(bpf_program__name(prog), "pinned_", 7))
+		if (prog == skel->progs.pinned_begin || prog == skel->progs.pinned_end)
 			load = load && f->pinned_regions;
 		bpf_program__set_autoload(prog, load);
 		/* task iterators are read by user space when it needs them,
