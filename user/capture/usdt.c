@@ -190,6 +190,7 @@ static void attach_file(struct usdt_attacher *u, const char *path,
 			const char *shown, const struct notes *n)
 {
 	int attached = 0, pinned = 0;
+	char pinned_note[48] = "";
 
 	/* Last to first, so that each region's end probe is live before its
 	 * begin: a process that runs meanwhile (CPython collecting at
@@ -219,10 +220,10 @@ static void attach_file(struct usdt_attacher *u, const char *path,
 	}
 	if (!u->verbose)
 		return;
-	fprintf(stderr, "dftrace-bpf: annotations in '%s': %d probes attached", shown, attached);
 	if (pinned)
-		fprintf(stderr, ", %d with pinned arguments", pinned);
-	fprintf(stderr, "%s\n", n->providers & PROV_PYTHON ? " (python)" : "");
+		snprintf(pinned_note, sizeof(pinned_note), ", %d with pinned arguments", pinned);
+	fprintf(stderr, "dftrace-bpf: annotations in '%s': %d probes attached%s%s\n", shown,
+		attached, pinned_note, n->providers & PROV_PYTHON ? " (python)" : "");
 }
 
 /*
