@@ -339,7 +339,7 @@ struct dft_annot_site {
 #elif defined(__aarch64__)
 #define DFT_PINNED_ARGS "8@x0 8@x1 -8@x2"
 #else
-#define DFT_PINNED_ARGS ""
+#define DFT_PINNED_ARGS "?" /* matches no note: no pinned programs here */
 #endif
 
 /* A region's begin or end at a known site, kept in its thread's batch

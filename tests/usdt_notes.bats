@@ -4,6 +4,7 @@
 # it is built, else builds the examples itself into a temporary directory.
 
 ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
+load lib/notes
 PROBES="arg_int arg_str ctx_clear ctx_int ctx_str meta region_begin region_end"
 
 setup_file() {
@@ -33,17 +34,6 @@ teardown() {
 # probe names of provider dftrace in FILE, sorted and unique
 probes_in() {
 	readelf -n "$1" | awk '/Provider: dftrace/ { getline; print $2 }' | sort -u | tr '\n' ' ' | sed 's/ $//'
-}
-
-# The argument specs of a region's begin and end on this machine: the
-# registers usdt.h pins them to (DFT_PINNED_ARGS in bpf/dftrace.h, where
-# the tracer reads them).
-pinned_args() {
-	local arch=__x86_64__
-	[ "$(uname -m)" != aarch64 ] || arch=__aarch64__
-	awk -v arch="$arch" '$0 ~ "defined\\(" arch "\\)" { on = 1; next }
-		on && /^#define DFT_PINNED_ARGS/ { sub(/^[^"]*"/, ""); sub(/"$/, ""); print; exit }' \
-		"$ROOT/bpf/dftrace.h"
 }
 
 # check_notes FILE: every dftrace note's semaphore is the address of that

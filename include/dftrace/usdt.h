@@ -160,15 +160,17 @@ DFT__DEFINE_SEMA(arg_str);
  */
 #if defined(__x86_64__)
 #define DFT__PINNED(p, a, b, c)                                               \
-	DFT__NOTE(p, "8@%[dft_a] 8@%[dft_b] -8@%[dft_c]",                      \
-		  [dft_a] "D"((uint64_t)(a)), [dft_b] "S"((uint64_t)(b)),      \
-		  [dft_c] "d"((int64_t)(c)))
-#else /* AArch64: no constraint letter names x0-x2 */
+	DFT__NOTE(p, "8@%[dft_a] 8@%[dft_b] -8@%[dft_c]", [dft_a] "D"(a),      \
+		  [dft_b] "S"(b), [dft_c] "d"(c))
+#else /* AArch64: no constraint letter names x0-x2. The values first: code
+       * that computes one (a call) could use x0 after it is set. */
 #define DFT__PINNED(p, a, b, c)                                               \
 	do {                                                                   \
-		register uint64_t dft__x0 __asm__("x0") = (uint64_t)(a);       \
-		register uint64_t dft__x1 __asm__("x1") = (uint64_t)(b);       \
-		register int64_t dft__x2 __asm__("x2") = (int64_t)(c);         \
+		uint64_t dft__a = (uint64_t)(a), dft__b = (uint64_t)(b);       \
+		int64_t dft__c = (c);                                          \
+		register uint64_t dft__x0 __asm__("x0") = dft__a;              \
+		register uint64_t dft__x1 __asm__("x1") = dft__b;              \
+		register int64_t dft__x2 __asm__("x2") = dft__c;               \
 		DFT__NOTE(p, "8@%[dft_a] 8@%[dft_b] -8@%[dft_c]",              \
 			  [dft_a] "r"(dft__x0), [dft_b] "r"(dft__x1),          \
 			  [dft_c] "r"(dft__x2));                               \
