@@ -156,6 +156,23 @@ static __always_inline bool site_id(struct dft_task *st, __u32 tgid, __u64 cat, 
 	return true;
 }
 
+/* A region's begin or end at a site user space knows (the thread's own
+ * entries or annot_sites): kept in the thread's batch, no ring of its
+ * own. False, and nothing done, where the site is not known. */
+static __always_inline bool keep_region(struct dft_task *st, struct task_struct *t, __u32 op,
+					__u64 cat, __u64 name, long long count)
+{
+	__u32 id;
+
+	if (!site_id(st, t->tgid, cat, name, &id))
+		return false;
+	/* pages mapped so far belong to the phase that is ending or enclosing */
+	flush_run(st);
+	track_phase(st, op, id);
+	keep_annot(st, t, op, cat, name, count);
+	return true;
+}
+
 /* The record of an annotation: op, strings a and b (user addresses, or
  * ours: OURS(a's, b's)), value. A global function: checked once. */
 __noinline int emit_annot(__u32 op, __u64 a, __u64 b, long long value, __u32 ours)
@@ -164,18 +181,15 @@ __noinline int emit_annot(__u32 op, __u64 a, __u64 b, long long value, __u32 our
 	struct dft_task *st = tracked(t);
 	struct dft_annot *e;
 	dft_word *w;
-	__u32 zero = 0, id;
+	__u32 zero = 0;
 
 	if (!st)
 		return 0;
+	if (!ours && (op == DFT_ANNOT_BEGIN || op == DFT_ANNOT_END) &&
+	    keep_region(st, t, op, a, b, value))
+		return 0;
 	/* pages mapped so far belong to the phase that is ending or enclosing */
 	flush_run(st);
-	if (!ours && (op == DFT_ANNOT_BEGIN || op == DFT_ANNOT_END) &&
-	    site_id(st, t->tgid, a, b, &id)) {
-		track_phase(st, op, id);
-		keep_annot(st, t, op, a, b, value);
-		return 0;
-	}
 	flush_batch(st);
 	e = bpf_map_lookup_elem(&annot_scratch, &zero);
 	if (!e)
@@ -273,20 +287,13 @@ static __always_inline int region_pinned(struct pt_regs *ctx, __u32 op)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
 	struct dft_task *st = tracked(t);
-	__u64 cat = PT_REGS_PARM1(ctx), name = PT_REGS_PARM2(ctx);
-	__u32 id;
 
-	if (!st)
+	if (!st || keep_region(st, t, op, PT_REGS_PARM1(ctx), PT_REGS_PARM2(ctx),
+			       PT_REGS_PARM3(ctx)))
 		return 0;
-	if (!site_id(st, t->tgid, cat, name, &id)) {
-		bpf_tail_call(ctx, &annot_full, 0);
-		/* only with the slot empty, which user space prevents */
-		count_lost(DFT_NR_MAX + DFT_EV_ANNOT);
-		return 0;
-	}
-	flush_run(st);
-	track_phase(st, op, id);
-	keep_annot(st, t, op, cat, name, PT_REGS_PARM3(ctx));
+	bpf_tail_call(ctx, &annot_full, 0);
+	/* only with the slot empty, which user space prevents */
+	count_lost(DFT_NR_MAX + DFT_EV_ANNOT);
 	return 0;
 }
 
