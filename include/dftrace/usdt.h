@@ -143,9 +143,10 @@ DFT__DEFINE_SEMA(arg_str);
 		: [dft_sema] "i"(&DFT__SEMA(probe)), __VA_ARGS__)
 
 /* Argument specs: "8@" unsigned 64-bit (pointers), "-8@" signed 64-bit. */
+#define DFT__SPEC3 "8@%[dft_a] 8@%[dft_b] -8@%[dft_c]"
 #define DFT__S3(p, a, b, c)                                                   \
-	DFT__NOTE(p, "8@%[dft_a] 8@%[dft_b] -8@%[dft_c]", [dft_a] "nr"(a),   \
-		  [dft_b] "nr"(b), [dft_c] "nr"(c))
+	DFT__NOTE(p, DFT__SPEC3, [dft_a] "nr"(a), [dft_b] "nr"(b),             \
+		  [dft_c] "nr"(c))
 #define DFT__SI(p, a, b)                                                      \
 	DFT__NOTE(p, "8@%[dft_a] -8@%[dft_b]", [dft_a] "nr"(a), [dft_b] "nr"(b))
 #define DFT__SS(p, a, b)                                                      \
@@ -160,8 +161,7 @@ DFT__DEFINE_SEMA(arg_str);
  */
 #if defined(__x86_64__)
 #define DFT__PINNED(p, a, b, c)                                               \
-	DFT__NOTE(p, "8@%[dft_a] 8@%[dft_b] -8@%[dft_c]", [dft_a] "D"(a),      \
-		  [dft_b] "S"(b), [dft_c] "d"(c))
+	DFT__NOTE(p, DFT__SPEC3, [dft_a] "D"(a), [dft_b] "S"(b), [dft_c] "d"(c))
 #else /* AArch64: no constraint letter names x0-x2. The values first: code
        * that computes one (a call) could use x0 after it is set. */
 #define DFT__PINNED(p, a, b, c)                                               \
@@ -171,9 +171,8 @@ DFT__DEFINE_SEMA(arg_str);
 		register uint64_t dft__x0 __asm__("x0") = dft__a;              \
 		register uint64_t dft__x1 __asm__("x1") = dft__b;              \
 		register int64_t dft__x2 __asm__("x2") = dft__c;               \
-		DFT__NOTE(p, "8@%[dft_a] 8@%[dft_b] -8@%[dft_c]",              \
-			  [dft_a] "r"(dft__x0), [dft_b] "r"(dft__x1),          \
-			  [dft_c] "r"(dft__x2));                               \
+		DFT__NOTE(p, DFT__SPEC3, [dft_a] "r"(dft__x0),                 \
+			  [dft_b] "r"(dft__x1), [dft_c] "r"(dft__x2));         \
 	} while (0)
 #endif
 /*
