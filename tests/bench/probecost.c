@@ -8,6 +8,9 @@
  * make bench to time beside the tracer on the same loop.
  * probecost tree -- CMD...: the same with task storage as the filter, the
  * floor of a tracer that follows a process tree.
+ * probecost annot -- CMD...: runs CMD (a path) with its dftrace
+ * region_begin and region_end probes under the floor of an annotation
+ * tracer (the task, its storage and the clock at each hit, kept nowhere).
  */
 #include <sys/wait.h>
 #include <errno.h>
@@ -93,9 +96,36 @@ static void print_stats(struct bpf_program *prog)
 			(unsigned long long)info.run_cnt, (unsigned long long)info.run_time_ns);
 }
 
-/* CMD, started held so that the filter knows its pid, under the floor
- * (tree: with task storage as the filter). */
-static int run_floor(char **cmd, bool tree)
+enum floor { FLOOR_PID, FLOOR_TREE, FLOOR_ANNOT };
+
+/* The floor's programs, a and b (b may be NULL). */
+static void floor_programs(struct probecost_bpf *skel, enum floor f, struct bpf_program **a,
+			   struct bpf_program **b)
+{
+	*a = f == FLOOR_ANNOT ? skel->progs.annot_floor :
+	     f == FLOOR_TREE  ? skel->progs.tree_enter :
+				skel->progs.floor_enter;
+	*b = f == FLOOR_ANNOT ? NULL : f == FLOOR_TREE ? skel->progs.tree_exit :
+							 skel->progs.floor_exit;
+}
+
+/* The annotation floor on path's region probes, for every process. */
+static bool attach_annot(struct bpf_program *prog, const char *path)
+{
+	return bpf_program__attach_usdt(prog, -1, path, "dftrace", "region_begin", NULL) &&
+	       bpf_program__attach_usdt(prog, -1, path, "dftrace", "region_end", NULL);
+}
+
+static bool attach_floor(struct bpf_program *a, struct bpf_program *b, enum floor f,
+			 const char *path)
+{
+	if (f == FLOOR_ANNOT)
+		return attach_annot(a, path);
+	return bpf_program__attach(a) && bpf_program__attach(b);
+}
+
+/* CMD, started held so that the filter knows its pid, under a floor. */
+static int run_floor(char **cmd, enum floor f)
 {
 	struct probecost_bpf *skel = NULL;
 	int go[2], status = 1;
@@ -116,21 +146,25 @@ static int run_floor(char **cmd, bool tree)
 	close(go[0]);
 	skel = probecost_bpf__open();
 	if (pid > 0 && skel) {
-		struct bpf_program *enter = tree ? skel->progs.tree_enter : skel->progs.floor_enter;
-		struct bpf_program *exit = tree ? skel->progs.tree_exit : skel->progs.floor_exit;
+		struct bpf_program *a, *b;
 
+		floor_programs(skel, f, &a, &b);
 		skel->rodata->target_tgid = pid;
-		load_only(skel, enter, exit);
-		if (!probecost_bpf__load(skel) && bpf_program__attach(enter) &&
-		    bpf_program__attach(exit) && write(go[1], "g", 1) == 1)
+		load_only(skel, a, b);
+		if (!probecost_bpf__load(skel) && attach_floor(a, b, f, cmd[0]) &&
+		    write(go[1], "g", 1) == 1)
 			status = 0;
 	}
 	close(go[1]);
 	if (pid > 0 && waitpid(pid, &status, 0) < 0)
 		status = 1;
 	if (skel && !status) {
-		print_stats(tree ? skel->progs.tree_enter : skel->progs.floor_enter);
-		print_stats(tree ? skel->progs.tree_exit : skel->progs.floor_exit);
+		struct bpf_program *a, *b;
+
+		floor_programs(skel, f, &a, &b);
+		print_stats(a);
+		if (b)
+			print_stats(b);
 	}
 	probecost_bpf__destroy(skel);
 	return status ? 1 : 0;
@@ -140,9 +174,12 @@ int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 500000;
 
-	if (argc > 3 && (!strcmp(argv[1], "floor") || !strcmp(argv[1], "tree")) &&
-	    !strcmp(argv[2], "--"))
-		return run_floor(argv + 3, !strcmp(argv[1], "tree"));
+	static const char *const floors[] = { [FLOOR_PID] = "floor", [FLOOR_TREE] = "tree",
+					      [FLOOR_ANNOT] = "annot" };
+
+	for (int f = 0; argc > 3 && !strcmp(argv[2], "--") && f < 3; f++)
+		if (!strcmp(argv[1], floors[f]))
+			return run_floor(argv + 3, f);
 	struct stat st;
 	double none, classic, raw;
 
