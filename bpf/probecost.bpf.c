@@ -104,3 +104,30 @@ int annot_floor(struct pt_regs *ctx)
 	mark_now();
 	return 0;
 }
+
+/* Beside the floor in make bench's bpf_stats: what bpftrace's count()
+ * does at each hit (a per-CPU counter), and one clock read alone. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} counts SEC(".maps");
+
+SEC("usdt")
+int annot_count(struct pt_regs *ctx)
+{
+	__u32 zero = 0;
+	__u64 *n = bpf_map_lookup_elem(&counts, &zero);
+
+	if (n)
+		(*n)++;
+	return 0;
+}
+
+SEC("usdt")
+int annot_clock(struct pt_regs *ctx)
+{
+	last_ns = bpf_ktime_get_ns();
+	return 0;
+}

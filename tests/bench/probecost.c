@@ -10,7 +10,9 @@
  * floor of a tracer that follows a process tree.
  * probecost annot -- CMD...: runs CMD (a path) with its dftrace
  * region_begin and region_end probes under the floor of an annotation
- * tracer (the task, its storage and the clock at each hit, kept nowhere).
+ * tracer (the task, its storage and the clock at each hit, kept nowhere);
+ * count and clock: under a per-CPU counter (bpftrace's count()), or a
+ * clock read alone, for bpf_stats to set beside it.
  */
 #include <sys/wait.h>
 #include <errno.h>
@@ -96,30 +98,49 @@ static void print_stats(struct bpf_program *prog)
 			(unsigned long long)info.run_cnt, (unsigned long long)info.run_time_ns);
 }
 
-enum floor { FLOOR_PID, FLOOR_TREE, FLOOR_ANNOT };
+enum floor { FLOOR_PID, FLOOR_TREE, FLOOR_ANNOT, FLOOR_COUNT, FLOOR_CLOCK, FLOOR__N };
 
-/* The floor's programs, a and b (b may be NULL). */
+static const char *const floor_names[FLOOR__N] = {
+	[FLOOR_PID] = "floor", [FLOOR_TREE] = "tree", [FLOOR_ANNOT] = "annot",
+	[FLOOR_COUNT] = "count", [FLOOR_CLOCK] = "clock",
+};
+
+/* A floor's programs: a and b on the syscall hooks, or a alone (b NULL)
+ * on the annotation probes. */
 static void floor_programs(struct probecost_bpf *skel, enum floor f, struct bpf_program **a,
 			   struct bpf_program **b)
 {
-	*a = f == FLOOR_ANNOT ? skel->progs.annot_floor :
-	     f == FLOOR_TREE  ? skel->progs.tree_enter :
-				skel->progs.floor_enter;
-	*b = f == FLOOR_ANNOT ? NULL : f == FLOOR_TREE ? skel->progs.tree_exit :
-							 skel->progs.floor_exit;
+	*b = NULL;
+	switch (f) {
+	case FLOOR_PID:
+		*a = skel->progs.floor_enter;
+		*b = skel->progs.floor_exit;
+		break;
+	case FLOOR_TREE:
+		*a = skel->progs.tree_enter;
+		*b = skel->progs.tree_exit;
+		break;
+	case FLOOR_ANNOT:
+		*a = skel->progs.annot_floor;
+		break;
+	case FLOOR_COUNT:
+		*a = skel->progs.annot_count;
+		break;
+	default:
+		*a = skel->progs.annot_clock;
+	}
 }
 
-/* The annotation floor on path's region probes, for every process. */
-static bool attach_annot(struct bpf_program *prog, const char *path)
+/* a on path's region probes, for every process. */
+static bool attach_annot(struct bpf_program *a, const char *path)
 {
-	return bpf_program__attach_usdt(prog, -1, path, "dftrace", "region_begin", NULL) &&
-	       bpf_program__attach_usdt(prog, -1, path, "dftrace", "region_end", NULL);
+	return bpf_program__attach_usdt(a, -1, path, "dftrace", "region_begin", NULL) &&
+	       bpf_program__attach_usdt(a, -1, path, "dftrace", "region_end", NULL);
 }
 
-static bool attach_floor(struct bpf_program *a, struct bpf_program *b, enum floor f,
-			 const char *path)
+static bool attach_floor(struct bpf_program *a, struct bpf_program *b, const char *path)
 {
-	if (f == FLOOR_ANNOT)
+	if (!b)
 		return attach_annot(a, path);
 	return bpf_program__attach(a) && bpf_program__attach(b);
 }
@@ -151,7 +172,7 @@ static int run_floor(char **cmd, enum floor f)
 		floor_programs(skel, f, &a, &b);
 		skel->rodata->target_tgid = pid;
 		load_only(skel, a, b);
-		if (!probecost_bpf__load(skel) && attach_floor(a, b, f, cmd[0]) &&
+		if (!probecost_bpf__load(skel) && attach_floor(a, b, cmd[0]) &&
 		    write(go[1], "g", 1) == 1)
 			status = 0;
 	}
@@ -174,11 +195,8 @@ int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 500000;
 
-	static const char *const floors[] = { [FLOOR_PID] = "floor", [FLOOR_TREE] = "tree",
-					      [FLOOR_ANNOT] = "annot" };
-
-	for (int f = 0; argc > 3 && !strcmp(argv[2], "--") && f < 3; f++)
-		if (!strcmp(argv[1], floors[f]))
+	for (int f = 0; argc > 3 && !strcmp(argv[2], "--") && f < FLOOR__N; f++)
+		if (!strcmp(argv[1], floor_names[f]))
 			return run_floor(argv + 3, f);
 	struct stat st;
 	double none, classic, raw;
