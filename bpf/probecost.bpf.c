@@ -105,8 +105,8 @@ int annot_floor(struct pt_regs *ctx)
 	return 0;
 }
 
-/* Beside the floor in make bench's bpf_stats: what bpftrace's count()
- * does at each hit (a per-CPU counter), and one clock read alone. */
+/* Beside the floor in make bench's bpf_stats: a per-CPU counter, as
+ * bpftrace's count() keeps at each hit, and one clock read alone. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
