@@ -149,6 +149,7 @@ static bool attach_floor(struct bpf_program *a, struct bpf_program *b, const cha
 static int run_floor(char **cmd, enum floor f)
 {
 	struct probecost_bpf *skel = NULL;
+	struct bpf_program *a = NULL, *b = NULL;
 	int go[2], status = 1;
 	pid_t pid;
 
@@ -167,8 +168,6 @@ static int run_floor(char **cmd, enum floor f)
 	close(go[0]);
 	skel = probecost_bpf__open();
 	if (pid > 0 && skel) {
-		struct bpf_program *a, *b;
-
 		floor_programs(skel, f, &a, &b);
 		skel->rodata->target_tgid = pid;
 		load_only(skel, a, b);
@@ -179,10 +178,7 @@ static int run_floor(char **cmd, enum floor f)
 	close(go[1]);
 	if (pid > 0 && waitpid(pid, &status, 0) < 0)
 		status = 1;
-	if (skel && !status) {
-		struct bpf_program *a, *b;
-
-		floor_programs(skel, f, &a, &b);
+	if (a && !status) {
 		print_stats(a);
 		if (b)
 			print_stats(b);
