@@ -5,7 +5,7 @@
 
 ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
 load lib/notes
-PROBES="arg_int arg_str ctx_clear ctx_int ctx_str meta region_begin region_end"
+PROBES="arg_int arg_str ctx_clear ctx_int ctx_str meta region_begin region_end regions"
 
 setup_file() {
 	local b="$ROOT/build/examples" ex="$ROOT/usdt/examples"
@@ -63,6 +63,7 @@ check_notes() {
 		}
 		BEGIN {
 			want["region_begin"] = want["region_end"] = want["meta"] = "8@R 8@R -8@R"
+			want["regions"] = "8@R 8@R -8@R"
 			want["ctx_int"] = want["arg_int"] = "8@R -8@R"
 			want["ctx_str"] = want["arg_str"] = "8@R 8@R"
 			want["ctx_clear"] = "8@R"
@@ -87,7 +88,7 @@ check_notes() {
 				print f ": " name " semaphore " sema " outside .probes"
 			else if (a != want[name])
 				print f ": " name " arguments \"" args "\", want registers or immediates as \"" want[name] "\""
-			else if (name ~ /^region_/ && args != pinned)
+			else if (name ~ /^region(_|s$)/ && args != pinned)
 				print f ": " name " arguments \"" args "\", want the pinned \"" pinned "\""
 		}
 		END { if (!n) print f ": no dftrace notes" }')
@@ -126,9 +127,9 @@ write_all_macros() {
 
 @test "notes: minitrain carries the probes of the annotations it uses" {
 	# it sets no string context, so ctx_str has no site
-	[ "$(probes_in "$EX/minitrain")" = "arg_int arg_str ctx_clear ctx_int meta region_begin region_end" ]
+	[ "$(probes_in "$EX/minitrain")" = "arg_int arg_str ctx_clear ctx_int meta region_begin region_end regions" ]
 	# nor does the C++ one, and it clears no context either
-	[ "$(probes_in "$EX/minitrain_cpp")" = "arg_int arg_str ctx_int meta region_begin region_end" ]
+	[ "$(probes_in "$EX/minitrain_cpp")" = "arg_int arg_str ctx_int meta region_begin region_end regions" ]
 }
 
 @test "notes: every dftrace note has a semaphore" {
@@ -163,7 +164,7 @@ write_all_macros() {
 }
 
 @test "notes: the shared library has its own notes and semaphores, and exports none" {
-	[ "$(probes_in "$EX/libphase.so")" = "region_begin region_end" ]
+	[ "$(probes_in "$EX/libphase.so")" = "region_begin region_end regions" ]
 	readelf -sW "$EX/libphase.so" | grep -q "dftrace_region_begin_semaphore"
 	# hidden: not in the dynamic symbol table, so nobody can interpose it
 	! readelf --dyn-syms -W "$EX/libphase.so" | grep -q semaphore
@@ -230,8 +231,10 @@ write_all_macros() {
 			"$T/x"
 			check_notes "$T/x"
 			# one definition of each, however many units define it
-			[ "$(readelf -sW "$T/x" | grep -oE 'dftrace_[a-z_]+_semaphore$' | sort | uniq -c | awk '$1 == 1' | wc -l)" = 8 ]
-			[ "$(readelf -sW "$T/x" | grep -c 'dftrace_[a-z_]*_semaphore$')" = 8 ]
+			[ "$(readelf -sW "$T/x" | grep -oE 'dftrace_[a-z_]+_semaphore$' | sort | uniq -c | awk '$1 == 1' | wc -l)" = 9 ]
+			[ "$(readelf -sW "$T/x" | grep -c 'dftrace_[a-z_]*_semaphore$')" = 9 ]
+			# and one ring per thread for the program
+			[ "$(readelf -sW "$T/x" | grep -c ' TLS .* dftrace_usdt_ring_v1$')" = 1 ]
 		done
 	done
 }
@@ -246,18 +249,29 @@ write_all_macros() {
 	! readelf -sW "$T/a.out" | grep -q semaphore
 }
 
-@test "header: an untraced annotation is a load and a branch, no call" {
+@test "header: an untraced annotation is a load and a branch per semaphore: no call, no syscall" {
 	printf '%s\n' '#include <dftrace/usdt.h>' 'void f(void);' \
 		'void f(void) { DFT_USDT_FORWARD(); }' >"$T/one.c"
-	cp "$T/one.c" "$T/one.cpp"
+	printf '%s\n' '#include <dftrace/usdt.h>' 'extern "C" void f(void);' \
+		'void f(void) { DFT_USDT_FORWARD(); }' >"$T/one.cpp"
+	# untraced, f reads no clock (the ring's, only while traced): this
+	# program's own clock_gettime counts the calls
+	printf '%s\n' '#include <stdio.h>' '#include <time.h>' 'void f(void);' \
+		'static int calls;' \
+		'int clock_gettime(clockid_t c, struct timespec *ts) { (void)c; calls++; ts->tv_sec = ts->tv_nsec = 0; return 0; }' \
+		'int main(void) { for (int i = 0; i < 1000; i++) f(); printf("%d\n", calls); return 0; }' \
+		>"$T/count.c"
 	for c in "gcc -O2 $T/one.c" "gcc -O0 $T/one.c" "clang -O2 $T/one.c" \
 		"g++ -O2 $T/one.cpp" "g++ -O0 $T/one.cpp" "clang++ -O0 $T/one.cpp"; do
 		$c -I"$ROOT/include" -c -o "$T/one.o"
 		run objdump -dr --no-show-raw-insn "$T/one.o"
-		# the probe sites are nops; nothing is called, no syscall is made
-		! printf '%s\n' "$output" | grep -qE '\bcall|\bsyscall'
+		# the probe sites are nops; no syscall instruction anywhere
+		if printf '%s\n' "$output" | grep -qE '\bsyscall'; then false; fi
 		printf '%s\n' "$output" | grep -q 'dftrace_region_begin_semaphore'
 		printf '%s\n' "$output" | grep -q 'dftrace_region_end_semaphore'
+		printf '%s\n' "$output" | grep -q 'dftrace_regions_semaphore'
+		gcc -O2 "$T/count.c" "$T/one.o" -o "$T/count" $([[ $c == *++* ]] && echo -lstdc++)
+		[ "$("$T/count")" = 0 ]
 	done
 }
 

@@ -3,7 +3,7 @@
  * dftrace/usdt.h: mark the phases of AI/DL code for dftrace-bpf.
  *
  * Header-only, for C11 and later and C++11 and later, with GCC or Clang;
- * needs only libc's <stdint.h>. Names follow DFTracer's AI logging:
+ * needs only libc's <stdint.h> and <time.h>. Names follow DFTracer's AI logging:
  * DFT_USDT_FORWARD() is {"name":"forward","cat":"compute"}.
  *
  *     void train_step(void) {
@@ -26,12 +26,25 @@
  *   ctx_clear(const char *key)            key NULL: every user key
  *   arg_int(const char *key, int64_t value)   an arg of the calling thread's
  *   arg_str(const char *key, const char *value)  innermost open region
+ *   regions(struct dft_usdt_ring *ring, uint64_t from, uint64_t to)
+ *                                   the calling thread's region begins and
+ *                                   ends [from, to) in ring (below)
  * Strings are NUL-terminated; the tracer reads up to 63 bytes of cat and
  * key and 127 of name and value. count is 0 when there is none. A
  * region's args are those it has when it ends. region_begin's and
  * region_end's arguments are always in the first three argument
  * registers (x86-64 %rdi %rsi %rdx, AArch64 x0 x1 x2), where dftrace-bpf
  * reads them with no lookup; their notes say so as well.
+ *
+ * A tracer that raises regions' semaphore takes the begins and ends of
+ * regions named by string literals from a ring in the thread's own memory
+ * instead: each is written there with the time (CLOCK_MONOTONIC), and
+ * regions fires once the ring is full, so that a pair costs no trap. The
+ * tracer reads the ring at the thread's next probe, syscall or page
+ * fault, too, and reads the names then: only a literal is sure to hold
+ * them still. While regions' semaphore is raised, those sites do not
+ * fire region_begin and region_end; sites whose names are not literals
+ * always do.
  *
  * Define DFT_USDT_DISABLE before the include to compile every annotation
  * out. Where probes are not supported (not ELF, not x86-64 or AArch64) the
@@ -45,6 +58,7 @@
 #define DFTRACE_USDT_H
 
 #include <stdint.h>
+#include <time.h>
 
 #if !defined(DFT_USDT_DISABLE) && defined(__ELF__) && defined(__GNUC__) && \
 	((defined(__x86_64__) && !defined(__ILP32__)) || defined(__aarch64__))
@@ -52,6 +66,26 @@
 #else
 #define DFT__PROBES 0
 #endif
+
+/*
+ * The ring of a thread's region begins and ends, for a tracer that raised
+ * the semaphore of its probe (regions). Records [sent, head) are the
+ * tracer's to read until regions fires for them; the thread never writes
+ * over those, since it fires when they fill the ring. dftrace-bpf checks
+ * this layout against its own at compile time.
+ */
+#define DFT_USDT_RING_PROBE regions
+#define DFT_USDT_RING_LEN 64 /* a power of two */
+struct dft_usdt_ring_rec {
+	uint64_t ts_end;	/* CLOCK_MONOTONIC ns << 1 | 1 for an end */
+	const char *cat, *name;
+	int64_t count;
+};
+struct dft_usdt_ring {
+	uint64_t head;	/* records written, ever: the next goes at head % LEN */
+	uint64_t sent;	/* head when regions last fired; 0: never */
+	struct dft_usdt_ring_rec rec[DFT_USDT_RING_LEN];
+};
 
 #ifdef __cplusplus
 /* inline, not static: C++ inline members below call these (ODR) */
@@ -76,7 +110,8 @@
  *  - volatile: a tracer attaches at any time, so a loop must not keep the
  *    value in a register.
  */
-#define DFT__SEMA(probe) dftrace_##probe##_semaphore
+#define DFT__SEMA_(probe) dftrace_##probe##_semaphore
+#define DFT__SEMA(probe) DFT__SEMA_(probe) /* a macro's name expanded first */
 #define DFT__DEFINE_SEMA(probe)                                               \
 	__attribute__((weak, visibility("hidden"), section(".probes"), used))  \
 	volatile unsigned short DFT__SEMA(probe)
@@ -91,6 +126,13 @@ DFT__DEFINE_SEMA(ctx_str);
 DFT__DEFINE_SEMA(ctx_clear);
 DFT__DEFINE_SEMA(arg_int);
 DFT__DEFINE_SEMA(arg_str);
+DFT__DEFINE_SEMA(DFT_USDT_RING_PROBE);
+
+/* One ring per thread for the whole process: default visibility, so that
+ * every DSO writes the same ring and the tracer reads its regions in the
+ * order they happened. The _v1 is the layout's: a header that changes it
+ * must change the name. */
+__attribute__((weak)) __thread struct dft_usdt_ring dftrace_usdt_ring_v1;
 #ifdef __cplusplus
 }
 #endif
@@ -188,10 +230,58 @@ DFT__FN void dft__touch(const char *s)
 
 /* ---- the probes: each is a no-op unless its semaphore is raised ---- */
 
-DFT__FN void dft__region(int end, const char *cat, const char *name,
-			 int64_t count)
+/* clock_gettime(CLOCK_MONOTONIC), the clock of bpf_ktime_get_ns(): from
+ * the vDSO, no syscall. Declared here under a name of ours, since strict
+ * C11 and C++ modes of <time.h> may not declare it; CLOCK_MONOTONIC is 1
+ * in Linux's ABI. */
+#ifdef __cplusplus
+extern "C"
+#endif
+int dft__clock_gettime(int clock, struct timespec *ts) __asm__("clock_gettime");
+
+DFT__FN uint64_t dft__now_ns(void)
 {
-	if (!end && DFT__ON(region_begin)) {
+	struct timespec ts;
+
+	dft__clock_gettime(1, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A begin or end into the thread's ring; regions fires when the ring is
+ * full, and at the thread's first, which tells the tracer where its ring
+ * is. The record is whole before head counts it: the tracer may read the
+ * ring at any page fault. */
+DFT__FN void dft__ring_put(int end, const char *cat, const char *name,
+			   int64_t count)
+{
+	struct dft_usdt_ring *r = &dftrace_usdt_ring_v1;
+	uint64_t h = r->head, sent = r->sent;
+	struct dft_usdt_ring_rec *e = &r->rec[h & (DFT_USDT_RING_LEN - 1)];
+
+	e->ts_end = dft__now_ns() << 1 | (uint64_t)(end != 0);
+	e->cat = cat;
+	e->name = name;
+	e->count = count;
+	__asm__ __volatile__("" : : : "memory");
+	r->head = ++h;
+	if (h - sent >= DFT_USDT_RING_LEN || !sent) {
+		DFT__PINNED(DFT_USDT_RING_PROBE, r, sent, h);
+		__asm__ __volatile__("" : : : "memory");
+		r->sent = h;
+	}
+}
+
+/* fixed: cat's and name's bytes never change while the process lives
+ * (literals: DFT__FIXED), so that the tracer may read them later, from
+ * the ring. A constant after inlining. */
+DFT__FN void dft__region_at(int end, const char *cat, const char *name,
+			    int64_t count, int fixed)
+{
+	if (fixed && DFT__ON(DFT_USDT_RING_PROBE)) {
+		dft__touch(cat);
+		dft__touch(name);
+		dft__ring_put(end, cat, name, count);
+	} else if (!end && DFT__ON(region_begin)) {
 		dft__touch(cat);
 		dft__touch(name);
 		DFT__PINNED(region_begin, cat, name, count);
@@ -200,6 +290,12 @@ DFT__FN void dft__region(int end, const char *cat, const char *name,
 		dft__touch(name);
 		DFT__PINNED(region_end, cat, name, count);
 	}
+}
+
+DFT__FN void dft__region(int end, const char *cat, const char *name,
+			 int64_t count)
+{
+	dft__region_at(end, cat, name, count, 0);
 }
 
 DFT__FN void dft__meta(const char *cat, const char *name, int64_t is_end)
@@ -260,7 +356,8 @@ DFT__FN int dft__enabled(void)
 	return __builtin_expect((DFT__SEMA(region_begin) | DFT__SEMA(region_end) |
 				 DFT__SEMA(meta) | DFT__SEMA(ctx_int) |
 				 DFT__SEMA(ctx_str) | DFT__SEMA(ctx_clear) |
-				 DFT__SEMA(arg_int) | DFT__SEMA(arg_str)) != 0,
+				 DFT__SEMA(arg_int) | DFT__SEMA(arg_str) |
+				 DFT__SEMA(DFT_USDT_RING_PROBE)) != 0,
 				0);
 }
 
@@ -268,6 +365,11 @@ DFT__FN int dft__enabled(void)
 
 #define DFT__ON(probe) 0
 
+DFT__FN void dft__region_at(int end, const char *cat, const char *name,
+			    int64_t count, int fixed)
+{
+	(void)end, (void)cat, (void)name, (void)count, (void)fixed;
+}
 DFT__FN void dft__region(int end, const char *cat, const char *name,
 			 int64_t count)
 {
@@ -317,46 +419,58 @@ DFT__FN int dft__enabled(void)
 #define DFT__UNIQ(prefix) DFT__CAT(prefix, __LINE__)
 #endif
 
-#define DFT_USDT_REGION_BEGIN(cat, name) dft__region(0, (cat), (name), 0)
-#define DFT_USDT_REGION_END(cat, name) dft__region(1, (cat), (name), 0)
+/* String literals (or NULL), at the macro itself: GCC and Clang say so
+ * there, at every -O, and of nothing else (a pointer variable, an array). */
+#define DFT__FIXED(cat, name) (__builtin_constant_p(cat) && __builtin_constant_p(name))
+
+#define DFT_USDT_REGION_BEGIN(cat, name)                                      \
+	dft__region_at(0, (cat), (name), 0, DFT__FIXED(cat, name))
+#define DFT_USDT_REGION_END(cat, name)                                        \
+	dft__region_at(1, (cat), (name), 0, DFT__FIXED(cat, name))
 
 #ifdef __cplusplus
 namespace dftrace {
 /* RAII: the end probe fires however the scope is left, exceptions too. */
 class usdt_scope {
 public:
-	usdt_scope(const char *cat, const char *name) : cat_(cat), name_(name)
+	usdt_scope(const char *cat, const char *name, int fixed = 0)
+		: cat_(cat), name_(name), fixed_(fixed)
 	{
-		dft__region(0, cat_, name_, 0);
+		dft__region_at(0, cat_, name_, 0, fixed_);
 	}
-	~usdt_scope() { dft__region(1, cat_, name_, 0); }
+	~usdt_scope() { dft__region_at(1, cat_, name_, 0, fixed_); }
 	usdt_scope(const usdt_scope &) = delete;
 	usdt_scope &operator=(const usdt_scope &) = delete;
 
 private:
 	const char *cat_, *name_;
+	int fixed_;
 };
 } /* namespace dftrace */
 #define DFT_USDT_REGION(cat, name)                                            \
-	::dftrace::usdt_scope DFT__UNIQ(dft__scope_)((cat), (name))
+	::dftrace::usdt_scope DFT__UNIQ(dft__scope_)((cat), (name),           \
+						     DFT__FIXED(cat, name))
 #else
 struct dft_usdt_scope {
 	const char *cat, *name;
+	int fixed;
 };
 
-DFT__FN struct dft_usdt_scope dft__scope_begin(const char *cat, const char *name)
+DFT__FN struct dft_usdt_scope dft__scope_begin(const char *cat, const char *name,
+					       int fixed)
 {
 	struct dft_usdt_scope s;
 
 	s.cat = cat;
 	s.name = name;
-	dft__region(0, cat, name, 0);
+	s.fixed = fixed;
+	dft__region_at(0, cat, name, 0, fixed);
 	return s;
 }
 
 DFT__FN void dft__scope_end(struct dft_usdt_scope *s)
 {
-	dft__region(1, s->cat, s->name, 0);
+	dft__region_at(1, s->cat, s->name, 0, s->fixed);
 }
 
 /* The cleanup attribute ends the region on every exit from the block
@@ -364,7 +478,7 @@ DFT__FN void dft__scope_end(struct dft_usdt_scope *s)
 #define DFT_USDT_REGION(cat, name)                                            \
 	__attribute__((cleanup(dft__scope_end), unused))                       \
 	struct dft_usdt_scope DFT__UNIQ(dft__scope_) =                          \
-		dft__scope_begin((cat), (name))
+		dft__scope_begin((cat), (name), DFT__FIXED(cat, name))
 #endif
 
 /* A child of a node: DFT_USDT_DERIVE("data", "preprocess", "collate") is
@@ -418,14 +532,15 @@ struct dft_usdt_iter {
 	const char *cat, *iter_name, *block_name;
 	int64_t count;
 	int open; /* 0 nothing, 1 .iter, 2 .block */
+	int fixed; /* cat a literal too (the names are): see DFT__FIXED */
 #ifdef __cplusplus
-	dft_usdt_iter(const char *c, const char *i, const char *b)
-		: cat(c), iter_name(i), block_name(b), count(0), open(0)
+	dft_usdt_iter(const char *c, const char *i, const char *b, int f = 0)
+		: cat(c), iter_name(i), block_name(b), count(0), open(0), fixed(f)
 	{
 	}
 	dft_usdt_iter(dft_usdt_iter &&o)
 		: cat(o.cat), iter_name(o.iter_name), block_name(o.block_name),
-		  count(o.count), open(o.open)
+		  count(o.count), open(o.open), fixed(o.fixed)
 	{
 		o.open = 0;
 	}
@@ -442,9 +557,9 @@ struct dft_usdt_iter {
 DFT__FN void dft_usdt_iter_done(struct dft_usdt_iter *it)
 {
 	if (it->open == 1)
-		dft__region(1, it->cat, it->iter_name, DFT__DISCARD);
+		dft__region_at(1, it->cat, it->iter_name, DFT__DISCARD, it->fixed);
 	else if (it->open == 2)
-		dft__region(1, it->cat, it->block_name, it->count);
+		dft__region_at(1, it->cat, it->block_name, it->count, it->fixed);
 	it->open = 0;
 }
 
@@ -452,7 +567,7 @@ DFT__FN void dft_usdt_iter_wait(struct dft_usdt_iter *it)
 {
 	dft_usdt_iter_done(it);
 	it->count++;
-	dft__region(0, it->cat, it->iter_name, it->count);
+	dft__region_at(0, it->cat, it->iter_name, it->count, it->fixed);
 	it->open = 1;
 }
 
@@ -461,7 +576,7 @@ DFT__FN void dft_usdt_iter_body(struct dft_usdt_iter *it)
 	if (it->open != 1) /* no wait before it: a new element */
 		it->count++;
 	dft_usdt_iter_done(it);
-	dft__region(0, it->cat, it->block_name, it->count);
+	dft__region_at(0, it->cat, it->block_name, it->count, it->fixed);
 	it->open = 2;
 }
 
@@ -470,10 +585,12 @@ inline dft_usdt_iter::~dft_usdt_iter()
 {
 	dft_usdt_iter_done(this);
 }
-#define DFT_USDT_ITER(cat, name) dft_usdt_iter((cat), name ".iter", name ".block")
+#define DFT_USDT_ITER(cat, name)                                              \
+	dft_usdt_iter((cat), name ".iter", name ".block", DFT__FIXED(cat, ""))
 #else
 #define DFT_USDT_ITER(cat, name)                                              \
-	((struct dft_usdt_iter){ (cat), name ".iter", name ".block", 0, 0 })
+	((struct dft_usdt_iter){ (cat), name ".iter", name ".block", 0, 0,      \
+				 DFT__FIXED(cat, "") })
 #endif
 
 /* ---- DFTracer's AI logging tree: DFT_USDT_FORWARD() and the rest, one

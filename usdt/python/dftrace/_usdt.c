@@ -122,6 +122,7 @@ static PyObject *region(int end, const char *fn, PyObject *const *args, Py_ssize
 {
 	const char *cat, *name;
 	int64_t count = 0;
+	int fixed = 0;
 
 	if (!nargs_ok(fn, n, 2, 3) || str_arg(args[0], &cat, "cat") ||
 	    str_arg(args[1], &name, "name") || (n == 3 && int_arg(args[2], &count)))
@@ -130,11 +131,16 @@ static PyObject *region(int end, const char *fn, PyObject *const *args, Py_ssize
 		PyErr_SetString(PyExc_TypeError, "cat and name must be str");
 		return NULL;
 	}
-	if (end ? DFT__ON(region_end) : DFT__ON(region_begin)) {
-		cat = fixed_name(args[0], cat, strlen(cat));
-		name = fixed_name(args[1], name, strlen(name));
+	if (DFT__ON(DFT_USDT_RING_PROBE) || (end ? DFT__ON(region_end) : DFT__ON(region_begin))) {
+		const char *c = fixed_name(args[0], cat, strlen(cat));
+		const char *nm = fixed_name(args[1], name, strlen(name));
+
+		/* the arena's copies never change: the ring may hold them */
+		fixed = c != cat && nm != name;
+		cat = c;
+		name = nm;
 	}
-	dft__region(end, cat, name, count);
+	dft__region_at(end, cat, name, count, fixed);
 	Py_RETURN_NONE;
 }
 
@@ -240,7 +246,8 @@ static PyObject *py_enabled(PyObject *self, PyObject *unused)
 }
 
 /* Every probe's semaphore raised: a tracer has attached all of them (they
- * attach one by one, and enabled() is true after the first). */
+ * attach one by one, and enabled() is true after the first). dftrace-bpf
+ * attaches regions, where it takes them, before these. */
 static PyObject *py_ready(PyObject *self, PyObject *unused)
 {
 	(void)self;
