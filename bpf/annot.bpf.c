@@ -20,6 +20,7 @@
 #include "fold.bpf.h"
 #include "iobatch.bpf.h"
 #include "mmapio.bpf.h"
+#include "ring.bpf.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -160,7 +161,7 @@ static __always_inline bool site_id(struct dft_task *st, __u32 tgid, __u64 cat, 
  * entries or annot_sites): kept in the thread's batch, no ring of its
  * own. False, and nothing done, where the site is not known. */
 static __always_inline bool keep_region(struct dft_task *st, struct task_struct *t, __u32 op,
-					__u64 cat, __u64 name, long long count)
+					__u64 cat, __u64 name, long long count, __u64 ts)
 {
 	__u32 id;
 
@@ -169,25 +170,19 @@ static __always_inline bool keep_region(struct dft_task *st, struct task_struct 
 	/* pages mapped so far belong to the phase that is ending or enclosing */
 	flush_run(st);
 	track_phase(st, op, id);
-	keep_annot(st, t, op, cat, name, count);
+	keep_annot(st, t, op, cat, name, count, ts);
 	return true;
 }
 
-/* The record of an annotation: op, strings a and b (user addresses, or
- * ours: OURS(a's, b's)), value. A global function: checked once. */
-__noinline int emit_annot(__u32 op, __u64 a, __u64 b, long long value, __u32 ours)
+/* An annotation's record with its strings, at ts: op, strings a and b
+ * (user addresses, or ours: OURS(a's, b's)), value. */
+static __always_inline int send_annot(struct dft_task *st, struct task_struct *t, __u32 op,
+				      __u64 a, __u64 b, long long value, __u32 ours, __u64 ts)
 {
-	struct task_struct *t = bpf_get_current_task_btf();
-	struct dft_task *st = tracked(t);
 	struct dft_annot *e;
 	dft_word *w;
 	__u32 zero = 0;
 
-	if (!st)
-		return 0;
-	if (!ours && (op == DFT_ANNOT_BEGIN || op == DFT_ANNOT_END) &&
-	    keep_region(st, t, op, a, b, value))
-		return 0;
 	/* pages mapped so far belong to the phase that is ending or enclosing */
 	flush_run(st);
 	flush_batch(st);
@@ -195,6 +190,7 @@ __noinline int emit_annot(__u32 op, __u64 a, __u64 b, long long value, __u32 our
 	if (!e)
 		return 0;
 	fill_header(&e->h, DFT_EV_ANNOT, t);
+	e->h.ts = ts;
 	e->h.nr = op;
 	e->value = value;
 	/* user-space fallback addresses: only for the user's strings */
@@ -216,6 +212,121 @@ __noinline int emit_annot(__u32 op, __u64 a, __u64 b, long long value, __u32 our
 	return 0;
 }
 
+/* The record of an annotation now: kept where it is a region's at a
+ * known site, else with its strings. A global function: checked once. */
+__noinline int emit_annot(__u32 op, __u64 a, __u64 b, long long value, __u32 ours)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct dft_task *st = tracked(t);
+	__u64 ts = bpf_ktime_get_ns();
+
+	if (!st)
+		return 0;
+	if (!ours && (op == DFT_ANNOT_BEGIN || op == DFT_ANNOT_END) &&
+	    keep_region(st, t, op, a, b, value, ts))
+		return 0;
+	return send_annot(st, t, op, a, b, value, ours, ts);
+}
+
+/* ---- regions from a thread's ring (include/dftrace/usdt.h) ---- */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct dft_ring_rec);
+} ring_scratch SEC(".maps");
+
+/* The record of the thread's ring at uaddr: kept where its site is
+ * known, else sent with its strings, as a probe's would be, at the time
+ * the thread wrote it. Records older than this tracer are another's.
+ * Not through emit_annot(): a call deeper would pass the 512 bytes of
+ * stack that a chain of calls may take. */
+__noinline int take_ring_rec(struct dft_task *st, __u64 uaddr)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct dft_ring_rec *r;
+	__u32 zero = 0, op;
+	__u64 ts;
+
+	/* not on the stack: the calls below it would pass the 512 bytes */
+	r = bpf_map_lookup_elem(&ring_scratch, &zero);
+	if (!st || !r)
+		return 0;
+	if (bpf_probe_read_user(r, sizeof(*r), (void *)uaddr)) {
+		count_lost(DFT_NR_MAX + DFT_EV_ANNOT);
+		return 0;
+	}
+	ts = r->ts_end >> 1;
+	if (ts < rings_since)
+		return 0;
+	op = r->ts_end & 1 ? DFT_ANNOT_END : DFT_ANNOT_BEGIN;
+	if (keep_region(st, t, op, r->cat, r->name, r->count, ts))
+		return 0;
+	return send_annot(st, t, op, r->cat, r->name, r->count, 0, ts);
+}
+
+/* The thread's ring up to head (records written, ever). The thread
+ * writes over none it has not fired the regions probe for, so a gap of
+ * more than the ring lost the oldest: only a ring the kernel side
+ * learnt of late (an earlier tracer's), or a process's own mischief. */
+static __always_inline int drain_to(struct dft_task *st, __u64 head)
+{
+	__u64 tail = st->ring_tail, ring = st->ring;
+	int i;
+
+	if (head - tail > DFT_RING_LEN) {
+		count_lost(DFT_NR_MAX + DFT_EV_ANNOT);
+		tail = head - DFT_RING_LEN;
+	}
+	/* first: a record of the loop may send the thread's batch */
+	st->ring_tail = head;
+	for (i = 0; i < DFT_RING_LEN && tail != head; i++, tail++)
+		take_ring_rec(st, ring + DFT_RING_RECS +
+					  (tail & (DFT_RING_LEN - 1)) * sizeof(struct dft_ring_rec));
+	return 0;
+}
+
+/* What the thread wrote in its ring since the kernel side last read it:
+ * at its syscalls, page faults and other probes, so that its region
+ * stack is right for them (ring.bpf.h). */
+__noinline int drain_ring(struct dft_task *st)
+{
+	__u64 head;
+
+	if (!st || !st->ring ||
+	    bpf_probe_read_user(&head, sizeof(head), (void *)st->ring) || head == st->ring_tail)
+		return 0;
+	return drain_to(st, head);
+}
+
+/* regions(ring, from, to): the ring is full, or the thread's first
+ * record is in it. Arguments pinned (DFT_PINNED_ARGS, as a region's). */
+SEC("usdt")
+int ring_regions(struct pt_regs *ctx)
+{
+	struct dft_task *st = tracked(bpf_get_current_task_btf());
+	__u64 ring = PT_REGS_PARM1(ctx);
+
+	if (!st)
+		return 0;
+	if (st->ring != ring) {
+		st->ring = ring;
+		st->ring_tail = PT_REGS_PARM2(ctx);
+	}
+	return drain_to(st, PT_REGS_PARM3(ctx));
+}
+
+/* A signal on its way to the thread: one that kills it (a crash, a kill,
+ * another thread's exit_group) ends it with no syscall of its own, while
+ * its memory still holds the ring. */
+SEC("tp_btf/signal_deliver")
+int BPF_PROG(ring_at_signal, int sig, struct kernel_siginfo *info, struct k_sigaction *ka)
+{
+	take_ring(tracked(bpf_get_current_task_btf()));
+	return 0;
+}
+
 /* The step annotation moves --steps' window. */
 static __always_inline void set_step(__u64 key, long long value)
 {
@@ -234,6 +345,8 @@ static __always_inline void set_step(__u64 key, long long value)
 SEC("usdt")
 int DFT_USDT(annotation, __u64 a0, __u64 a1, long long a2)
 {
+	/* an arg is its innermost region's: the ring's regions go first */
+	take_ring(tracked(bpf_get_current_task_btf()));
 	switch (DFT_USDT_COOKIE) {
 	case DFT_ANNOT_BEGIN:
 		return emit_annot(DFT_ANNOT_BEGIN, a0, a1, a2, 0);
@@ -288,8 +401,12 @@ static __always_inline int region_pinned(struct pt_regs *ctx, __u32 op)
 	struct task_struct *t = bpf_get_current_task_btf();
 	struct dft_task *st = tracked(t);
 
-	if (!st || keep_region(st, t, op, PT_REGS_PARM1(ctx), PT_REGS_PARM2(ctx),
-			       PT_REGS_PARM3(ctx)))
+	if (!st)
+		return 0;
+	/* another file's regions, in the ring, went before */
+	take_ring(st);
+	if (keep_region(st, t, op, PT_REGS_PARM1(ctx), PT_REGS_PARM2(ctx), PT_REGS_PARM3(ctx),
+			bpf_ktime_get_ns()))
 		return 0;
 	bpf_tail_call(ctx, &annot_full, 0);
 	/* only with the slot empty, which user space prevents */

@@ -55,6 +55,10 @@ DFT_SHARED const volatile bool profile_on;
 DFT_SHARED const volatile bool steps_on;
 DFT_SHARED const volatile struct dft_steps steps;
 DFT_SHARED __u32 step_active;
+/* regions from threads' rings (annot.bpf.c), where files have them;
+ * records older than rings_since (ns) are another tracer's */
+DFT_SHARED const volatile bool rings_on;
+DFT_SHARED const volatile __u64 rings_since;
 /* -a, --cgroup, --uid, --comm; scope.self_tgid also for every mode */
 DFT_SHARED const volatile bool scope_on;
 DFT_SHARED const volatile struct dft_scope scope;

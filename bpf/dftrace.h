@@ -30,6 +30,8 @@ enum dft_interest {
 	DFT_INTEREST_EVENT = 1,	/* recorded */
 	DFT_INTEREST_MODEL = 2,	/* recorded, also outside --steps' active
 				 * windows: user space's fd tables need it */
+	DFT_INTEREST_RING = 3,	/* not recorded: the thread's last regions
+				 * are read from its ring there (exit) */
 };
 
 struct dft_sc_cfg {
@@ -352,6 +354,19 @@ struct dft_annot_kept {
 	unsigned long long pad;
 };
 
+/* A thread's ring of region begins and ends in its own memory, which
+ * include/dftrace/usdt.h writes where the regions probe is attached
+ * (struct dft_usdt_ring): its layout as the kernel side reads it.
+ * user/capture/usdt.c checks at compile time that it is the header's. */
+#define DFT_RING_LEN 64
+#define DFT_RING_RECS 16	/* offset of the records, after head and sent */
+
+struct dft_ring_rec {
+	unsigned long long ts_end;	/* CLOCK_MONOTONIC << 1 | 1 for an end */
+	unsigned long long cat, name;
+	long long count;
+};
+
 /* The sites a thread hit last, by their strings' addresses: most hits
  * find their id here rather than in annot_sites. An entry holds while
  * annot_sites_gen, which user space bumps after it deletes a site, has
@@ -493,6 +508,9 @@ struct dft_task {
 	unsigned int fds_unchanged; /* since acc's file was looked up */
 	struct dft_io batch[DFT_IO_BATCH];
 	struct dft_site_slot sites[DFT_SITE_SLOTS];
+	/* its ring of regions (struct dft_ring_rec): where, and the count of
+	 * records read so far; 0, 0 till the regions probe says */
+	unsigned long long ring, ring_tail;
 };
 
 /* the GPU calls' records: after struct dft_header */

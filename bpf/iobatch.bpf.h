@@ -55,7 +55,7 @@ static __always_inline void flush_batch(struct dft_task *st)
 /* A region's begin or end at a known site, kept with the thread's calls
  * (the batch keeps their order): no ring reservation of its own. */
 static __always_inline void keep_annot(struct dft_task *st, struct task_struct *t, __u32 op,
-				       __u64 cat, __u64 name, long long value)
+				       __u64 cat, __u64 name, long long value, __u64 ts)
 {
 	unsigned int n = st->nbatch;
 	struct dft_annot_kept *k;
@@ -71,7 +71,7 @@ static __always_inline void keep_annot(struct dft_task *st, struct task_struct *
 	k->h.tgid = t->tgid;
 	k->h.tid = t->pid;
 	k->h.io_dur = 0;
-	k->h.ts = bpf_ktime_get_ns();
+	k->h.ts = ts;
 	k->value = value;
 	k->cat_ptr = cat;
 	k->name_ptr = name;

@@ -9,6 +9,7 @@
 #include "fold.bpf.h"
 #include "iobatch.bpf.h"
 #include "mmapio.bpf.h"
+#include "ring.bpf.h"
 #include "scope.bpf.h"
 
 /* A new process starts at its parent's epoch and step, as user space's
@@ -35,20 +36,30 @@ SEC("tp_btf/sched_process_fork")
 int BPF_PROG(sched_process_fork, struct task_struct *parent,
 	     struct task_struct *child)
 {
-	struct dft_task *st = tracked(parent);
+	struct dft_task *st = tracked(parent), *cst;
 	unsigned char fds_lost_child = 0;
 	struct dft_fork *e;
 
 	if (!st)
 		return 0;
+	/* what the parent's ring holds is the parent's, read before the copy */
+	take_ring(st);
 	/* a thread shares the parent's fd table from here */
 	fds_may_change(st);
 	/* the child's fd table is a copy of what user space can't name */
 	if (st->fds_lost && child->tgid != parent->tgid)
 		fds_lost_child = 1;
-	st = track(child);
-	if (st)
-		st->fds_lost = fds_lost_child;
+	cst = track(child);
+	if (cst) {
+		cst->fds_lost = fds_lost_child;
+		/* a process's copy of the forking thread's memory has its
+		 * ring, read as far; a thread has its own */
+		if (child->tgid != parent->tgid) {
+			cst->ring = st->ring;
+			cst->ring_tail = st->ring_tail;
+		}
+	}
+	st = cst;
 	inherit_pos(parent, child);
 	e = reserve(sizeof(*e), DFT_NR_MAX + DFT_EV_FORK);
 	if (!e)
@@ -91,8 +102,9 @@ int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid,
 	 * of the exec, which closes fds (and may untrack it) */
 	if (st) {
 		fds_may_change(st);
-		/* the new program's strings are elsewhere */
+		/* the new program's strings are elsewhere, and its ring */
 		__builtin_memset(st->sites, 0, sizeof(st->sites));
+		st->ring = st->ring_tail = 0;
 	} else if (!enter_scope(p, p->comm)) {
 		return 0;
 	}

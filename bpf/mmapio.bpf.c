@@ -10,6 +10,7 @@
  */
 #include "mmapio.bpf.h"
 #include "iobatch.bpf.h"
+#include "ring.bpf.h"
 
 /* A run is cut after this long: records reach the trace in bounded time. */
 #define RUN_MAX_NS 100000000ull
@@ -152,6 +153,8 @@ int BPF_PROG(page_fault_user, unsigned long address, struct pt_regs *regs,
 	struct dft_task *st = faulting(bpf_get_current_task_btf());
 
 	if (st) {
+		/* the pages it maps are those of the regions it is in */
+		take_ring(st);
 		st->fault_write = !!(error_code & FAULT_WRITE);
 		st->fault_exec = !!(error_code & FAULT_INSTR);
 	}

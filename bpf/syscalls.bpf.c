@@ -17,6 +17,7 @@
 #include "fold.bpf.h"
 #include "iobatch.bpf.h"
 #include "mmapio.bpf.h"
+#include "ring.bpf.h"
 
 /* UAPI constants vmlinux.h does not carry (they are #defines). */
 #define MAP_ANONYMOUS 0x20
@@ -89,9 +90,13 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
 
 	if (!st)
 		return 0;
+	/* the regions it is in, from its ring, before it */
+	take_ring(st);
+	c = &sc_cfg[nr & NR_MASK];
+	if (c->interest == DFT_INTEREST_RING)
+		return 0;
 	/* a syscall ends the thread's run of mapped pages */
 	flush_run(st);
-	c = &sc_cfg[nr & NR_MASK];
 	if (!wanted(c->kind, regs))
 		return 0;
 	if (quiet_step() && c->interest != DFT_INTEREST_MODEL)

@@ -212,30 +212,54 @@ dlopen_traced() {
 	annot check "$TRACE" "$TRUTH"
 }
 
-@test "annotate: regions read from pinned registers, or through the specs where a file also has an older header's notes: every region and read" {
+@test "annotate: regions from the threads' rings, from pinned registers, or through the specs where a file also has an older header's notes: every region and read" {
 	# the pinned build's notes are all pinned, the older one's are not
-	local pinned wl
+	local pinned wl how
 	pinned=$(pinned_args)
 	[ -n "$pinned" ]
-	readelf -n "$WL/annotate" | grep -A3 'Name: region_' | grep 'Arguments:' >"$T/notes"
+	readelf -n "$WL/annotate" | grep -A3 -E 'Name: (region_|regions$)' | grep 'Arguments:' >"$T/notes"
 	[ -s "$T/notes" ] && ! grep -qvF "Arguments: $pinned" "$T/notes"
 	readelf -n "$WL/annotate-oldnotes" | grep -A3 'Name: region_' | grep 'Arguments:' |
 		grep -qvF "Arguments: $pinned"
-	for wl in annotate annotate-oldnotes; do
+	for how in rings pinned older; do
+		wl=annotate
+		set --
+		[ "$how" = pinned ] && set -- --no-region-rings
+		[ "$how" = older ] && wl=annotate-oldnotes
 		: >"$TRUTH"
-		dft -v -o "$TRACE" -- "$WL/$wl" "$D" threads 3000
-		expect_eq "$wl: status" "$DFT_STATUS" 0
-		# the pinned probes' own programs take the pinned build's begin
-		# and end, never a file's that also has other notes
-		if [ "$wl" = annotate ]; then
-			grep -qE "annotations in '[^']*/$wl': [0-9]+ probes attached, 2 with pinned arguments$" "$T/dft.err"
-		else
-			grep -qE "annotations in '[^']*/$wl': [0-9]+ probes attached$" "$T/dft.err"
-		fi
+		dft -v "$@" -o "$TRACE" -- "$WL/$wl" "$D" threads 3000
+		expect_eq "$how: status" "$DFT_STATUS" 0
+		# the rings take the begins and ends of the header's literal
+		# names, the pinned probes' own programs take them without
+		# rings, and never a file's that also has an older header's
+		# notes, whose sites write no ring
+		case $how in
+		rings) grep -qE "annotations in '[^']*/$wl': [0-9]+ probes attached, 2 with pinned arguments, regions from threads' rings$" "$T/dft.err" ;;
+		pinned) grep -qE "annotations in '[^']*/$wl': [0-9]+ probes attached, 2 with pinned arguments$" "$T/dft.err" ;;
+		older) grep -qE "annotations in '[^']*/$wl': [0-9]+ probes attached, regions from threads' rings$" "$T/dft.err" ;;
+		esac
 		valid
-		expect_eq "$wl: regions" "$(tpy count "$TRACE" --cat compute --name forward)" 4500
+		expect_eq "$how: regions" "$(tpy count "$TRACE" --cat compute --name forward)" 4500
 		annot check "$TRACE" "$TRUTH"
 	done
+}
+
+@test "annotate: regions with no syscall in or between them come from the threads' rings: every region, each mapped page in its own, the last ones as a thread dies" {
+	# 4 threads x 1001 pairs: 8008 records, 125 rings full, the rest
+	# read at a fault or as a thread dies: the process by _exit, the
+	# other threads, spinning, by the signal that exit sends them
+	dft -v -o "$TRACE" -- "$WL/annotate" "$D" no-syscalls 1001 >"$TRUTH"
+	expect_eq "status" "$DFT_STATUS" 0
+	grep -qE "annotations in '[^']*/annotate': [0-9]+ probes attached, 2 with pinned arguments, regions from threads' rings$" "$T/dft.err"
+	valid
+	expect_eq "forward" "$(tpy count "$TRACE" --cat compute --name forward)" 4004
+	expect_eq "backward" "$(tpy count "$TRACE" --cat compute --name backward)" 4004
+	annot check "$TRACE" "$TRUTH"
+	# every page of the mapping read once, each in the backward region
+	# that touched it: the ring is read at the fault, before its pages
+	expect_eq "pages by phase" "$(tpy events "$TRACE" --name mmap_read --path "$D/compute.dat" \
+		--fields args.phase,args.pages | awk '{ n[$1] += $2 } END { for (p in n) print p, n[p] }')" \
+		"backward 4004"
 }
 
 @test "annotate: the exit summary's phase table shows a program's control bytes escaped, never raw" {

@@ -13,12 +13,20 @@
  *        regions, compute.forward and compute.backward in turn, each
  *        reading 4 KiB of DIR/threads.dat; prints the regions and bytes
  *        as annot.py check takes them ("region" and "io" lines)
+ *        annotate DIR no-syscalls N: three threads and then the main thread
+ *        each run N compute.forward regions, each holding a
+ *        compute.backward, with no syscall in or between them; the
+ *        threads then spin, and the process ends with _exit right after
+ *        its last region, which kills them. Each region reads the next
+ *        page of DIR/compute.dat through a private mapping, a page
+ *        fault, in compute.backward. Prints its regions first.
  */
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <dftrace/usdt.h>
@@ -142,6 +150,77 @@ static int threaded_regions(const char *dir, long n)
 	return fd < 0;
 }
 
+struct computer {
+	pthread_t th;
+	long n;
+	const volatile char *pages; /* n pages, each first read in its region */
+	long sum;
+};
+
+static int computed; /* threads done with their regions */
+
+/* Regions with no syscall: the tracer sees them only through the ring,
+ * at a page fault, the ring's probe, or as the thread dies. */
+static void compute(struct computer *c)
+{
+	for (long i = 0; i < c->n; i++) {
+		DFT_USDT_REGION_BEGIN("compute", "forward");
+		DFT_USDT_REGION_BEGIN("compute", "backward");
+		c->sum += c->pages[i * 4096];
+		DFT_USDT_REGION_END("compute", "backward");
+		DFT_USDT_REGION_END("compute", "forward");
+	}
+}
+
+/* Its regions, then a spin with no syscall till the process's exit kills
+ * it: its last regions are still in its ring. */
+static void *compute_main(void *arg)
+{
+	compute(arg);
+	__atomic_add_fetch(&computed, 1, __ATOMIC_SEQ_CST);
+	for (;;)
+		__asm__ __volatile__("" ::: "memory");
+	return NULL;
+}
+
+static int compute_regions(const char *dir, long n)
+{
+	struct computer c[4];
+	char path[4096], block[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/compute.dat", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	memset(block, 1, sizeof(block));
+	for (long i = 0; fd >= 0 && i < 4 * n; i++)
+		if (write(fd, block, sizeof(block)) != sizeof(block))
+			return 1;
+	for (int t = 0; fd >= 0 && t < 4; t++) {
+		void *m = mmap(NULL, n * 4096, PROT_READ, MAP_PRIVATE, fd, t * n * 4096);
+
+		if (m == MAP_FAILED)
+			return 1;
+		c[t] = (struct computer){ .n = n, .pages = m };
+		madvise(m, n * 4096, MADV_RANDOM); /* a fault a page, no read-around */
+	}
+	for (long i = 0; fd >= 0 && i < 4 * n; i++) {
+		printf("{\"kind\":\"region\",\"pid\":%d,\"cat\":\"compute\",\"name\":\"forward\"}\n",
+		       getpid());
+		printf("{\"kind\":\"region\",\"pid\":%d,\"cat\":\"compute\",\"name\":\"backward\"}\n",
+		       getpid());
+	}
+	fflush(stdout);
+	for (int t = 0; fd >= 0 && t < 3; t++)
+		if (pthread_create(&c[t].th, NULL, compute_main, &c[t]))
+			return 1;
+	if (fd < 0)
+		return 1;
+	while (__atomic_load_n(&computed, __ATOMIC_SEQ_CST) < 3)
+		__asm__ __volatile__("" ::: "memory");
+	compute(&c[3]);
+	_exit(c[3].sum == n ? 0 : 1);
+}
+
 int main(int argc, char **argv)
 {
 	char path[4096];
@@ -151,6 +230,8 @@ int main(int argc, char **argv)
 
 	if (argc == 4 && !strcmp(argv[2], "threads"))
 		return threaded_regions(argv[1], atol(argv[3]));
+	if (argc == 4 && !strcmp(argv[2], "no-syscalls"))
+		return compute_regions(argv[1], atol(argv[3]));
 	if (argc == 4)
 		return named_region(argv[1], argv[2], argv[3]);
 	if (argc != 2) {

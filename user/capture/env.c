@@ -54,7 +54,8 @@ static const char doc[] =
 "the exit status is CMD's. Under sudo, CMD runs as the invoking user and\n"
 "the trace file belongs to that user.\n";
 
-enum { OPT_CGROUP = 0x100, OPT_UID, OPT_COMM, OPT_PROFILE, OPT_PID_FILE, OPT_NO_GPU };
+enum { OPT_CGROUP = 0x100, OPT_UID, OPT_COMM, OPT_PROFILE, OPT_PID_FILE, OPT_NO_GPU,
+       OPT_NO_REGION_RINGS };
 
 static const struct argp_option opts[] = {
 	{ "pid", 'p', "PID", 0, "Attach to PID, its threads and descendants (repeatable)", 0 },
@@ -74,6 +75,7 @@ static const struct argp_option opts[] = {
 	{ "uid", OPT_UID, "USER", 0, "A user's processes (real uid; name or number; repeatable), those that become the user's at an exec too", 0 },
 	{ "comm", OPT_COMM, "NAME", 0, "Processes whose command name is NAME (repeatable), from an exec or a rename (prctl) that gives it", 0 },
 	{ "profile", OPT_PROFILE, "SECONDS", OPTION_ARG_OPTIONAL, "Totals, not events: the kernel adds up each (process, thread, call, file, phase)'s calls, bytes, time and latency histogram, written as one event each every SECONDS (default 1) and at the end", 0 },
+	{ "no-region-rings", OPT_NO_REGION_RINGS, NULL, 0, "Take each region's begin and end from its probe, a trap each, rather than from the thread's ring of them that dftrace/usdt.h writes with no trap", 0 },
 	{ "no-gpu", OPT_NO_GPU, NULL, 0, "No probes on the GPU and collective libraries (libcuda, libnccl, libcufile): their calls are not traced", 0 },
 	{ "steps", 's', "W:U:A[:R[:S]]", 0, "Record only the active steps of torch.profiler's schedule: skip S steps, then wait W, warm up U, record A, R times (0: forever). Steps are the step annotation's (DFT_USDT_SET_STEP, ai.update(step=), dftrace.profiler's step(), --torch's optimizer steps); the kernel drops the other steps' I/O", 0 },
 	{},
@@ -231,6 +233,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NO_GPU:
 		env->no_gpu = true;
+		break;
+	case OPT_NO_REGION_RINGS:
+		env->no_region_rings = true;
 		break;
 	case OPT_PID_FILE:
 		if (!*arg)

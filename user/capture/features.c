@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -45,6 +46,7 @@ static const struct {
 	{ FEATURE_io_uring, "io_uring_submit_sqe" },
 	{ FEATURE_io_uring, "io_uring_complete" },
 	{ FEATURE_cgroup_scope, "cgroup_attach_task" },
+	{ FEATURE_region_rings, "signal_deliver" },
 };
 
 static const char *const feature_names[] = {
@@ -325,6 +327,8 @@ int features_probe(struct features *f)
 		/* one program for every call: the cookie says which (5.15) */
 		off(f, FEATURE_gpu, "this kernel has no helper '%s'", "bpf_get_attach_cookie");
 	}
+	if (!f->on[FEATURE_annotations])
+		off(f, FEATURE_region_rings, "it serves annotations, which are off");
 	f->pinned_regions = f->on[FEATURE_annotations] && mixes_tail_calls();
 	probe_tracepoints(f, btf);
 	probe_io_uring(f, btf);
@@ -364,11 +368,24 @@ static enum feature feature_of(const struct bpf_program *prog)
 	return FEATURE__COUNT;
 }
 
+/* Now, in the clock the header's rings and bpf_ktime_get_ns() share: a
+ * ring's records older than that are another tracer's, which a thread
+ * kept writing as this one attached. */
+static __u64 rings_since(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000u + ts.tv_nsec;
+}
+
 void features_configure(const struct features *f, struct dftrace_bpf *skel, bool cgroup)
 {
 	struct bpf_program *prog;
 
 	skel->rodata->kshape = f->shape;
+	skel->rodata->rings_on = f->on[FEATURE_region_rings];
+	skel->rodata->rings_since = rings_since();
 	bpf_object__for_each_program(prog, skel->obj) {
 		enum feature ft = feature_of(prog);
 		bool load = ft == FEATURE__COUNT || f->on[ft];
@@ -386,6 +403,8 @@ void features_configure(const struct features *f, struct dftrace_bpf *skel, bool
 			load = load && cgroup;
 		if (prog == skel->progs.pinned_begin || prog == skel->progs.pinned_end)
 			load = load && f->pinned_regions;
+		if (prog == skel->progs.ring_regions)
+			load = load && f->on[FEATURE_region_rings];
 		bpf_program__set_autoload(prog, load);
 		/* task iterators are read by user space when it needs them,
 		 * also after the hooks are detached (loader_iter()) */

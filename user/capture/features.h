@@ -26,6 +26,7 @@ struct dftrace_bpf;
 	X(overlay_names, "names of files mapped from overlayfs")               \
 	X(io_uring, "io_uring")                                                \
 	X(annotations, "annotations (USDT)")                                   \
+	X(region_rings, "regions from threads' rings")                         \
 	X(gpu, "GPU and collective calls (uprobes)")                           \
 	X(cgroup_scope, "--cgroup")
 

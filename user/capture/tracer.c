@@ -851,6 +851,9 @@ int tracer_main(int argc, char **argv)
 		features_warn(&tr.features);
 	if (tr.env.no_gpu) /* asked for: not said at start-up, but in the trace */
 		features_turn_off(&tr.features, FEATURE_gpu, "turned off by --no-gpu");
+	if (tr.env.no_region_rings)
+		features_turn_off(&tr.features, FEATURE_region_rings,
+				  "turned off by --no-region-rings");
 	features_list(&tr.features, tr.features_list, sizeof(tr.features_list));
 	/* From here a signal must not kill us: a file would be left half
 	 * made. */

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
@@ -17,6 +18,9 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+/* the header's types only: no probe of ours in the tracer */
+#define DFT_USDT_DISABLE
+#include <dftrace/usdt.h>
 #include "capture/gpuprobes.h"
 #include "capture/usdt.h"
 #include "dftrace.h"
@@ -28,6 +32,20 @@
 /* ELF note type of SystemTap's SDT notes, and its owner name. */
 #define NT_STAPSDT 3
 #define STAPSDT_OWNER "stapsdt"
+/* include/dftrace/usdt.h's ring of a thread's regions, as the kernel side
+ * reads it (struct dft_ring_rec), and its probe */
+#define STR2(x) #x
+#define STR(x) STR2(x)
+#define RING_PROBE STR(DFT_USDT_RING_PROBE)
+_Static_assert(DFT_USDT_RING_LEN == DFT_RING_LEN &&
+		       offsetof(struct dft_usdt_ring, rec) == DFT_RING_RECS &&
+		       sizeof(struct dft_usdt_ring_rec) == sizeof(struct dft_ring_rec) &&
+		       offsetof(struct dft_usdt_ring_rec, cat) == offsetof(struct dft_ring_rec, cat) &&
+		       offsetof(struct dft_usdt_ring_rec, name) ==
+			       offsetof(struct dft_ring_rec, name) &&
+		       offsetof(struct dft_usdt_ring_rec, count) ==
+			       offsetof(struct dft_ring_rec, count),
+	       "the header's ring is the one the kernel side reads");
 
 void usdt_init(struct usdt_attacher *u, struct dftrace_bpf *skel, bool annotations,
 	       bool gpu, bool verbose)
@@ -100,6 +118,9 @@ static const struct {
 struct notes {
 	int providers;
 	uint64_t probes, unpinned;
+	/* notes of the regions probe (threads' rings), and of those whose
+	 * arguments are not pinned */
+	int rings, rings_unpinned;
 };
 
 /* A note's provider, name and argument specs: three strings after its
@@ -132,6 +153,10 @@ static void scan_note(struct notes *n, const char *desc, size_t size, size_t add
 		return;
 	provider = provider_bit(s[0], size);
 	n->providers |= provider;
+	if (provider == PROV_DFTRACE && !strcmp(s[1], RING_PROBE)) {
+		n->rings++;
+		n->rings_unpinned += !!strcmp(s[2], DFT_PINNED_ARGS);
+	}
 	for (size_t i = 0; provider && i < sizeof(probes) / sizeof(probes[0]); i++) {
 		if ((int)probes[i].provider != provider || strcmp(probes[i].probe, s[1]))
 			continue;
@@ -185,12 +210,36 @@ static struct bpf_program *program_for(struct usdt_attacher *u, size_t i,
 	return u->skel->progs.annotation;
 }
 
+/*
+ * A file's regions from its threads' rings, where this kernel loaded
+ * their program: the header's sites with literal names then write the
+ * ring, with no trap, and fire neither region_begin nor region_end.
+ * Those stay attached for the file's other sites, and an older header's.
+ */
+static bool attach_rings(struct usdt_attacher *u, const char *path, const struct notes *n)
+{
+	struct bpf_link *l;
+
+	if (!n->rings || n->rings_unpinned || bpf_program__fd(u->skel->progs.ring_regions) < 0)
+		return false;
+	l = bpf_program__attach_usdt(u->skel->progs.ring_regions, -1, path, "dftrace",
+				     RING_PROBE, NULL);
+	if (!l)
+		return false;
+	if (VEC_PUSH(u->links, u->nlinks, u->caplinks, l)) {
+		bpf_link__destroy(l);
+		return false;
+	}
+	return true;
+}
+
 /* path: what libbpf opens; shown: what the user is told. */
 static void attach_file(struct usdt_attacher *u, const char *path,
 			const char *shown, const struct notes *n)
 {
-	int attached = 0, pinned = 0;
-	char pinned_note[48] = "";
+	bool rings = attach_rings(u, path, n);
+	int attached = rings, pinned = 0;
+	char pinned_note[40] = "";
 
 	/* Last to first, so that each region's end probe is live before its
 	 * begin: a process that runs meanwhile (CPython collecting at
@@ -222,8 +271,9 @@ static void attach_file(struct usdt_attacher *u, const char *path,
 		return;
 	if (pinned)
 		snprintf(pinned_note, sizeof(pinned_note), ", %d with pinned arguments", pinned);
-	fprintf(stderr, "dftrace-bpf: annotations in '%s': %d probes attached%s%s\n", shown,
-		attached, pinned_note, n->providers & PROV_PYTHON ? " (python)" : "");
+	fprintf(stderr, "dftrace-bpf: annotations in '%s': %d probes attached%s%s%s\n", shown,
+		attached, pinned_note, rings ? ", regions from threads' rings" : "",
+		n->providers & PROV_PYTHON ? " (python)" : "");
 }
 
 /*
@@ -263,7 +313,7 @@ static void consider(struct usdt_attacher *u, const char *path)
 	struct stat st;
 	struct gpu_syms syms = { .families = 0 };
 	int fd = open_regular(path, &st);
-	struct notes notes = { 0, 0, 0 };
+	struct notes notes = { 0 };
 	Elf *elf;
 
 	if (fd < 0)

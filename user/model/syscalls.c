@@ -375,4 +375,7 @@ void sc_fill_config(struct dft_sc_cfg cfg[DFT_NR_MAX])
 			slot++;
 		}
 	}
+	/* a thread's last regions, in its ring, are read as it leaves */
+	cfg[SYS_exit].interest = DFT_INTEREST_RING;
+	cfg[SYS_exit_group].interest = DFT_INTEREST_RING;
 }
