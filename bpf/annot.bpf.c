@@ -175,9 +175,12 @@ static __always_inline bool keep_region(struct dft_task *st, struct task_struct 
 }
 
 /* An annotation's record with its strings, at ts: op, strings a and b
- * (user addresses, or ours: OURS(a's, b's)), value. */
+ * (user addresses, or ours: OURS(a's, b's)), value. region: a constant,
+ * true where op is known to be a region's begin or end, so that the
+ * verifier walks nothing else there. */
 static __always_inline int send_annot(struct dft_task *st, struct task_struct *t, __u32 op,
-				      __u64 a, __u64 b, long long value, __u32 ours, __u64 ts)
+				      __u64 a, __u64 b, long long value, __u32 ours, __u64 ts,
+				      bool region)
 {
 	struct dft_annot *e;
 	dft_word *w;
@@ -204,7 +207,7 @@ static __always_inline int send_annot(struct dft_task *st, struct task_struct *t
 	if (!read_str(e->name, sizeof(e->name), b, ours >> 8))
 		e->h.flags |= DFT_ANNOT_FAULT_NAME;
 	/* with no room the strings are still read: the region stack needs them */
-	if (op == DFT_ANNOT_BEGIN || op == DFT_ANNOT_END)
+	if (region || op == DFT_ANNOT_BEGIN || op == DFT_ANNOT_END)
 		track_phase(st, op, dft_phase_id(e));
 	else if (op == DFT_ANNOT_CTX_INT || op == DFT_ANNOT_CTX_STR || op == DFT_ANNOT_CTX_CLEAR)
 		move_pos(op, e);
@@ -225,7 +228,7 @@ __noinline int emit_annot(__u32 op, __u64 a, __u64 b, long long value, __u32 our
 	if (!ours && (op == DFT_ANNOT_BEGIN || op == DFT_ANNOT_END) &&
 	    keep_region(st, t, op, a, b, value, ts))
 		return 0;
-	return send_annot(st, t, op, a, b, value, ours, ts);
+	return send_annot(st, t, op, a, b, value, ours, ts, false);
 }
 
 /* ---- regions from a thread's ring (include/dftrace/usdt.h) ---- */
@@ -236,6 +239,8 @@ struct {
 	__type(key, __u32);
 	__type(value, struct dft_ring_rec);
 } ring_scratch SEC(".maps");
+
+_Static_assert(DFT_ANNOT_END == DFT_ANNOT_BEGIN + 1, "a ring record's end bit is added to BEGIN");
 
 /* The record of the thread's ring at uaddr: kept where its site is
  * known, else sent with its strings, as a probe's would be, at the time
@@ -260,10 +265,11 @@ __noinline int take_ring_rec(struct dft_task *st, __u64 uaddr)
 	ts = r->ts_end >> 1;
 	if (ts < rings_since)
 		return 0;
-	op = r->ts_end & 1 ? DFT_ANNOT_END : DFT_ANNOT_BEGIN;
+	/* not a branch: the verifier would walk what follows once for each */
+	op = DFT_ANNOT_BEGIN + (r->ts_end & 1);
 	if (keep_region(st, t, op, r->cat, r->name, r->count, ts))
 		return 0;
-	return send_annot(st, t, op, r->cat, r->name, r->count, 0, ts);
+	return send_annot(st, t, op, r->cat, r->name, r->count, 0, ts, true);
 }
 
 /* The thread's ring up to head (records written, ever). The thread
@@ -395,7 +401,8 @@ struct {
  * registers. A site user space does not know yet goes to the annotation
  * program, by tail call rather than a call of emit_annot(), which each
  * program calling it would have verified again; the attachment carries
- * the probe's cookie and spec for it. */
+ * the probe's cookie and spec for it. So does a hit of a thread with a
+ * ring of regions (a site whose names are not literals). */
 static __always_inline int region_pinned(struct pt_regs *ctx, __u32 op)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
@@ -403,9 +410,10 @@ static __always_inline int region_pinned(struct pt_regs *ctx, __u32 op)
 
 	if (!st)
 		return 0;
-	/* another file's regions, in the ring, went before */
-	take_ring(st);
-	if (keep_region(st, t, op, PT_REGS_PARM1(ctx), PT_REGS_PARM2(ctx), PT_REGS_PARM3(ctx),
+	/* what its ring holds went before: the annotation program reads it
+	 * first, so that this program need not be verified with that too */
+	if ((!rings_on || !st->ring) &&
+	    keep_region(st, t, op, PT_REGS_PARM1(ctx), PT_REGS_PARM2(ctx), PT_REGS_PARM3(ctx),
 			bpf_ktime_get_ns()))
 		return 0;
 	bpf_tail_call(ctx, &annot_full, 0);

@@ -9,7 +9,6 @@
 #include "fold.bpf.h"
 #include "iobatch.bpf.h"
 #include "mmapio.bpf.h"
-#include "ring.bpf.h"
 #include "scope.bpf.h"
 
 /* A new process starts at its parent's epoch and step, as user space's
@@ -42,8 +41,6 @@ int BPF_PROG(sched_process_fork, struct task_struct *parent,
 
 	if (!st)
 		return 0;
-	/* what the parent's ring holds is the parent's, read before the copy */
-	take_ring(st);
 	/* a thread shares the parent's fd table from here */
 	fds_may_change(st);
 	/* the child's fd table is a copy of what user space can't name */
@@ -53,7 +50,8 @@ int BPF_PROG(sched_process_fork, struct task_struct *parent,
 	if (cst) {
 		cst->fds_lost = fds_lost_child;
 		/* a process's copy of the forking thread's memory has its
-		 * ring, read as far; a thread has its own */
+		 * ring, read as far: all of it, at the clone's sys_enter. A
+		 * thread has its own. */
 		if (child->tgid != parent->tgid) {
 			cst->ring = st->ring;
 			cst->ring_tail = st->ring_tail;
