@@ -4,7 +4,8 @@
  * (include/dftrace/usdt.h) writes them with no trap while the regions
  * probe is attached (annot.bpf.c). The kernel side reads the ring at
  * the thread's next event that a region may own: each of its syscalls
- * we see, page faults and other annotations, and its exit. Only the
+ * we see, page faults, other annotations and signals, and its exit
+ * (exit and exit_group, DFT_INTEREST_RING). Only the
  * thread's own hooks read it: the ring is in its memory, and it writes
  * while nothing of ours runs on it.
  */

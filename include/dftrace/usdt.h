@@ -71,8 +71,8 @@
  * The ring of a thread's region begins and ends, for a tracer that raised
  * the semaphore of its probe (regions). Records [sent, head) are the
  * tracer's to read until regions fires for them; the thread never writes
- * over those, since it fires when they fill the ring. dftrace-bpf checks
- * this layout against its own at compile time.
+ * over those, since it fires when they fill the ring. 2 KiB of TLS a
+ * thread. dftrace-bpf checks this layout against its own at compile time.
  */
 #define DFT_USDT_RING_PROBE regions
 #define DFT_USDT_RING_LEN 64 /* a power of two */
