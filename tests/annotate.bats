@@ -264,6 +264,16 @@ dlopen_traced() {
 		"backward 4004"
 }
 
+@test "annotate: regions named in a buffer written over as each ends keep their names (probes, not the ring)" {
+	dft -o "$TRACE" -- "$WL/annotate" "$D" computed 300 >"$TRUTH"
+	expect_eq "status" "$DFT_STATUS" 0
+	valid
+	for l in 0 1 2; do
+		expect_eq "layer$l" "$(tpy count "$TRACE" --cat compute --name "layer$l")" 100
+	done
+	annot check "$TRACE" "$TRUTH"
+}
+
 @test "annotate: the exit summary's phase table shows a program's control bytes escaped, never raw" {
 	dft -o "$TRACE" -- "$WL/annotate" "$D" $'\e]0;t\a' $'\e[2J\xc2\x9b\\'
 	expect_eq "status" "$DFT_STATUS" 0

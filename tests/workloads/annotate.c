@@ -20,6 +20,10 @@
  *        its last region, which kills them. Each region reads the next
  *        page of DIR/compute.dat through a private mapping, a page
  *        fault, in compute.backward. Prints its regions first.
+ *        annotate DIR computed N: N regions named in one stack buffer,
+ *        "layer0" to "layer2" in turn, written over as soon as each
+ *        ends: such names fire their probes, never the ring, which the
+ *        tracer reads later. Prints its regions.
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -221,6 +225,22 @@ static int compute_regions(const char *dir, long n)
 	_exit(c[3].sum == n ? 0 : 1);
 }
 
+/* Names that are no literals: each is read at its probe, while it holds. */
+static int computed_names(long n)
+{
+	char name[16];
+
+	for (long i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "layer%ld", i % 3);
+		DFT_USDT_REGION_BEGIN("compute", name);
+		DFT_USDT_REGION_END("compute", name);
+		memset(name, 'x', sizeof(name) - 1);
+		printf("{\"kind\":\"region\",\"pid\":%d,\"cat\":\"compute\",\"name\":\"layer%ld\"}\n",
+		       getpid(), i % 3);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	char path[4096];
@@ -232,6 +252,8 @@ int main(int argc, char **argv)
 		return threaded_regions(argv[1], atol(argv[3]));
 	if (argc == 4 && !strcmp(argv[2], "no-syscalls"))
 		return compute_regions(argv[1], atol(argv[3]));
+	if (argc == 4 && !strcmp(argv[2], "computed"))
+		return computed_names(atol(argv[3]));
 	if (argc == 4)
 		return named_region(argv[1], argv[2], argv[3]);
 	if (argc != 2) {
