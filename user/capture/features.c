@@ -12,13 +12,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
-#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "capture/features.h"
 #include "capture/report.h"
+#include "lib/clock.h"
 #include "dftrace.skel.h" /* after dftrace.h: its types */
 
 /* Where a uprobe can be made: the perf PMU libbpf attaches USDT through. */
@@ -368,24 +368,15 @@ static enum feature feature_of(const struct bpf_program *prog)
 	return FEATURE__COUNT;
 }
 
-/* Now, in the clock the header's rings and bpf_ktime_get_ns() share: a
- * ring's records older than that are another tracer's, which a thread
- * kept writing as this one attached. */
-static __u64 rings_since(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000u + ts.tv_nsec;
-}
-
 void features_configure(const struct features *f, struct dftrace_bpf *skel, bool cgroup)
 {
 	struct bpf_program *prog;
 
 	skel->rodata->kshape = f->shape;
 	skel->rodata->rings_on = f->on[FEATURE_region_rings];
-	skel->rodata->rings_since = rings_since();
+	/* a ring's records older than now are another tracer's, which a
+	 * thread kept writing as this one attached */
+	skel->rodata->rings_since = clock_mono_ns();
 	bpf_object__for_each_program(prog, skel->obj) {
 		enum feature ft = feature_of(prog);
 		bool load = ft == FEATURE__COUNT || f->on[ft];

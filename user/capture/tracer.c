@@ -37,6 +37,7 @@
 #include "correlate/trace.h"
 #include "dftrace.h"
 #include "dftrace.skel.h" /* after dftrace.h: its types */
+#include "lib/clock.h"
 #include "lib/fdlimit.h"
 #include "lib/invoker.h"
 
@@ -115,14 +116,6 @@ static int print_libbpf(enum libbpf_print_level level, const char *fmt,
 	if (!libbpf_verbose && strstr(fmt, "ulimit"))
 		return 0;
 	return vfprintf(stderr, fmt, ap);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * NS_PER_S + ts.tv_nsec;
 }
 
 /* -p: each target a live user-space process, named by its process id. */
@@ -238,7 +231,7 @@ static int drain_batch(struct tracer *tr, int timeout_ms)
 
 static bool time_up(const struct tracer *tr)
 {
-	return tr->deadline && now_ns() >= tr->deadline;
+	return tr->deadline && clock_mono_ns() >= tr->deadline;
 }
 
 /* Processes whose exit record was lost, or that were already zombies
@@ -313,7 +306,7 @@ static bool tick(struct tracer *tr)
  * any two batches each of those is looked at. */
 static int run_loop(struct tracer *tr)
 {
-	uint64_t next_tick = now_ns() + FLUSH_INTERVAL_NS;
+	uint64_t next_tick = clock_mono_ns() + FLUSH_INTERVAL_NS;
 	int more = 0;
 
 	while (!stop_signal && !time_up(tr)) {
@@ -325,9 +318,9 @@ static int run_loop(struct tracer *tr)
 		usdt_attach_pending(&tr->usdt);
 		if (trace_stats(tr->trace)->write_error)
 			break;
-		folds_tick(&tr->folds, tr->trace, now_ns());
-		if (now_ns() >= next_tick) {
-			next_tick = now_ns() + FLUSH_INTERVAL_NS;
+		folds_tick(&tr->folds, tr->trace, clock_mono_ns());
+		if (clock_mono_ns() >= next_tick) {
+			next_tick = clock_mono_ns() + FLUSH_INTERVAL_NS;
 			if (!tick(tr))
 				break;
 		} else if (trace_stats(tr->trace)->live == 0 && !tree_alive(tr)) {
@@ -866,7 +859,7 @@ int tracer_main(int argc, char **argv)
 		goto cleanup;
 	/* -d counts tracing, not the start-up before it */
 	if (tr.env.duration > 0)
-		tr.deadline = now_ns() + tr.env.duration * NS_PER_S;
+		tr.deadline = clock_mono_ns() + tr.env.duration * NS_PER_S;
 	report_begin(&tr.report, tr.env.quiet);
 	ret = trace_and_wait(&tr);
 cleanup:

@@ -1,19 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <stdio.h>
-#include <time.h>
 #include "cmd/progress.h"
+#include "lib/clock.h"
 
 #define EVERY_NS 500000000ull
 /* the clock is read once per this many calls: calls come per event */
 #define CALLS_PER_LOOK 4096
-
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1000000000ull + t.tv_nsec;
-}
 
 static void draw(const struct progress *p, uint64_t done, uint64_t total,
 		 const char *what, bool last)
@@ -33,7 +25,7 @@ void progress_show(struct progress *p, uint64_t done, uint64_t total, const char
 
 	if (!p->on || ++p->calls % CALLS_PER_LOOK)
 		return;
-	now = now_ns();
+	now = clock_mono_ns();
 	if (now < p->next_ns)
 		return;
 	p->next_ns = now + EVERY_NS;

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include "correlate/state.h"
+#include "lib/clock.h"
 #include "lib/procfs.h"
 #include "lib/vec.h"
 #include "model/gpucalls.h"
@@ -643,18 +643,10 @@ static void sweep_thread(struct thread *th, void *ctx)
 		(void)VEC_PUSH(s->ids, s->n, s->cap, th->tid);
 }
 
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 void trace_sweep(struct trace *t, bool (*exited)(pid_t pid), bool caught_up)
 {
 	struct sweep s = { t, exited, caught_up, NULL, 0, 0 };
-	uint64_t now = monotonic_ns();
+	uint64_t now = clock_mono_ns();
 	struct thread *th;
 	struct proc *p;
 
