@@ -210,6 +210,23 @@ static struct bpf_program *program_for(struct usdt_attacher *u, size_t i,
 	return u->skel->progs.annotation;
 }
 
+/* prog on a probe of the file at path, for every process; its link kept
+ * to be destroyed with the others. False if either failed. */
+static bool attach_probe(struct usdt_attacher *u, struct bpf_program *prog, const char *path,
+			 const char *provider, const char *probe,
+			 const struct bpf_usdt_opts *opts)
+{
+	struct bpf_link *l = bpf_program__attach_usdt(prog, -1, path, provider, probe, opts);
+
+	if (!l)
+		return false;
+	if (VEC_PUSH(u->links, u->nlinks, u->caplinks, l)) {
+		bpf_link__destroy(l);
+		return false;
+	}
+	return true;
+}
+
 /*
  * A file's regions from its threads' rings, where this kernel loaded
  * their program: the header's sites with literal names then write the
@@ -218,19 +235,9 @@ static struct bpf_program *program_for(struct usdt_attacher *u, size_t i,
  */
 static bool attach_rings(struct usdt_attacher *u, const char *path, const struct notes *n)
 {
-	struct bpf_link *l;
-
-	if (!n->rings || n->rings_unpinned || bpf_program__fd(u->skel->progs.ring_regions) < 0)
-		return false;
-	l = bpf_program__attach_usdt(u->skel->progs.ring_regions, -1, path, "dftrace",
-				     RING_PROBE, NULL);
-	if (!l)
-		return false;
-	if (VEC_PUSH(u->links, u->nlinks, u->caplinks, l)) {
-		bpf_link__destroy(l);
-		return false;
-	}
-	return true;
+	return n->rings && !n->rings_unpinned &&
+	       bpf_program__fd(u->skel->progs.ring_regions) >= 0 &&
+	       attach_probe(u, u->skel->progs.ring_regions, path, "dftrace", RING_PROBE, NULL);
 }
 
 /* path: what libbpf opens; shown: what the user is told. */
@@ -249,21 +256,13 @@ static void attach_file(struct usdt_attacher *u, const char *path,
 	for (size_t i = sizeof(probes) / sizeof(probes[0]); i-- > 0;) {
 		LIBBPF_OPTS(bpf_usdt_opts, opts, .usdt_cookie = probes[i].cookie);
 		struct bpf_program *prog = program_for(u, i, n);
-		struct bpf_link *l;
 
 		/* a file need not use every probe */
-		if (!(n->probes >> i & 1))
+		if (!(n->probes >> i & 1) ||
+		    !attach_probe(u, prog, path,
+				  probes[i].provider == PROV_PYTHON ? "python" : "dftrace",
+				  probes[i].probe, &opts))
 			continue;
-		l = bpf_program__attach_usdt(prog, -1, path,
-					     probes[i].provider == PROV_PYTHON ?
-						     "python" : "dftrace",
-					     probes[i].probe, &opts);
-		if (!l)
-			continue;
-		if (VEC_PUSH(u->links, u->nlinks, u->caplinks, l)) {
-			bpf_link__destroy(l);
-			continue;
-		}
 		attached++;
 		pinned += prog != u->skel->progs.annotation;
 	}
