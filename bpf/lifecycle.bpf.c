@@ -51,8 +51,10 @@ int BPF_PROG(sched_process_fork, struct task_struct *parent,
 		cst->fds_lost = fds_lost_child;
 		/* a process's copy of the forking thread's memory has its
 		 * ring, read as far: all of it, at the clone's sys_enter. A
-		 * thread has its own. */
-		if (child->tgid != parent->tgid) {
+		 * thread has its own, and so has a process that shares the
+		 * parent's memory (CLONE_VM: vfork, posix_spawn): the ring
+		 * there is the parent's, which the parent goes on writing. */
+		if (child->tgid != parent->tgid && child->mm != parent->mm) {
 			cst->ring = st->ring;
 			cst->ring_tail = st->ring_tail;
 		}

@@ -83,7 +83,9 @@ struct dft_usdt_ring_rec {
 };
 struct dft_usdt_ring {
 	uint64_t head;	/* records written, ever: the next goes at head % LEN */
-	uint64_t sent;	/* head when regions last fired; 0: never */
+	uint64_t sent;	/* head when regions last fired; 0: never. Its top
+			 * bits only while the thread writes (DFT__RING_BUSY,
+			 * DFT__RING_HELD); the tracer never reads it */
 	struct dft_usdt_ring_rec rec[DFT_USDT_RING_LEN];
 };
 
@@ -247,28 +249,61 @@ DFT__FN uint64_t dft__now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * sent's top bits, while the thread writes its ring: BUSY, being written;
+ * HELD, a signal handler annotated meanwhile. The handler's region then
+ * goes through the probes (the tracer reads the ring there first), and
+ * the interrupted record takes a time after the handler's, so that the
+ * regions stay in order and neither record is written over. A handler
+ * that never returns (longjmp) leaves BUSY set: the thread's regions go
+ * on through the probes.
+ */
+#define DFT__RING_BUSY ((uint64_t)1 << 63)
+#define DFT__RING_HELD ((uint64_t)1 << 62)
+
 /* A begin or end into the thread's ring; regions fires when the ring is
  * full, and at the thread's first, which tells the tracer where its ring
  * is. The record is whole before head counts it: the tracer may read the
- * ring at any page fault. */
-DFT__FN void dft__ring_put(int end, const char *cat, const char *name,
-			   int64_t count)
+ * ring at any page fault. 0, and nothing written, in a handler that
+ * interrupted its thread's write. */
+DFT__FN int dft__ring_put(int end, const char *cat, const char *name,
+			  int64_t count)
 {
 	struct dft_usdt_ring *r = &dftrace_usdt_ring_v1;
-	uint64_t h = r->head, sent = r->sent;
-	struct dft_usdt_ring_rec *e = &r->rec[h & (DFT_USDT_RING_LEN - 1)];
+	uint64_t sent = r->sent, h;
+	struct dft_usdt_ring_rec *e;
 
+	if (sent & DFT__RING_BUSY) {
+		r->sent = sent | DFT__RING_HELD;
+		return 0;
+	}
+	r->sent = sent | DFT__RING_BUSY;
+	/* head after the mark: a handler that ran before it wrote its own
+	 * record whole, and this one goes after it */
+	__asm__ __volatile__("" : : : "memory");
+	h = r->head;
+	e = &r->rec[h & (DFT_USDT_RING_LEN - 1)];
 	e->ts_end = dft__now_ns() << 1 | (uint64_t)(end != 0);
 	e->cat = cat;
 	e->name = name;
 	e->count = count;
 	__asm__ __volatile__("" : : : "memory");
 	r->head = ++h;
+	__asm__ __volatile__("" : : : "memory");
+	/* A handler's probe went before this was counted, or while the
+	 * tracer had read it (then the new time changes nothing): the
+	 * record comes after the handler's region. Only a signal delivered
+	 * between the two stores above and this one, with a handler before
+	 * them, would leave this time before that handler's. */
+	if (r->sent & DFT__RING_HELD)
+		e->ts_end = dft__now_ns() << 1 | (uint64_t)(end != 0);
 	if (h - sent >= DFT_USDT_RING_LEN || !sent) {
 		DFT__PINNED(DFT_USDT_RING_PROBE, r, sent, h);
-		__asm__ __volatile__("" : : : "memory");
-		r->sent = h;
+		sent = h;
 	}
+	__asm__ __volatile__("" : : : "memory");
+	r->sent = sent;
+	return 1;
 }
 
 /* fixed: cat's and name's bytes never change while the process lives
@@ -280,8 +315,10 @@ DFT__FN void dft__region_at(int end, const char *cat, const char *name,
 	if (fixed && DFT__ON(DFT_USDT_RING_PROBE)) {
 		dft__touch(cat);
 		dft__touch(name);
-		dft__ring_put(end, cat, name, count);
-	} else if (!end && DFT__ON(region_begin)) {
+		if (dft__ring_put(end, cat, name, count))
+			return;
+	}
+	if (!end && DFT__ON(region_begin)) {
 		dft__touch(cat);
 		dft__touch(name);
 		DFT__PINNED(region_begin, cat, name, count);
