@@ -265,6 +265,13 @@ __noinline int take_ring_rec(struct dft_task *st, __u64 uaddr)
 	ts = r->ts_end >> 1;
 	if (ts < rings_since)
 		return 0;
+	/* the thread writes its records in time order, before now: any
+	 * other time is forged, and would put years into the trace */
+	if (ts < st->ring_last || ts > bpf_ktime_get_ns() + DFT_RING_SLACK_NS) {
+		count_lost(DFT_NR_MAX + DFT_EV_RING_TIME);
+		return 0;
+	}
+	st->ring_last = ts;
 	/* not a branch: the verifier would walk what follows once for each */
 	op = DFT_ANNOT_BEGIN + (r->ts_end & 1);
 	if (keep_region(st, t, op, r->cat, r->name, r->count, ts))
@@ -319,6 +326,8 @@ int ring_regions(struct pt_regs *ctx)
 	if (st->ring != ring) {
 		st->ring = ring;
 		st->ring_tail = PT_REGS_PARM2(ctx);
+		/* none of its records can be older than the thread */
+		st->ring_last = bpf_get_current_task_btf()->start_time;
 	}
 	return drain_to(st, PT_REGS_PARM3(ctx));
 }

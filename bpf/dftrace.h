@@ -135,6 +135,9 @@ enum dft_kind {
 	 * process's fds name is unknown from here */
 	DFT_EV_FDS_LOST,
 	DFT_EV_GPU,	    /* a GPU or collective library call (bpf/gpu.h) */
+	/* no record: the lost slot of a thread's ring records dropped for
+	 * times out of order or ahead of the clock (forged) */
+	DFT_EV_RING_TIME,
 	DFT_EV__COUNT
 };
 
@@ -360,6 +363,9 @@ struct dft_annot_kept {
  * user/capture/usdt.c checks at compile time that it is the header's. */
 #define DFT_RING_LEN 64
 #define DFT_RING_RECS 16	/* offset of the records, after head and sent */
+/* A ring record's time may pass the kernel's clock by this much (ns):
+ * the header reads the same clock through the vDSO. */
+#define DFT_RING_SLACK_NS 1000000ull
 
 struct dft_ring_rec {
 	unsigned long long ts_end;	/* CLOCK_MONOTONIC << 1 | 1 for an end */
@@ -509,8 +515,9 @@ struct dft_task {
 	struct dft_io batch[DFT_IO_BATCH];
 	struct dft_site_slot sites[DFT_SITE_SLOTS];
 	/* its ring of regions (struct dft_ring_rec): where, and the count of
-	 * records read so far; 0, 0 till the regions probe says */
-	unsigned long long ring, ring_tail;
+	 * records read so far; 0, 0 till the regions probe says. ring_last:
+	 * the time of the last record taken, which the next cannot precede */
+	unsigned long long ring, ring_tail, ring_last;
 };
 
 /* the GPU calls' records: after struct dft_header */

@@ -57,6 +57,7 @@ int BPF_PROG(sched_process_fork, struct task_struct *parent,
 		if (child->tgid != parent->tgid && child->mm != parent->mm) {
 			cst->ring = st->ring;
 			cst->ring_tail = st->ring_tail;
+			cst->ring_last = st->ring_last;
 		}
 	}
 	st = cst;

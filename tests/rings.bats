@@ -31,3 +31,15 @@ annot() {
 	expect_eq "main.loop" "$(tpy count "$TRACE" --cat main --name loop)" 300000
 	annot check "$TRACE" "$TRUTH"
 }
+
+@test "rings: records with forged times (146 years ahead, before their thread began) are dropped, counted, and the trace reads" {
+	dft -o "$TRACE" -- "$WL/rings" "$D" times
+	expect_eq "status" "$DFT_STATUS" 0
+	valid
+	grep -qxF '  of which region records dropped: 4 (their times, from a thread'"'"'s ring, out of order or ahead of the clock)' "$T/dft.err" ||
+		{ grep -i lost "$T/dft.err" | sed 's/^/#   /'; return 1; }
+	expect_eq "forged regions" "$(tpy count "$TRACE" --cat forged)" 0
+	expect_eq "the trace's count" "$(zcat "$TRACE" | grep -c '"name":"lost_events".*"args":{"name":"ring_bad_time","value":4}')" 1
+	annot check "$TRACE" "$TRUTH"
+	"$DFT" summary "$TRACE" >"$T/summary" 2>"$T/summary.err" || { sed 's/^/#   /' "$T/summary.err"; return 1; }
+}

@@ -11,7 +11,13 @@
  *   rings DIR signals N: N main.loop regions, while a 50 us timer's
  *       handler makes a signal.handler region each time it runs: the
  *       handler often lands while its thread is writing the ring.
+ *   rings DIR times: besides real regions, records written straight into
+ *       the ring with forged times: a pair 2^62 ns ahead (146 years), and,
+ *       in a thread, a pair from before that thread began. The tracer
+ *       must drop the 4 and say so; DIR/times.dat is written in each
+ *       real region, so that the ring is read there.
  */
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -130,12 +136,81 @@ static int signals(long n)
 	return 0;
 }
 
+/* ---- times ---- */
+
+/* A record as the header writes one, with any time: the tracer reads it
+ * at the thread's next syscall. */
+static void forge(uint64_t ts, int end, const char *cat, const char *name)
+{
+	struct dft_usdt_ring *r = &dftrace_usdt_ring_v1;
+	struct dft_usdt_ring_rec *e = &r->rec[r->head & (DFT_USDT_RING_LEN - 1)];
+
+	e->ts_end = ts << 1 | (uint64_t)end;
+	e->cat = cat;
+	e->name = name;
+	e->count = 0;
+	r->head++;
+}
+
+static int times_fd;
+static char times_path[4096];
+
+static void real_io(const char *name)
+{
+	if (write(times_fd, "x", 1) != 1)
+		wl_die("write: %s", strerror(errno));
+	region_line(wl_pid(), "real", name);
+	printf("{\"kind\":\"io\",\"pid\":%d,\"op\":\"write\",\"path\":\"%s\",\"cat\":\"real\","
+	       "\"name\":\"%s\",\"epoch\":-1,\"step\":-1,\"bytes\":1}\n",
+	       wl_pid(), times_path, name);
+}
+
+/* literal names: the ring's */
+#define REAL_REGION(name)                                                      \
+	do {                                                                   \
+		DFT_USDT_REGION_BEGIN("real", name);                           \
+		real_io(name);                                                 \
+		DFT_USDT_REGION_END("real", name);                             \
+	} while (0)
+
+static uint64_t before_thread;
+
+static void *times_thread(void *arg)
+{
+	(void)arg;
+	REAL_REGION("thread");
+	forge(before_thread, 0, "forged", "before_thread");
+	forge(before_thread + 1, 1, "forged", "before_thread");
+	REAL_REGION("thread_after");
+	return NULL;
+}
+
+static int times(const char *dir)
+{
+	pthread_t th;
+
+	snprintf(times_path, sizeof(times_path), "%s/times.dat", dir);
+	times_fd = open(times_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (times_fd < 0)
+		wl_die("open: %s", strerror(errno));
+	REAL_REGION("before");
+	forge((uint64_t)1 << 62, 0, "forged", "future");
+	forge(((uint64_t)1 << 62) + 1000, 1, "forged", "future");
+	REAL_REGION("after");
+	before_thread = dft__now_ns();
+	if (pthread_create(&th, NULL, times_thread, NULL) || pthread_join(th, NULL))
+		wl_die("pthread: %s", strerror(errno));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[2], "clonevm"))
 		return clone_vm(argv[1], atol(argv[3]));
 	if (argc == 4 && !strcmp(argv[2], "signals"))
 		return signals(atol(argv[3]));
-	fprintf(stderr, "usage: rings DIR clonevm|signals N\n");
+	if (argc == 3 && !strcmp(argv[2], "times"))
+		return times(argv[1]);
+	fprintf(stderr, "usage: rings DIR clonevm|signals N | rings DIR times\n");
 	return 2;
 }

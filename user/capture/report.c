@@ -147,6 +147,9 @@ void report_summary(struct report *r, const struct trace_stats *st,
 	}
 	report_phases(&st->phases);
 	fprintf(stderr, "lost events: %llu\n", (unsigned long long)sum(lost, nslots));
+	if (nslots > DFT_NR_MAX + DFT_EV_RING_TIME && lost[DFT_NR_MAX + DFT_EV_RING_TIME])
+		fprintf(stderr, "  of which region records dropped: %llu (their times, from a thread's ring, out of order or ahead of the clock)\n",
+			(unsigned long long)lost[DFT_NR_MAX + DFT_EV_RING_TIME]);
 	if (st->lost_elsewhere)
 		fprintf(stderr, "lost events in no process's file: %llu (of processes never seen, or too many processes lost events)\n",
 			(unsigned long long)st->lost_elsewhere);

@@ -297,6 +297,7 @@ static const char *kind_name(size_t kind)
 		[DFT_EV_FOLD] = "fold", [DFT_EV_URING_SUBMIT] = "io_uring_submit",
 		[DFT_EV_URING_DONE] = "io_uring_done",
 		[DFT_EV_FDS_LOST] = "fds_lost",
+		[DFT_EV_RING_TIME] = "ring_bad_time",
 	};
 
 	return kind < DFT_EV__COUNT && names[kind] ? names[kind] : "other";
