@@ -236,9 +236,20 @@ static __always_inline struct dft_task *track(struct task_struct *t)
 	struct dft_task *st = bpf_task_storage_get(&tasks, t, 0,
 						   BPF_LOCAL_STORAGE_GET_F_CREATE);
 
-	if (st)
+	if (st) {
 		st->nr = -1;
+		st->start_ns = st->image_ns = t->group_leader->start_time;
+		st->mm = (__u64)t->mm;
+	}
 	return st;
+}
+
+/* The task's memory is another from now (an exec): reads of its process
+ * made for records from before are refused (dftrace.h). */
+static __always_inline void new_image(struct dft_task *st, struct task_struct *t)
+{
+	st->image_ns = bpf_ktime_get_ns();
+	st->mm = (__u64)t->mm;
 }
 
 static __always_inline void fill_header(struct dft_header *h, int kind,

@@ -518,6 +518,13 @@ struct dft_task {
 	 * records read so far; 0, 0 till the regions probe says. ring_last:
 	 * the time of the last record taken, which the next cannot precede */
 	unsigned long long ring, ring_tail, ring_last;
+	/* Its process as user space checks it before reading /proc/PID (a
+	 * pid is reused once the process is gone): when the process began
+	 * and when its memory last became another (an exec), both in
+	 * bpf_ktime_get_ns()'s clock, and that memory (an mm, compared
+	 * only). Kept by every tracked task; the thread group leader's is
+	 * the one a pidfd finds. */
+	unsigned long long start_ns, image_ns, mm;
 };
 
 /* the GPU calls' records: after struct dft_header */

@@ -106,6 +106,7 @@ int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid,
 		/* the new program's strings are elsewhere, and its ring */
 		__builtin_memset(st->sites, 0, sizeof(st->sites));
 		st->ring = st->ring_tail = 0;
+		new_image(st, p);
 	} else if (!enter_scope(p, p->comm)) {
 		return 0;
 	}
@@ -209,6 +210,12 @@ int BPF_PROG(task_rename, struct task_struct *task, const char *comm)
 	struct dft_task *st = tracked(task);
 	char name[DFT_COMM_LEN];
 
+	/* An exec renames the task after its new memory is in, and before
+	 * /proc/PID/mem can be opened again (the exec holds
+	 * exec_update_lock): from here user space reads no memory of the
+	 * process for an older record. sched_process_exec comes later. */
+	if (st && (__u64)task->mm != st->mm)
+		new_image(st, task);
 	if (!st) {
 		/* --comm: the new name may put it in scope */
 		if (!scope.ncomms || bpf_probe_read_kernel_str(name, sizeof(name), comm) < 0 ||

@@ -43,3 +43,28 @@ annot() {
 	annot check "$TRACE" "$TRUTH"
 	"$DFT" summary "$TRACE" >"$T/summary" 2>"$T/summary.err" || { sed 's/^/#   /' "$T/summary.err"; return 1; }
 }
+
+@test "rings: a name read from a process's memory after it is gone is never read from another that took its pid" {
+	local gpid
+	"$DFT" -q -o "$TRACE" -- "$WL/rings" "$D" stale >>"$TRUTH" 2>"$T/dft.err" &
+	DFT_PID=$!
+	BG_PIDS+=("$DFT_PID")
+	wait_file "$WL_CTL/mapped" 60
+	# a consumer behind its ring: the record waits while the pid changes hands
+	kill -STOP "$DFT_PID"
+	touch "$WL_CTL/go"
+	wait_file "$WL_CTL/reaped" 60
+	gpid=$(cat "$WL_CTL/reaped")
+	"$WL/rings" "$D" impostor "$gpid" 2>>"$T/bg.err" ||
+		{ kill -CONT "$DFT_PID"; touch "$WL_CTL/done"; sed 's/^/#   /' "$T/bg.err"; return 1; }
+	BG_PIDS+=("$gpid")
+	expect_eq "the impostor's pid" "$(cat "$WL_CTL/impostor")" "$gpid"
+	kill -CONT "$DFT_PID"
+	touch "$WL_CTL/done"
+	await "$DFT_PID"
+	expect_eq "status" "$AWAIT_STATUS" 0
+	valid
+	# the region is there, its name unknown, and nothing of the other
+	expect_eq "the child's regions" "$(tpy events "$TRACE" --pid "$gpid" --cat '' --fields name | wc -l)" 1
+	! zgrep -q SECRET_OF_ANOTHER "$TRACE"
+}

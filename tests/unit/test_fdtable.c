@@ -32,10 +32,48 @@ static void test_resolve(void)
 		    "python3 train.py --x", "argv becomes a space-separated command line");
 }
 
+/* The gate of these tests: a process is proven ours if it is us. */
+static bool is_self(void *ctx, uint32_t pid, uint64_t alive_ns)
+{
+	(void)ctx;
+	return pid == (uint32_t)getpid() && alive_ns;
+}
+
+static bool never(void *ctx, uint32_t pid, uint64_t alive_ns)
+{
+	(void)ctx;
+	(void)pid;
+	(void)alive_ns;
+	return false;
+}
+
+/* What /proc shows of a process is kept only where the gate proves it
+ * the traced one, after the reads. */
+static void test_gate(void)
+{
+	struct model m = { .gate = { never, NULL } };
+	struct proc *p = proc_from_procfs(&m, getpid(), 1);
+
+	CHECK(p != NULL, "a process refused by the gate is still known");
+	CHECK(!p->exe && !p->cwd && !p->cmdline && !p->comm[0] && !p->nfds,
+	      "nothing read from /proc is kept for it");
+	CHECK(fd_path(p, 0) == NULL && proc_link(p, "exe") == NULL,
+	      "nor read later");
+	model_free(&m);
+	m = (struct model){ .gate = { is_self, NULL } };
+	p = proc_from_procfs(&m, getpid(), 0);
+	CHECK(p && !p->exe && fd_path(p, 0) == NULL,
+	      "a process no record showed alive is not read either");
+	proc_alive(p, 1);
+	CHECK(fd_path(p, 0) != NULL && proc_link(p, "exe") != NULL,
+	      "once a record showed it alive, it is");
+	model_free(&m);
+}
+
 static void test_fds(void)
 {
-	struct model m = { 0 };
-	struct proc *p = proc_from_procfs(&m, getpid()), *c;
+	struct model m = { .gate = { is_self, NULL } };
+	struct proc *p = proc_from_procfs(&m, getpid(), 1), *c;
 	struct istr *a = istr_intern("/data/a", 7, false), *b = istr_intern("/data/b", 7, false);
 
 	CHECK(p != NULL, "our own process is read from /proc");
@@ -93,6 +131,7 @@ static void test_pid_map(void)
 int main(void)
 {
 	test_resolve();
+	test_gate();
 	test_fds();
 	test_pid_map();
 	return check_done();

@@ -36,7 +36,7 @@ static void new_trace_with(struct trace_config *cfg)
 		printf("Bail out! trace_new failed\n");
 		exit(1);
 	}
-	trace_adopt(t, PID);
+	trace_adopt(t, PID, clock_ns);
 }
 
 static void new_trace_of(bool launched)
@@ -648,9 +648,11 @@ static struct dft_annot_site found_site, gone_site;
 static uint32_t found_id;
 static int sites_found, sites_gone;
 
-static void on_site_found(void *ctx, const struct dft_annot_site *site, uint32_t id)
+static void on_site_found(void *ctx, const struct dft_annot_site *site, uint32_t id,
+			  uint64_t alive_ns)
 {
 	(void)ctx;
+	(void)alive_ns;
 	found_site = *site;
 	found_id = id;
 	sites_found++;
@@ -774,6 +776,59 @@ static void test_annotation_sites(void)
 	free_trace();
 }
 
+/* The gate of the next test: what it was asked, and its answer. */
+static struct {
+	bool answer;
+	uint32_t pid;
+	uint64_t alive_ns;
+	int asked;
+} gate;
+
+static bool ask_gate(void *ctx, uint32_t pid, uint64_t alive_ns)
+{
+	(void)ctx;
+	gate.pid = pid;
+	gate.alive_ns = alive_ns;
+	gate.asked++;
+	return gate.answer;
+}
+
+/* A region whose name the kernel side could not read: read from the
+ * process's memory (ours here, under our own pid), and kept only if the
+ * gate proves it still the process that sent the record, alive at that
+ * record's time. */
+static void test_strings_from_memory(void)
+{
+	static const char secret[] = "from_memory";
+	uint32_t self = getpid();
+	struct trace_config cfg = { .cmdline = "unit test", .root_pid = self,
+				    .root_launched = true, .proven = ask_gate };
+	struct dft_annot e;
+	uint64_t ts;
+
+	for (int answer = 0; answer < 2; answer++) {
+		out = sink_memory();
+		cfg.single = out;
+		gate = (typeof(gate)){ .answer = answer };
+		if (trace_new(&t, &cfg))
+			exit(1);
+		for (int op = DFT_ANNOT_BEGIN; op <= DFT_ANNOT_END; op++) {
+			e = (struct dft_annot){ .h = header(DFT_EV_ANNOT, self, self, op),
+						.name_ptr = (uintptr_t)secret };
+			e.h.flags = DFT_ANNOT_FAULT_NAME;
+			strcpy(e.cat, "compute");
+			ts = e.h.ts;
+			feed(&e, sizeof(e));
+		}
+		CHECK(gate.asked && gate.pid == self && gate.alive_ns == ts,
+		      "the gate is asked of the record's process, as of the record's time");
+		CHECK(lines_with(2, "\"name\":\"from_memory\"", "\"cat\":\"compute\"") == answer,
+		      answer ? "a proven process's memory names the region" :
+			       "an unproven one's is never written");
+		free_trace();
+	}
+}
+
 int main(void)
 {
 	test_kernel_kinds();
@@ -787,5 +842,6 @@ int main(void)
 	test_sweep();
 	test_gpu_records();
 	test_annotation_sites();
+	test_strings_from_memory();
 	return check_done();
 }

@@ -16,6 +16,16 @@
  *       in a thread, a pair from before that thread began. The tracer
  *       must drop the 4 and say so; DIR/times.dat is written in each
  *       real region, so that the ring is read there.
+ *   rings DIR stale: a child maps a page at STALE_ADDR without touching
+ *       it and writes $WL_CTL/mapped; once $WL_CTL/go is there it writes
+ *       one region to its ring named by that page, which the tracer can
+ *       read only later, from user space, and exits. Its parent reaps it,
+ *       writes its pid to $WL_CTL/reaped, and ends once $WL_CTL/done is
+ *       there. (The test stops the tracer meanwhile and lets another
+ *       process take the child's pid: rings DIR impostor PID.)
+ *   rings DIR impostor PID: an untraced process that takes pid PID
+ *       (ns_last_pid) and holds "SECRET_OF_ANOTHER" at STALE_ADDR; it
+ *       writes its pid to $WL_CTL/impostor and waits to be killed.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -203,6 +213,94 @@ static int times(const char *dir)
 	return 0;
 }
 
+/* ---- stale ---- */
+
+#define STALE_ADDR ((void *)0x6d0000000000ull)
+#define SECRET "SECRET_OF_ANOTHER"
+
+static void wait_ctl(const char *name)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", wl_ctl(), name);
+	for (int i = 0; i < 60 * 50 && access(path, F_OK); i++)
+		wl_msleep(20);
+	if (access(path, F_OK))
+		wl_die("no %s", path);
+}
+
+static int stale(void)
+{
+	char txt[32];
+	pid_t child = fork(), got;
+	int status;
+
+	if (child < 0)
+		wl_die("fork: %s", strerror(errno));
+	if (child == 0) {
+		const char *s = mmap(STALE_ADDR, 4096, PROT_READ,
+				     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+
+		if (s != STALE_ADDR)
+			wl_die("mmap: %s", strerror(errno));
+		if (!DFT__ON(DFT_USDT_RING_PROBE))
+			wl_die("no tracer took the ring");
+		wl_ctl_file("mapped", "");
+		wait_ctl("go");
+		/* the thread's first record: the tracer reads it at once, and
+		 * cannot read a name in a page never touched */
+		dft__ring_put(0, s, s, 0);
+		dft__ring_put(1, s, s, 0);
+		_exit(0);
+	}
+	got = waitpid(child, &status, 0);
+	if (got != child || !WIFEXITED(status) || WEXITSTATUS(status))
+		wl_die("the child failed");
+	snprintf(txt, sizeof(txt), "%d", child);
+	wl_ctl_file("reaped", txt);
+	wait_ctl("done");
+	return 0;
+}
+
+/* ns_last_pid: the next process made takes the pid after it, if nobody
+ * on the host forks first: tried again until it holds. */
+static int impostor(pid_t want)
+{
+	char txt[32];
+
+	for (int tries = 0; tries < 1000; tries++) {
+		int fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY);
+		pid_t child;
+
+		snprintf(txt, sizeof(txt), "%d", want - 1);
+		if (fd < 0 || write(fd, txt, strlen(txt)) < 0)
+			wl_die("ns_last_pid: %s", strerror(errno));
+		close(fd);
+		child = fork();
+		if (child < 0)
+			wl_die("fork: %s", strerror(errno));
+		if (child == 0) {
+			char *s;
+
+			if (getpid() != want)
+				_exit(1);
+			s = mmap(STALE_ADDR, 4096, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+			if (s != STALE_ADDR)
+				_exit(2);
+			strcpy(s, SECRET);
+			snprintf(txt, sizeof(txt), "%d", want);
+			wl_ctl_file("impostor", txt);
+			for (;;)
+				pause();
+		}
+		if (child == want)
+			return 0;
+		waitpid(child, NULL, 0);
+	}
+	wl_die("pid %d was never free", want);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[2], "clonevm"))
@@ -211,6 +309,11 @@ int main(int argc, char **argv)
 		return signals(atol(argv[3]));
 	if (argc == 3 && !strcmp(argv[2], "times"))
 		return times(argv[1]);
-	fprintf(stderr, "usage: rings DIR clonevm|signals N | rings DIR times\n");
+	if (argc == 3 && !strcmp(argv[2], "stale"))
+		return stale();
+	if (argc == 4 && !strcmp(argv[2], "impostor"))
+		return impostor(atoi(argv[3]));
+	fprintf(stderr, "usage: rings DIR clonevm|signals N | rings DIR times|stale | "
+			"rings DIR impostor PID\n");
 	return 2;
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include "capture/attach.h"
+#include "lib/clock.h"
 #include "dftrace.h"
 #include "lib/hmap.h"
 #include "lib/procfs.h"
@@ -34,9 +35,9 @@ static int pidfd_of(pid_t tid)
 	return fd;
 }
 
-int attach_task(int tasks_fd, pid_t tid)
+int attach_task(int tasks_fd, pid_t tid, uint64_t at)
 {
-	struct dft_task init = { .nr = -1 };
+	struct dft_task init = { .nr = -1, .start_ns = at, .image_ns = at };
 	int fd = pidfd_of(tid), ret = 1;
 
 	if (fd < 0)
@@ -45,6 +46,20 @@ int attach_task(int tasks_fd, pid_t tid)
 		ret = errno == EEXIST ? 0 : -errno;
 	close(fd);
 	return ret;
+}
+
+bool attach_proven(int tasks_fd, pid_t pid, uint64_t alive_ns)
+{
+	struct dft_task st;
+	int fd = syscall(SYS_pidfd_open, pid, 0);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = !bpf_map_lookup_elem(tasks_fd, &fd, &st) && st.start_ns <= alive_ns &&
+	     st.image_ns <= alive_ns;
+	close(fd);
+	return ok;
 }
 
 /* The threads of the processes in the adopt map, marked by the kernel
@@ -87,7 +102,7 @@ static int attach_threads(const struct attach_opts *o, pid_t pid)
 
 		if (tid <= 0)
 			continue;
-		ret = attach_task(o->tasks_fd, tid);
+		ret = attach_task(o->tasks_fd, tid, clock_mono_ns());
 		if (ret == 1)
 			added++;
 		else if (ret == -EINVAL && tid != pid && o->adopt_fd >= 0)
@@ -222,11 +237,12 @@ static size_t first_child(const struct pid_pair *all, size_t n, pid_t ppid)
  * (then it existed before its parent was: its fds need naming). */
 static int mark_process(const struct attach_opts *o, pid_t pid)
 {
-	int leader = attach_task(o->tasks_fd, pid);
+	uint64_t at = clock_mono_ns();
+	int leader = attach_task(o->tasks_fd, pid, at);
 	int added = attach_threads(o, pid);
 
 	if (leader == 1)
-		o->adopt(pid, o->ctx);
+		o->adopt(pid, at, o->ctx);
 	return added + (leader == 1);
 }
 
@@ -282,9 +298,11 @@ int attach_tree(const struct attach_opts *o, const pid_t *pids, int npids,
 		char *err, size_t errlen)
 {
 	int ret = 0, added;
+	uint64_t at;
 
 	for (int i = 0; i < npids; i++) {
-		ret = attach_task(o->tasks_fd, pids[i]);
+		at = clock_mono_ns();
+		ret = attach_task(o->tasks_fd, pids[i], at);
 		if (o->skip_gone && (ret < 0 || process_exited(pids[i])))
 			continue; /* a scope's process that has gone meanwhile */
 		if (ret >= 0 && process_exited(pids[i])) {
@@ -300,7 +318,7 @@ int attach_tree(const struct attach_opts *o, const pid_t *pids, int npids,
 			return ret;
 		}
 		attach_threads(o, pids[i]);
-		o->adopt(pids[i], o->ctx);
+		o->adopt(pids[i], at, o->ctx);
 	}
 	adopt_pending(o);
 	for (int pass = 0; pass < MAX_PASSES; pass++) {

@@ -5,14 +5,26 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include "dftrace.h"
 
 /* Marks one task (any thread): 1 if newly marked, 0 if it already was
  * (the fork hook marks the children of marked tasks), or -errno:
  * -EINVAL for a thread other than its process's first before Linux 6.9,
- * where a pidfd names none (see attach_opts.adopt_*). */
-int attach_task(int tasks_fd, pid_t tid);
+ * where a pidfd names none (see attach_opts.adopt_*). at: a time
+ * (clock_mono_ns()) before the call, when the task was surely alive if
+ * it is marked: the kernel side keeps it as its process's start, which
+ * user space checks before it reads /proc/PID (dftrace.h). */
+int attach_task(int tasks_fd, pid_t tid, uint64_t at);
+
+/* Whether the process at pid is still the traced one that a record
+ * showed alive at alive_ns, with the memory it had then: its first
+ * thread's mark (struct dft_task, through a pidfd) says it began, and
+ * last exec'd, no later. Then it held the pid all along since alive_ns:
+ * what was read of /proc/PID before the call is its (model/procs.h's
+ * struct proc_gate). */
+bool attach_proven(int tasks_fd, pid_t pid, uint64_t alive_ns);
 
 /* What -p may name: a live user-space process other than the tracer.
  * Stores its process id in *tgid (a thread id names its process).
@@ -27,7 +39,8 @@ struct attach_opts {
 	int adopt_fd, adopt_iter_fd;
 	pid_t self;		/* the tracer: never marked, nor below it */
 	bool skip_gone;		/* pids that are gone are passed over, not errors */
-	void (*adopt)(pid_t pid, void *ctx); /* once per process we marked */
+	/* once per process we marked, with attach_task()'s at */
+	void (*adopt)(pid_t pid, uint64_t at, void *ctx);
 	/* Called between steps: drains the ring buffer, and answers false
 	 * to stop attaching (a signal, the deadline). */
 	bool (*keep_going)(void *ctx);

@@ -361,11 +361,11 @@ static void install_signals(struct launch *l)
 
 /* ---- the target ---- */
 
-static void adopt(pid_t pid, void *ctx)
+static void adopt(pid_t pid, uint64_t at, void *ctx)
 {
 	struct tracer *tr = ctx;
 
-	trace_adopt(tr->trace, pid); /* its mappings: found_process */
+	trace_adopt(tr->trace, pid, at); /* its mappings: found_process */
 }
 
 /* Between attach steps: keep the ring drained, and stop when asked. */
@@ -452,6 +452,7 @@ static void forward_stop_signals(struct tracer *tr)
 static int start_target(struct tracer *tr)
 {
 	char err[512];
+	uint64_t at;
 	int ret;
 
 	if (tr->env.scope.on) {
@@ -461,12 +462,13 @@ static int start_target(struct tracer *tr)
 	}
 	if (!tr->env.command)
 		return attach_targets(tr);
-	ret = attach_task(bpf_map__fd(tr->skel->maps.tasks), tr->launch.pid);
+	at = clock_mono_ns();
+	ret = attach_task(bpf_map__fd(tr->skel->maps.tasks), tr->launch.pid, at);
 	if (ret < 0) {
 		report_error("cannot trace the command: %s", strerror(-ret));
 		return ret;
 	}
-	trace_adopt(tr->trace, tr->launch.pid);
+	trace_adopt(tr->trace, tr->launch.pid, at);
 	count_command_signals(tr);
 	if (tr->program[0])
 		usdt_offer(&tr->usdt, tr->program);
@@ -563,9 +565,16 @@ static int open_outputs(struct tracer *tr)
 	return ret;
 }
 
-static void found_process(void *ctx, uint32_t pid)
+static void found_process(void *ctx, uint32_t pid, uint64_t alive_ns)
 {
-	usdt_offer_maps(ctx, pid);
+	usdt_offer_maps(ctx, pid, alive_ns);
+}
+
+static bool proven(void *ctx, uint32_t pid, uint64_t alive_ns)
+{
+	const struct tracer *tr = ctx;
+
+	return attach_proven(bpf_map__fd(tr->skel->maps.tasks), pid, alive_ns);
 }
 
 static void offer_program(void *ctx, const char *path)
@@ -591,6 +600,7 @@ static int start_trace(struct tracer *tr)
 		.steps = tr->env.steps_on ? &tr->env.steps : NULL,
 		.profile = tr->env.profile_s > 0,
 		.features = tr->features_list,
+		.proven = proven, .proven_ctx = tr,
 	};
 	int err;
 

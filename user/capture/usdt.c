@@ -21,6 +21,7 @@
 /* the header's types only: no probe of ours in the tracer */
 #define DFT_USDT_DISABLE
 #include <dftrace/usdt.h>
+#include "capture/attach.h"
 #include "capture/gpuprobes.h"
 #include "capture/usdt.h"
 #include "dftrace.h"
@@ -65,15 +66,38 @@ void usdt_offer(struct usdt_attacher *u, const char *path)
 		free(copy);
 }
 
+struct offers {
+	char **paths;
+	uint32_t n, cap;
+};
+
 static void offer_map(const struct procfs_map *m, void *ctx)
 {
-	if (m->perms[2] == 'x' && m->path[0])
-		usdt_offer(ctx, m->path);
+	struct offers *o = ctx;
+	char *copy;
+
+	if (m->perms[2] != 'x' || m->path[0] != '/' || !(copy = strdup(m->path)))
+		return;
+	if (VEC_PUSH(o->paths, o->n, o->cap, copy))
+		free(copy);
 }
 
-void usdt_offer_maps(struct usdt_attacher *u, pid_t pid)
+void usdt_offer_maps(struct usdt_attacher *u, pid_t pid, uint64_t alive_ns)
 {
-	procfs_each_map(pid, offer_map, u);
+	struct offers o = { 0 };
+	bool proven;
+
+	if (!u->skel)
+		return;
+	procfs_each_map(pid, offer_map, &o);
+	/* what another process maps, once the pid is another's, is not ours */
+	proven = attach_proven(bpf_map__fd(u->skel->maps.tasks), pid, alive_ns);
+	for (uint32_t i = 0; i < o.n; i++) {
+		if (proven)
+			usdt_offer(u, o.paths[i]);
+		free(o.paths[i]);
+	}
+	free(o.paths);
 }
 
 /* Files are known by device and inode: one library has many paths. The
@@ -375,13 +399,15 @@ static void check_mapping(const struct procfs_map *m, void *ctx)
 	c->name_fixed |= c->name >= m->start && c->name < m->end;
 }
 
-void usdt_site_found(void *ctx, const struct dft_annot_site *site, uint32_t id)
+void usdt_site_found(void *ctx, const struct dft_annot_site *site, uint32_t id,
+		     uint64_t alive_ns)
 {
 	struct usdt_attacher *u = ctx;
 	struct site_check c = { site->cat, site->name, false, false };
 
 	if (!u->skel || !procfs_each_map(site->tgid, check_mapping, &c) || !c.cat_fixed ||
-	    !c.name_fixed)
+	    !c.name_fixed ||
+	    !attach_proven(bpf_map__fd(u->skel->maps.tasks), site->tgid, alive_ns))
 		return;
 	/* full (DFT_ANNOT_SITES): the site's hits carry their strings */
 	bpf_map_update_elem(bpf_map__fd(u->skel->maps.annot_sites), site, &id, BPF_ANY);

@@ -36,13 +36,16 @@ void usdt_init(struct usdt_attacher *u, struct dftrace_bpf *skel, bool annotatio
 /* A file a traced process mapped executable (or exec'd): attached to once
  * if it carries probes. Queued for usdt_attach_pending(). */
 void usdt_offer(struct usdt_attacher *u, const char *path);
-/* Every executable file mapping of pid, from /proc/PID/maps. */
-void usdt_offer_maps(struct usdt_attacher *u, pid_t pid);
+/* Every executable file mapping of pid, from /proc/PID/maps, if pid is
+ * still the traced process a record showed alive at alive_ns
+ * (attach_proven()). */
+void usdt_offer_maps(struct usdt_attacher *u, pid_t pid, uint64_t alive_ns);
 void usdt_attach_pending(struct usdt_attacher *u);
 /* A region's strings at a site of a traced process (trace.h's
  * site_found): in read-only memory, the kernel side takes the
  * region's id from annot_sites from now on. site_gone: no more. */
-void usdt_site_found(void *ctx, const struct dft_annot_site *site, uint32_t id);
+void usdt_site_found(void *ctx, const struct dft_annot_site *site, uint32_t id,
+		     uint64_t alive_ns);
 void usdt_site_gone(void *ctx, const struct dft_annot_site *site);
 /* Detaches every probe; the attacher can be used again. NULL-safe. */
 void usdt_free(struct usdt_attacher *u);

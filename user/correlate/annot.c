@@ -170,7 +170,7 @@ static void learn_site(struct trace *t, struct proc *p, const struct dft_annot *
 		return;
 	}
 	if (t->cfg.site_found)
-		t->cfg.site_found(t->cfg.site_ctx, &s->key, dft_phase_id(in));
+		t->cfg.site_found(t->cfg.site_ctx, &s->key, dft_phase_id(in), p->alive_ns);
 }
 
 static bool in_range(uint64_t a, uint64_t lo, uint64_t len)
@@ -202,7 +202,8 @@ void forget_sites(struct trace *t, struct proc *p, uint64_t lo, uint64_t len)
  * not send, filled in from the process. A known site's record comes here
  * only when user space no longer knows the site (sent before it was
  * forgotten): on_annot names the others from their site. */
-static const struct dft_annot *complete(const struct dft_annot *in, struct dft_annot *copy)
+static const struct dft_annot *complete(const struct proc *p, const struct dft_annot *in,
+				       struct dft_annot *copy)
 {
 	bool cached = in->h.flags & DFT_ANNOT_CACHED;
 
@@ -214,10 +215,15 @@ static const struct dft_annot *complete(const struct dft_annot *in, struct dft_a
 	} else {
 		*copy = *in;
 	}
+	if (!p)
+		return copy;
 	if (cached || in->h.flags & DFT_ANNOT_FAULT_CAT)
-		procfs_read_str(in->h.tgid, in->cat_ptr, copy->cat, sizeof(copy->cat));
+		procfs_read_str(p->pid, in->cat_ptr, copy->cat, sizeof(copy->cat));
 	if (cached || in->h.flags & DFT_ANNOT_FAULT_NAME)
-		procfs_read_str(in->h.tgid, in->name_ptr, copy->name, sizeof(copy->name));
+		procfs_read_str(p->pid, in->name_ptr, copy->name, sizeof(copy->name));
+	/* only the memory of the process that sent it, as it was then */
+	if (!proc_proven(p))
+		copy->cat[0] = copy->name[0] = 0;
 	return copy;
 }
 
@@ -281,7 +287,7 @@ void on_annot(struct trace *t, const struct dft_annot *in)
 	if (p && in->h.flags & DFT_ANNOT_CACHED)
 		site = site_get(p, in->cat_ptr, in->name_ptr);
 	if (!site)
-		e = complete(in, &copy);
+		e = complete(p, in, &copy);
 	if (!p || !(th = trace_thread(t, p, e->h.tid)))
 		return;
 	s = files_sink(&t->files, p);

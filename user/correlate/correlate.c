@@ -34,16 +34,18 @@ static bool is_error(int64_t ret)
 struct proc *trace_proc(struct trace *t, uint32_t pid)
 {
 	struct proc *p = proc_get(&t->model, pid);
+	uint64_t alive = pid == t->rec_pid ? t->rec_ns : 0;
 
 	if (p) {
 		p->live.seen = true;
+		proc_alive(p, alive);
 	} else {
-		p = proc_from_procfs(&t->model, pid);
+		p = proc_from_procfs(&t->model, pid, alive);
 		if (p) {
 			t->stats.live++;
 			files_adopted(&t->files, p);
 			if (t->cfg.on_found)
-				t->cfg.on_found(t->cfg.on_program_ctx, pid);
+				t->cfg.on_found(t->cfg.on_program_ctx, pid, p->alive_ns);
 		}
 	}
 	return p;
@@ -59,7 +61,8 @@ struct thread *trace_thread(struct trace *t, struct proc *p, uint32_t tid)
 		return th;
 	}
 	snprintf(what, sizeof(what), "task/%u/comm", tid);
-	procfs_comm(p->pid, what, comm);
+	if (!procfs_comm(p->pid, what, comm) || !proc_proven(p))
+		comm[0] = 0;
 	return thread_add(&t->model, tid, p->pid, comm[0] ? comm : p->comm);
 }
 
@@ -362,8 +365,11 @@ void on_fork(struct trace *t, const struct dft_fork *e)
 		if (c)
 			t->stats.live++;
 	}
-	if (c)
+	if (c) {
+		/* the record was made once the child was */
+		proc_alive(c, e->h.ts);
 		thread_add(&t->model, e->child_tid, c->pid, e->comm);
+	}
 }
 
 /* The number in "/proc/self/fd/N" or "/dev/fd/N" style names, or -1. */
@@ -395,11 +401,11 @@ static struct istr *exec_program(struct proc *p, const struct dft_exec *e,
 
 	*indirect = false;
 	if (!e->filename_len || !n)
-		return proc_link(p->pid, "exe");
+		return proc_link(p, "exe");
 	if (!strcmp(e->filename, "/proc/self/exe") ||
 	    !strcmp(e->filename, "/proc/thread-self/exe")) {
 		*indirect = true;
-		return p->exe ? p->exe : proc_link(p->pid, "exe");
+		return p->exe ? p->exe : proc_link(p, "exe");
 	}
 	fd = fd_in_name(e->filename, "/dev/fd/");
 	if (fd < 0)
@@ -444,7 +450,7 @@ static struct thread *become_new_program(struct trace *t, struct proc *p,
 	/* from the record: the process may be gone by now */
 	p->job = job_rank_parse(e->env, e->env_len < DFT_ENV_MAX ? e->env_len : DFT_ENV_MAX);
 	if (p->job.rank < 0 && e->env_len >= DFT_ENV_MAX)
-		p->job = procfs_job_rank(p->pid); /* past the part copied */
+		p->job = proc_job_rank(p); /* past the part copied */
 	fd_exec(p);
 	gpu_state_free(p->gpu); /* a new program: none of it is its */
 	p->gpu = NULL;

@@ -12,6 +12,18 @@
 #include "correlate/state.h"
 #include "lib/procfs.h"
 
+/* readlink of /proc/PID/<what> of the first process, interned. By pid,
+ * before any record (not through a proc's gate): the tracer's own
+ * child, whose pid nobody else can take until the tracer reaps it, or
+ * the process the user named, found there just now. */
+static struct istr *root_link(uint32_t pid, const char *what)
+{
+	char buf[4096];
+	ssize_t n = procfs_readlink(pid, what, buf, sizeof(buf));
+
+	return n > 0 ? istr_intern(buf, n, false) : NULL;
+}
+
 /* What the single file's start and end say of the traced program: the
  * first process as it is (-p), or as it will be once it execs (-- CMD). */
 static struct lifecycle describe_root(const struct trace_config *cfg)
@@ -24,8 +36,8 @@ static struct lifecycle describe_root(const struct trace_config *cfg)
 	if (cfg->root_exe)
 		l.exe = istr_cstr(cfg->root_exe);
 	else if (!cfg->root_launched)
-		l.exe = proc_link(cfg->root_pid, "exe");
-	l.cwd = proc_link(cfg->root_pid, "cwd");
+		l.exe = root_link(cfg->root_pid, "exe");
+	l.cwd = root_link(cfg->root_pid, "cwd");
 	if (procfs_stat(cfg->root_pid, &state, &ppid, NULL) == 0 && ppid > 0)
 		l.ppid = ppid;
 	l.ts_us = writer_now_us();
@@ -41,6 +53,7 @@ int trace_new(struct trace **out, const struct trace_config *cfg)
 	if (!t)
 		return -ENOMEM;
 	t->cfg = *cfg;
+	t->model.gate = (struct proc_gate){ cfg->proven, cfg->proven_ctx };
 	err = sc_init();
 	if (!err)
 		err = writer_init(&t->writer, cfg->cmdline, cfg->inline_paths,
@@ -73,9 +86,12 @@ void trace_free(struct trace *t)
 	free(t);
 }
 
-void trace_adopt(struct trace *t, uint32_t pid)
+void trace_adopt(struct trace *t, uint32_t pid, uint64_t alive_ns)
 {
+	t->rec_pid = pid;
+	t->rec_ns = alive_ns;
 	trace_proc(t, pid);
+	t->rec_pid = 0;
 }
 
 static void on_syscall_record(struct trace *t, const struct dft_syscall *e)
@@ -107,14 +123,9 @@ static void on_io_record(struct trace *t, const void *data, size_t size)
 	}
 }
 
-int trace_handle_record(void *ctx, void *data, size_t size)
+/* One record of a kind the kernel side sends, checked for its size. */
+static void dispatch(struct trace *t, const struct dft_header *h, void *data, size_t size)
 {
-	const struct dft_header *h = data;
-	struct trace *t = ctx;
-
-	t->stats.records++;
-	if (size < sizeof(*h))
-		return 0;
 	switch (h->kind) {
 	case DFT_EV_SYSCALL:
 		if (size >= sizeof(struct dft_syscall))
@@ -182,6 +193,22 @@ int trace_handle_record(void *ctx, void *data, size_t size)
 			on_gpu(t, data, size);
 		break;
 	}
+}
+
+int trace_handle_record(void *ctx, void *data, size_t size)
+{
+	const struct dft_header *h = data;
+	struct trace *t = ctx;
+
+	t->stats.records++;
+	if (size < sizeof(*h))
+		return 0;
+	t->rec_pid = h->tgid;
+	t->rec_ns = h->ts;
+	dispatch(t, h, data, size);
+	/* what is read of a process outside a record of its own is read as
+	 * of its last */
+	t->rec_pid = 0;
 	return 0;
 }
 

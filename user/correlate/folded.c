@@ -83,7 +83,7 @@ static const struct istr *fold_file(struct trace *t, struct proc *p,
 	named = f->fd >= 0 ? fd_path(p, f->fd) : NULL;
 	if (named && label_ino(named) == k->ino)
 		return named;
-	return fileid_path(&t->fileids, p->pid, k->dev, k->ino);
+	return fileid_path(&t->fileids, p, k->dev, k->ino);
 }
 
 /* "B:N B:N ...": N calls took [2^B, 2^(B+1)) ns. */

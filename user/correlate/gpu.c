@@ -45,7 +45,7 @@ static uint64_t arg(const struct dft_gpu *e, unsigned int n)
 
 /* A kernel's name: read by the kernel side, or, where its page was not
  * in yet, from the process now (the string is the module's). */
-static void learn_name(struct gpu_state *g, const struct gpu_desc *d,
+static void learn_name(const struct proc *p, struct gpu_state *g, const struct gpu_desc *d,
 		       const struct dft_gpu *e, size_t size)
 {
 	size_t room = size - offsetof(struct dft_gpu, str);
@@ -58,8 +58,9 @@ static void learn_name(struct gpu_state *g, const struct gpu_desc *d,
 	if (n) {
 		name = istr_intern(e->str, strnlen(e->str, n), n >= DFT_GPU_STR);
 	} else {
-		procfs_read_str(e->h.tgid, arg(e, d->str), str, sizeof(str));
-		name = str[0] ? istr_intern(str, strlen(str), false) : NULL;
+		procfs_read_str(p->pid, arg(e, d->str), str, sizeof(str));
+		/* only the memory of the process that made the call */
+		name = str[0] && proc_proven(p) ? istr_intern(str, strlen(str), false) : NULL;
 	}
 	if (name)
 		keep(&g->kernels, e->out, (uintptr_t)name);
@@ -121,7 +122,7 @@ static void learn(struct proc *p, const struct gpu_desc *d, const struct dft_gpu
 		return;
 	switch (d->cls) {
 	case GC_NAME:
-		learn_name(g, d, e, size);
+		learn_name(p, g, d, e, size);
 		break;
 	case GC_KFUNC:
 		if ((s = named(&g->kernels, arg(e, 2))))

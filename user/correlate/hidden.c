@@ -163,7 +163,7 @@ void on_mmap(struct trace *t, const struct dft_mmap *e)
 	if (fileid_is_code(&t->fileids, e->file.dev, e->file.ino))
 		return;
 	/* named first: that learns from /proc whether it is code */
-	path = fileid_path(&t->fileids, p->pid, e->file.dev, e->file.ino);
+	path = fileid_path(&t->fileids, p, e->file.dev, e->file.ino);
 	if (fileid_is_code(&t->fileids, e->file.dev, e->file.ino))
 		return;
 	pages = run_pages(p, e, &first, &end);
@@ -235,7 +235,7 @@ static const struct istr *async_file(struct trace *t, struct proc *p,
 	/* a registered file's later requests name it this way */
 	if (f)
 		fileid_learn(&t->fileids, e->file.dev, e->file.ino, f, false);
-	return f ? f : fileid_path(&t->fileids, p->pid, e->file.dev, e->file.ino);
+	return f ? f : fileid_path(&t->fileids, p, e->file.dev, e->file.ino);
 }
 
 /* io_uring's opens and closes, as their syscalls would. */

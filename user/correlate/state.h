@@ -21,6 +21,9 @@ struct trace {
 	bool root_execd;	/* -- CMD: until then, the root runs our code */
 	struct hmap phase_ids;	/* dft_phase_id -> its cat and name */
 	struct hmap uring_pending; /* io_uring requests submitted, not done */
+	/* the record in hand: its process, alive at its time */
+	uint32_t rec_pid;
+	uint64_t rec_ns;
 };
 
 /* correlate.c: syscalls and the life of processes */

@@ -32,8 +32,10 @@ struct trace_config {
 	 * annotations (the capture side attaches to it, later). */
 	void (*on_program)(void *ctx, const char *path);
 	/* A process found running, not seen born (attach, a scope's entry):
-	 * its mappings may carry annotations too. */
-	void (*on_found)(void *ctx, uint32_t pid);
+	 * its mappings may carry annotations too. alive_ns: when a record
+	 * showed it alive, for the check of what is read of it (struct
+	 * proc_gate's proven). */
+	void (*on_found)(void *ctx, uint32_t pid, uint64_t alive_ns);
 	/* The path the kernel kept for a file opened when its record found no
 	 * room (up to size bytes, as the call gave it), taken: true if any. */
 	bool (*lost_name)(void *ctx, const struct dft_name_key *k, char *path,
@@ -46,11 +48,18 @@ struct trace_config {
 	/* A region annotation's strings at these addresses of pid, read
 	 * whole: the capture side may let the kernel take the region's id
 	 * from there from now on (DFT_ANNOT_CACHED records), where the
-	 * strings cannot change (read-only memory). site_gone: that
-	 * no more (an exec, an unmapping, the process's end). ctx: site_ctx. */
-	void (*site_found)(void *ctx, const struct dft_annot_site *s, uint32_t id);
+	 * strings cannot change (read-only memory; alive_ns as on_found's).
+	 * site_gone: that no more (an exec, an unmapping, the process's
+	 * end). ctx: site_ctx. */
+	void (*site_found)(void *ctx, const struct dft_annot_site *s, uint32_t id,
+			   uint64_t alive_ns);
 	void (*site_gone)(void *ctx, const struct dft_annot_site *s);
 	void *site_ctx;
+	/* Whether the process at pid is still the traced one a record
+	 * showed alive at alive_ns (model/procs.h's struct proc_gate); ctx:
+	 * proven_ctx. NULL: no traced process's state is kept from /proc. */
+	bool (*proven)(void *ctx, uint32_t pid, uint64_t alive_ns);
+	void *proven_ctx;
 	/* The kernel's features, for the start and end events (or NULL). */
 	const char *features;
 	void *on_program_ctx;
@@ -58,8 +67,9 @@ struct trace_config {
 
 int trace_new(struct trace **out, const struct trace_config *cfg);
 void trace_free(struct trace *t);
-/* A process that is traced from now on (attach or launch). */
-void trace_adopt(struct trace *t, uint32_t pid);
+/* A process that is traced from now on (attach or launch), as marked
+ * for the kernel side at alive_ns (before the pidfd that marked it). */
+void trace_adopt(struct trace *t, uint32_t pid, uint64_t alive_ns);
 /* libbpf ring_buffer callback; ctx is the struct trace. */
 int trace_handle_record(void *ctx, void *data, size_t size);
 /* lost[slot]: per syscall nr, then per record kind. Ends every file but

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "lib/hash.h"
 #include "lib/procfs.h"
+#include "lib/vec.h"
 #include "model/fileids.h"
 
 struct fileid {
@@ -64,15 +65,36 @@ static struct fileid *remember(struct fileids *f, uint64_t dev, uint64_t ino,
 	return e;
 }
 
+/* Files a process's /proc showed, kept once the process is proven the
+ * one traced (model/procs.h). */
+struct seen_file {
+	uint64_t dev, ino;
+	struct istr *path;
+	bool code;
+};
+
+struct seen_files {
+	struct seen_file *v;
+	uint32_t n, cap;
+};
+
+static void saw(struct seen_files *s, uint64_t dev, uint64_t ino, const char *path, size_t n,
+		bool code)
+{
+	struct seen_file f = { dev, ino, istr_intern(path, n, false), code };
+
+	(void)VEC_PUSH(s->v, s->n, s->cap, f);
+}
+
 static void learn_map(const struct procfs_map *m, void *ctx)
 {
 	if (m->ino && m->path[0] == '/')
-		remember(ctx, KDEV(m->major, m->minor), m->ino,
-			 istr_intern(m->path, strlen(m->path), false), m->perms[2] == 'x');
+		saw(ctx, KDEV(m->major, m->minor), m->ino, m->path, strlen(m->path),
+		    m->perms[2] == 'x');
 }
 
 /* The files its fds point at (deleted ones too: the link still opens). */
-static void learn_fds(struct fileids *f, uint32_t pid)
+static void learn_fds(struct seen_files *s, uint32_t pid)
 {
 	char dir[64], target[4096];
 	struct dirent *de;
@@ -94,13 +116,25 @@ static void learn_fds(struct fileids *f, uint32_t pid)
 		n = readlinkat(dfd, de->d_name, target, sizeof(target) - 1);
 		if (n <= 0 || target[0] != '/')
 			continue;
-		remember(f, KDEV(major(st.st_dev), minor(st.st_dev)), st.st_ino,
-			 istr_intern(target, n, false), false);
+		saw(s, KDEV(major(st.st_dev), minor(st.st_dev)), st.st_ino, target, n, false);
 	}
 	closedir(d);
 }
 
-struct istr *fileid_path(struct fileids *f, uint32_t pid, uint64_t dev, uint64_t ino)
+/* What p maps and has open, as /proc shows it, if p is still the
+ * process traced. */
+static void learn_process(struct fileids *f, const struct proc *p)
+{
+	struct seen_files s = { 0 };
+
+	procfs_each_map(p->pid, learn_map, &s);
+	learn_fds(&s, p->pid);
+	for (uint32_t i = 0; i < s.n && proc_proven(p); i++)
+		remember(f, s.v[i].dev, s.v[i].ino, s.v[i].path, s.v[i].code);
+	free(s.v);
+}
+
+struct istr *fileid_path(struct fileids *f, const struct proc *p, uint64_t dev, uint64_t ino)
 {
 	struct fileid *e = find(f, dev, ino);
 	char name[64];
@@ -108,9 +142,8 @@ struct istr *fileid_path(struct fileids *f, uint32_t pid, uint64_t dev, uint64_t
 	/* /proc once per program a process runs: what it maps or opens
 	 * later, its records name (a torch process's maps run to
 	 * thousands of lines, and many files are in none of them) */
-	if ((!e || !e->path) && hmap_add(&f->looked, pid, 0) == 1) {
-		procfs_each_map(pid, learn_map, f);
-		learn_fds(f, pid);
+	if ((!e || !e->path) && hmap_add(&f->looked, p->pid, 0) == 1) {
+		learn_process(f, p);
 		e = find(f, dev, ino);
 	}
 	if (!e)

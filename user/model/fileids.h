@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include "lib/hmap.h"
 #include "model/istr.h"
+#include "model/procs.h"
 
 struct fileids {
 	struct hmap by_id;	/* hash of (dev, ino) -> struct fileid * */
@@ -27,9 +28,10 @@ struct istr *fileid_known(struct fileids *f, uint64_t dev, uint64_t ino);
  * of code, not data read. */
 bool fileid_is_code(struct fileids *f, uint64_t dev, uint64_t ino);
 /* The path of (dev, ino) (dev as the kernel keeps it: major << 20 |
- * minor), looking at pid's mappings and fds if it is not known; a name
- * that says so ("dev:ino 8:1:1234") when they do not show it. */
-struct istr *fileid_path(struct fileids *f, uint32_t pid, uint64_t dev, uint64_t ino);
+ * minor), looking at p's mappings and fds (through its gate) if it is
+ * not known; a name that says so ("dev:ino 8:1:1234") when they do not
+ * show it. */
+struct istr *fileid_path(struct fileids *f, const struct proc *p, uint64_t dev, uint64_t ino);
 /* pid ran a new program, or ended: its /proc is worth a look again. */
 void fileid_forget_process(struct fileids *f, uint32_t pid);
 void fileids_free(struct fileids *f);

@@ -24,6 +24,7 @@ static struct proc *proc_new(struct model *m, uint32_t pid)
 	if (!p)
 		return NULL;
 	p->pid = pid;
+	p->gate = &m->gate;
 	p->next_id = 1;
 	p->job = JOB_RANK_NONE;
 	p->live.seen = true;	/* a record or an attach made it */
@@ -34,7 +35,19 @@ static struct proc *proc_new(struct model *m, uint32_t pid)
 	return p;
 }
 
-struct istr *proc_link(uint32_t pid, const char *what)
+void proc_alive(struct proc *p, uint64_t ns)
+{
+	if (ns > p->alive_ns)
+		p->alive_ns = ns;
+}
+
+bool proc_proven(const struct proc *p)
+{
+	return p->alive_ns && p->gate && p->gate->proven &&
+	       p->gate->proven(p->gate->ctx, p->pid, p->alive_ns);
+}
+
+static struct istr *link_of(uint32_t pid, const char *what)
 {
 	char buf[PATH_MAX];
 	ssize_t n = procfs_readlink(pid, what, buf, sizeof(buf));
@@ -42,18 +55,31 @@ struct istr *proc_link(uint32_t pid, const char *what)
 	return n > 0 ? istr_intern(buf, n, false) : NULL;
 }
 
-bool proc_refresh_names(struct proc *p)
+struct istr *proc_link(const struct proc *p, const char *what)
+{
+	struct istr *s = link_of(p->pid, what);
+
+	return s && proc_proven(p) ? s : NULL;
+}
+
+struct job_rank proc_job_rank(const struct proc *p)
+{
+	struct job_rank r = procfs_job_rank(p->pid);
+
+	return proc_proven(p) ? r : JOB_RANK_NONE;
+}
+
+static void read_names(struct proc *p)
 {
 	char buf[4096];
 	ssize_t n;
 
 	memset(p->comm, 0, sizeof(p->comm));
 	if (!procfs_comm(p->pid, "comm", p->comm))
-		return false;
+		return;
 	n = procfs_read(p->pid, "cmdline", buf, sizeof(buf));
 	if (n > 0)
 		p->cmdline = cmdline_intern(buf, n, n == sizeof(buf));
-	return true;
 }
 
 /* O_CLOEXEC of an fd that was open before we looked, from fdinfo. */
@@ -85,30 +111,48 @@ static void read_fd_table(struct proc *p)
 		if (*end || de->d_name[0] == '.')
 			continue;
 		snprintf(link, sizeof(link), "fd/%ld", fd);
-		fd_assign(p, fd, proc_link(p->pid, link),
-			  fd_cloexec_from_procfs(p->pid, fd));
+		fd_assign(p, fd, link_of(p->pid, link), fd_cloexec_from_procfs(p->pid, fd));
 	}
 	closedir(d);
 }
 
-struct proc *proc_from_procfs(struct model *m, uint32_t pid)
+/* What a process found running is, from /proc: kept only if it is
+ * still the one its record showed alive. */
+static void read_process(struct proc *p)
 {
-	struct proc *p = proc_get(m, pid);
 	char state;
 	pid_t ppid;
+
+	if (procfs_stat(p->pid, &state, &ppid, NULL) == 0 && ppid > 0)
+		p->ppid = ppid;
+	p->cwd = link_of(p->pid, "cwd");
+	p->exe = link_of(p->pid, "exe");
+	p->job = procfs_job_rank(p->pid);
+	read_fd_table(p);
+	read_names(p);
+	if (proc_proven(p))
+		return;
+	p->ppid = 0;
+	p->cwd = p->exe = p->cmdline = NULL;
+	p->job = JOB_RANK_NONE;
+	memset(p->comm, 0, sizeof(p->comm));
+	free(p->fds);
+	p->fds = NULL;
+	p->nfds = 0;
+}
+
+struct proc *proc_from_procfs(struct model *m, uint32_t pid, uint64_t alive_ns)
+{
+	struct proc *p = proc_get(m, pid);
 
 	if (p)
 		return p;
 	p = proc_new(m, pid);
 	if (!p)
 		return NULL;
-	if (procfs_stat(pid, &state, &ppid, NULL) == 0 && ppid > 0)
-		p->ppid = ppid;
-	p->cwd = proc_link(pid, "cwd");
-	p->exe = proc_link(pid, "exe");
-	p->job = procfs_job_rank(pid);
-	read_fd_table(p);
-	proc_refresh_names(p);
+	p->alive_ns = alive_ns;
+	if (alive_ns)
+		read_process(p);
 	return p;
 }
 
@@ -263,7 +307,7 @@ static struct istr *fd_link(const struct proc *p, int fd)
 	char what[32];
 
 	snprintf(what, sizeof(what), "fd/%d", fd);
-	return proc_link(p->pid, what);
+	return proc_link(p, what);
 }
 
 struct istr *fd_path(struct proc *p, int fd)

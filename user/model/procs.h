@@ -39,8 +39,26 @@ struct liveness {
 	uint64_t start;		/* procfs_start() when a sweep first saw it silent */
 };
 
+/*
+ * Whether the process at a pid is still a traced one: proven is true
+ * only if the process there now is the one a record showed alive at
+ * alive_ns, with the memory it had then (the capture side asks the
+ * kernel side). A pid is reused once its process is gone, by any process
+ * of any user: what is read of a traced process from /proc (its memory,
+ * files, environment) is read first, and kept only if the gate says so
+ * after, for from alive_ns until then the pid was that process's.
+ */
+struct proc_gate {
+	bool (*proven)(void *ctx, uint32_t pid, uint64_t alive_ns);
+	void *ctx;
+};
+
 struct proc {
 	uint32_t pid, ppid;
+	/* the latest time a record of it showed it alive (bpf_ktime_get_ns),
+	 * 0 if none has: what its gate checks */
+	uint64_t alive_ns;
+	const struct proc_gate *gate;
 	struct fdent *fds;
 	uint32_t nfds;
 	bool fds_unknown;	/* as fdent.unknown, for fds past nfds */
@@ -76,18 +94,27 @@ struct thread {
 struct model {
 	struct hmap procs;	/* pid -> struct proc */
 	struct hmap threads;	/* tid -> struct thread */
+	struct proc_gate gate;	/* every proc's; none: nothing is read */
 };
 
 struct proc *proc_get(const struct model *m, uint32_t pid);
-/* A process seen for the first time; its state is read from /proc. */
-struct proc *proc_from_procfs(struct model *m, uint32_t pid);
+/* A process seen for the first time, alive at alive_ns (a record's
+ * time, 0 if none); its state is read from /proc where the gate lets. */
+struct proc *proc_from_procfs(struct model *m, uint32_t pid, uint64_t alive_ns);
+/* A record showed p alive at ns. */
+void proc_alive(struct proc *p, uint64_t ns);
+/* p is still the process at its pid (struct proc_gate): what was read
+ * from /proc/PID before the call is its. */
+bool proc_proven(const struct proc *p);
 /* A child created by fork: inherits fds, cwd, names and mappings. */
 struct proc *proc_fork(struct model *m, struct proc *parent, uint32_t child_pid);
 void proc_free(struct model *m, struct proc *p);
-/* readlink of /proc/PID/<what> ("exe", "cwd"), interned; NULL if gone. */
-struct istr *proc_link(uint32_t pid, const char *what);
-/* Reads /proc/PID/comm and cmdline into p; false if the process is gone. */
-bool proc_refresh_names(struct proc *p);
+/* readlink of /proc/PID/<what> ("exe", "cwd") of p, interned; NULL if
+ * gone, or no longer provably p. */
+struct istr *proc_link(const struct proc *p, const char *what);
+/* The job rank p's launcher's variables give (its environ); -1s if
+ * none, or if the process is no longer provably p. */
+struct job_rank proc_job_rank(const struct proc *p);
 
 struct thread *thread_get(const struct model *m, uint32_t tid);
 struct thread *thread_add(struct model *m, uint32_t tid, uint32_t pid,
