@@ -34,17 +34,22 @@ int adopt_threads(struct bpf_iter__task *ctx)
 	return 0;
 }
 
-/* Each marked task that keeps calls: its state. */
+/* Each marked task that keeps calls, or has a ring of regions it may
+ * have written to since it was last read: who and when, then its state. */
 SEC("iter/task")
 int kept_calls(struct bpf_iter__task *ctx)
 {
 	struct task_struct *t = ctx->task;
+	struct dft_kept_head h;
 	struct dft_task *st;
 
 	if (!t)
 		return 0;
 	st = tracked(t);
-	if (st && (st->nbatch || st->acc.used))
-		bpf_seq_write(ctx->meta->seq, st, sizeof(*st));
+	if (!st || !(st->nbatch || st->acc.used || (rings_on && st->ring)))
+		return 0;
+	h = (struct dft_kept_head){ t->tgid, t->pid, bpf_ktime_get_ns() };
+	bpf_seq_write(ctx->meta->seq, &h, sizeof(h));
+	bpf_seq_write(ctx->meta->seq, st, sizeof(*st));
 	return 0;
 }

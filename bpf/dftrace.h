@@ -527,6 +527,13 @@ struct dft_task {
 	unsigned long long start_ns, image_ns, mm;
 };
 
+/* What the kept_calls iterator says of a live task before its struct
+ * dft_task: who, and when it was seen alive (bpf_ktime_get_ns()). */
+struct dft_kept_head {
+	unsigned int tgid, tid;
+	unsigned long long ns;
+};
+
 /* the GPU calls' records: after struct dft_header */
 #include "gpu.h"
 

@@ -68,3 +68,18 @@ annot() {
 	expect_eq "the child's regions" "$(tpy events "$TRACE" --pid "$gpid" --cat '' --fields name | wc -l)" 1
 	! zgrep -q SECRET_OF_ANOTHER "$TRACE"
 }
+
+@test "rings: at -p's stop, the regions a running thread wrote since its last syscall are read from its ring" {
+	start_workload "$WL/rings" "$D" live 1000
+	attach -q
+	kill -USR1 "$WL_PID"
+	wait_file "$WL_CTL/spun" 60
+	kill -INT "$DFT_PID"
+	await "$DFT_PID"
+	expect_eq "tracer status" "$AWAIT_STATUS" 0
+	kill -USR1 "$WL_PID"
+	await "$WL_PID" 60
+	valid
+	expect_eq "spin.work" "$(tpy count "$TRACE" --cat spin --name work)" 1000
+	annot check "$TRACE" "$TRUTH"
+}

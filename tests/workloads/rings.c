@@ -23,6 +23,11 @@
  *       writes its pid to $WL_CTL/reaped, and ends once $WL_CTL/done is
  *       there. (The test stops the tracer meanwhile and lets another
  *       process take the child's pid: rings DIR impostor PID.)
+ *   rings DIR live N: ready for -p (wl_wait_go); once going, a thread
+ *       makes N spin.work regions with no syscall and then spins on,
+ *       still making none, while the main thread writes $WL_CTL/spun; at
+ *       the next SIGUSR1 it prints its regions and ends. The last
+ *       regions are in the thread's ring only when tracing stops.
  *   rings DIR impostor PID: an untraced process that takes pid PID
  *       (ns_last_pid) and holds "SECRET_OF_ANOTHER" at STALE_ADDR; it
  *       writes its pid to $WL_CTL/impostor and waits to be killed.
@@ -213,6 +218,45 @@ static int times(const char *dir)
 	return 0;
 }
 
+/* ---- live ---- */
+
+static volatile int spun;
+
+static void *spinner(void *arg)
+{
+	long n = (long)arg;
+
+	for (long i = 0; i < n; i++) {
+		DFT_USDT_REGION_BEGIN("spin", "work");
+		spin(20);
+		DFT_USDT_REGION_END("spin", "work");
+	}
+	spun = 1;
+	for (;;)
+		spin(1000);
+	return NULL;
+}
+
+static int live(long n)
+{
+	pthread_t th;
+	sigset_t go;
+
+	wl_wait_go(60);
+	if (pthread_create(&th, NULL, spinner, (void *)n))
+		wl_die("pthread: %s", strerror(errno));
+	while (!spun)
+		wl_msleep(5);
+	wl_ctl_file("spun", "");
+	wl_block_go(&go);
+	while (sigwaitinfo(&go, NULL) != SIGUSR1)
+		;
+	for (long i = 0; i < n; i++)
+		region_line(wl_pid(), "spin", "work");
+	fflush(stdout);
+	_exit(0);
+}
+
 /* ---- stale ---- */
 
 #define STALE_ADDR ((void *)0x6d0000000000ull)
@@ -311,9 +355,11 @@ int main(int argc, char **argv)
 		return times(argv[1]);
 	if (argc == 3 && !strcmp(argv[2], "stale"))
 		return stale();
+	if (argc == 4 && !strcmp(argv[2], "live"))
+		return live(atol(argv[3]));
 	if (argc == 4 && !strcmp(argv[2], "impostor"))
 		return impostor(atoi(argv[3]));
-	fprintf(stderr, "usage: rings DIR clonevm|signals N | rings DIR times|stale | "
+	fprintf(stderr, "usage: rings DIR clonevm|signals|live N | rings DIR times|stale | "
 			"rings DIR impostor PID\n");
 	return 2;
 }

@@ -3,6 +3,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include "capture/folds.h"
+#include "capture/liverings.h"
 #include "dftrace.skel.h"
 
 void folds_init(struct folds *f, struct dftrace_bpf *skel, int kept_iter_fd,
@@ -108,19 +109,24 @@ bool folds_lost_name(void *ctx, const struct dft_name_key *k, char *path, size_t
 }
 
 /* A live thread's state, as the kernel side's kept_calls iterator gives
- * it: the calls it kept to send in a batch (its last records), and what
- * it added to a total since its last flush. */
-static void take_kept(struct trace *t, const struct dft_task *st)
+ * it: the calls it kept to send in a batch (its last records), the
+ * regions in its ring since, and what it added to a total since its
+ * last flush. */
+static void take_kept(struct folds *f, struct trace *t, const struct dft_kept_head *k,
+		      const struct dft_task *st)
 {
 	if (st->nbatch)
 		trace_handle_record(t, (void *)st->batch, (st->nbatch < DFT_IO_BATCH ?
 						   st->nbatch : DFT_IO_BATCH) * sizeof(struct dft_io));
+	if (f->rings)
+		liverings_take(f->rings, t, k, st);
 	if (st->acc.used)
 		trace_fold(t, &st->acc.key, &st->acc.fold);
 }
 
 void folds_finish(struct folds *f, struct trace *t)
 {
+	struct dft_kept_head k;
 	struct dft_task st;
 	int fd;
 
@@ -130,8 +136,9 @@ void folds_finish(struct folds *f, struct trace *t)
 	/* an iterator, not a lookup per thread: before 6.9 a pidfd names
 	 * no thread but a process's first */
 	fd = f->kept_iter_fd >= 0 ? bpf_iter_create(f->kept_iter_fd) : -1;
-	while (fd >= 0 && read(fd, &st, sizeof(st)) == sizeof(st))
-		take_kept(t, &st);
+	while (fd >= 0 && read(fd, &k, sizeof(k)) == sizeof(k) &&
+	       read(fd, &st, sizeof(st)) == sizeof(st))
+		take_kept(f, t, &k, &st);
 	if (fd >= 0)
 		close(fd);
 	trace_write_folds(t);

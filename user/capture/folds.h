@@ -21,6 +21,8 @@ struct folds {
 	uint32_t *gen;		/* the kernel's fold_gen: the map it fills */
 	uint32_t *made;		/* the kernel's fold_made: a total since */
 	uint64_t interval_ns, next_ns;
+	/* the rings of live threads, read at the end; NULL: none */
+	const struct liverings *rings;
 };
 
 void folds_init(struct folds *f, struct dftrace_bpf *skel, int kept_iter_fd,

@@ -53,6 +53,27 @@ void lost_read_process(const struct lost *l, uint32_t pid, uint64_t *lost,
 		bpf_map_delete_elem(l->by_proc_fd, &mine[i]);
 }
 
+void lost_add(const struct lost *l, uint32_t pid, uint32_t slot, uint64_t n)
+{
+	uint64_t *vals = calloc(l->ncpus, sizeof(*vals)), mine = 0;
+	struct dft_lost_key key = { .tgid = pid, .slot = slot };
+
+	if (!n || !vals)
+		goto done;
+	/* the first CPU's share: the sum is what is read */
+	if (!bpf_map_lookup_elem(l->total_fd, &slot, vals)) {
+		vals[0] += n;
+		bpf_map_update_elem(l->total_fd, &slot, vals, BPF_ANY);
+	}
+	if (l->by_proc_fd < 0)
+		goto done;
+	bpf_map_lookup_elem(l->by_proc_fd, &key, &mine);
+	mine += n;
+	bpf_map_update_elem(l->by_proc_fd, &key, &mine, BPF_ANY);
+done:
+	free(vals);
+}
+
 static void read_for_files(void *ctx, uint32_t pid, uint64_t *lost,
 			   size_t nslots, bool consume)
 {

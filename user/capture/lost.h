@@ -23,6 +23,9 @@ void lost_read(const struct lost *l, uint64_t *lost);
  * so that a later process with the same pid starts at zero. */
 void lost_read_process(const struct lost *l, uint32_t pid, uint64_t *lost,
 		       size_t nslots, bool consume);
+/* n more in slot, of pid: a loss user space made itself, counted with
+ * the kernel side's (a record it read and could not keep). */
+void lost_add(const struct lost *l, uint32_t pid, uint32_t slot, uint64_t n);
 /* What the -D files ask for their process's losses. */
 struct loss_reader lost_reader(struct lost *l);
 

@@ -28,6 +28,7 @@
 #include "capture/launch.h"
 #include "capture/loader.h"
 #include "capture/folds.h"
+#include "capture/liverings.h"
 #include "capture/lost.h"
 #include "capture/report.h"
 #include "capture/ring.h"
@@ -72,6 +73,7 @@ struct tracer {
 	struct usdt_attacher usdt;
 	struct lost lost;
 	struct folds folds;	/* the kernel's totals of folded calls */
+	struct liverings rings;	/* live threads' rings, at the end */
 	FILE *recording;	/* $DFTRACE_BPF_RECORD: raw records, for make bench */
 	struct report report;
 	struct features features;	/* this kernel's */
@@ -191,6 +193,10 @@ static int load_and_attach(struct tracer *tr)
 		  tr->features.on[FEATURE_gpu], tr->env.verbose);
 	lost_init(&tr->lost, bpf_map__fd(tr->skel->maps.lost),
 		  o.lost_by_proc ? bpf_map__fd(tr->skel->maps.lost_by_proc) : -1);
+	tr->rings = (struct liverings){ bpf_map__fd(tr->skel->maps.tasks),
+					tr->skel->rodata->rings_since, &tr->lost };
+	if (tr->skel->rodata->rings_on)
+		tr->folds.rings = &tr->rings;
 	return 0;
 }
 
