@@ -83,3 +83,20 @@ annot() {
 	expect_eq "spin.work" "$(tpy count "$TRACE" --cat spin --name work)" 1000
 	annot check "$TRACE" "$TRUTH"
 }
+
+@test "rings: regions with 20,000 distinct computed names: every one in the trace as named, and the exit summary totals those past 10,000 as one" {
+	local more other
+	dft -o "$TRACE" -- "$WL/rings" "$D" names 20000
+	expect_eq "status" "$DFT_STATUS" 0
+	valid
+	expect_eq "regions" "$(tpy count "$TRACE" --cat data)" 20000
+	expect_eq "distinct names" "$(tpy events "$TRACE" --cat data --fields name | sort -u | wc -l)" 20000
+	annot check "$TRACE" "$TRUTH"
+	# 40 rows by name, a line for the rest by name, and one for the others
+	more=$(sed -n 's/^  (\([0-9]*\) more phases: dftrace-bpf summary --by phase)$/\1/p' "$T/dft.err")
+	other=$(awk '$1 == "(other" && $2 == "names)" { print $3 }' "$T/dft.err")
+	[ -n "$more" ] && [ -n "$other" ] || { sed -n '/phase (cat/,/lost events/p' "$T/dft.err" | head -50 | sed 's/^/#   /'; return 1; }
+	expect_eq "regions by name and in other names" "$((40 + more + other))" 20000
+	[ "$((40 + more))" -le 10000 ]
+	grep -qxF '  (names past the first 10000 are totalled as one; the trace has each region as named)' "$T/dft.err"
+}

@@ -109,6 +109,44 @@ static void test_fds(void)
 	model_free(&m);
 }
 
+/* Loose strings: a holder's own copy, the same string as its interned
+ * twin; phase totals by name up to their bound, the rest as one. */
+static void test_loose_names(void)
+{
+	struct istr *in = istr_intern("forward", 7, false), *loose = istr_loose("forward", 7, false);
+	struct istr *other = istr_loose("backward", 8, false), *cat = istr_cstr("compute");
+	struct phase_stack s = { 0 };
+	struct phase_totals pt = { 0 };
+	char name[32];
+	int ok = 1;
+
+	CHECK(loose && loose != in && loose->loose && !in->loose, "a loose copy is not the interned one");
+	CHECK(istr_same(loose, in) && istr_same(in, loose) && !istr_same(other, in),
+	      "it is the same string as its twin, and no other");
+	CHECK(istr_find("forward", 7, false) == in && !istr_find("nowhere", 7, false),
+	      "find looks up without interning");
+	phase_push(&s)->name = loose;
+	s.f[0].cat = cat;
+	CHECK(phase_find(&s, cat, in) == 0, "a frame with a loose name is found by its interned twin");
+	phase_pop(&s); /* frees the loose copy: ASan and valgrind would say otherwise */
+	phase_stack_free(&s);
+	istr_release(other);
+	istr_release(in); /* interned: stays */
+	CHECK(istr_find("forward", 7, false) == in, "an interned string is never released");
+	for (int i = 0; i < PHASE_TOTALS_MAX + 5; i++) {
+		snprintf(name, sizeof(name), "n%d", i);
+		phase_add_time(&pt, cat, istr_cstr(name), 1);
+	}
+	phase_add_time(&pt, cat, in, 1);
+	phase_add_bytes(&pt, cat, istr_cstr("n0"), 10);
+	for (uint32_t i = 0; i < pt.n; i++)
+		ok &= pt.t[i].count == 1;
+	CHECK(pt.n == PHASE_TOTALS_MAX && ok && pt.t[0].bytes == 10,
+	      "names up to the bound each have a total, found again by name");
+	CHECK(pt.other.count == 6 && pt.other.ns == 6, "the rest are one total");
+	phase_totals_free(&pt);
+}
+
 /* The pid map behind the tables. */
 static void test_pid_map(void)
 {
@@ -133,6 +171,7 @@ int main(void)
 	test_resolve();
 	test_gate();
 	test_fds();
+	test_loose_names();
 	test_pid_map();
 	return check_done();
 }

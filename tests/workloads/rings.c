@@ -28,6 +28,8 @@
  *       still making none, while the main thread writes $WL_CTL/spun; at
  *       the next SIGUSR1 it prints its regions and ends. The last
  *       regions are in the thread's ring only when tracing stops.
+ *   rings DIR names N: N data regions, each named after a file of its
+ *       own ("file0" ...): names computed at run time, each distinct.
  *   rings DIR impostor PID: an untraced process that takes pid PID
  *       (ns_last_pid) and holds "SECRET_OF_ANOTHER" at STALE_ADDR; it
  *       writes its pid to $WL_CTL/impostor and waits to be killed.
@@ -257,6 +259,21 @@ static int live(long n)
 	_exit(0);
 }
 
+/* ---- names ---- */
+
+static int names(long n)
+{
+	char name[32];
+
+	for (long i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "file%ld", i);
+		DFT_USDT_REGION_BEGIN("data", name);
+		DFT_USDT_REGION_END("data", name);
+		region_line(wl_pid(), "data", name);
+	}
+	return 0;
+}
+
 /* ---- stale ---- */
 
 #define STALE_ADDR ((void *)0x6d0000000000ull)
@@ -355,11 +372,13 @@ int main(int argc, char **argv)
 		return times(argv[1]);
 	if (argc == 3 && !strcmp(argv[2], "stale"))
 		return stale();
+	if (argc == 4 && !strcmp(argv[2], "names"))
+		return names(atol(argv[3]));
 	if (argc == 4 && !strcmp(argv[2], "live"))
 		return live(atol(argv[3]));
 	if (argc == 4 && !strcmp(argv[2], "impostor"))
 		return impostor(atoi(argv[3]));
-	fprintf(stderr, "usage: rings DIR clonevm|signals|live N | rings DIR times|stale | "
+	fprintf(stderr, "usage: rings DIR clonevm|signals|live|names N | rings DIR times|stale | "
 			"rings DIR impostor PID\n");
 	return 2;
 }

@@ -76,24 +76,42 @@ void report_status(struct report *r, const struct trace_stats *st,
 
 /* Time and bytes by annotated phase; bytes count I/O whose innermost
  * enclosing region is the phase. */
+/* The exit summary's rows of phases: the first so many; the trace and
+ * `dftrace-bpf summary --by phase` have them all. */
+#define PHASE_ROWS 40
+
+static void phase_row(const char *name, const struct phase_total *t)
+{
+	char bytes[32], time[32];
+
+	units_bytes(bytes, sizeof(bytes), t->bytes);
+	units_ns(time, sizeof(time), t->ns);
+	fprintf(stderr, "  %-30.30s %8llu %12s %14s\n", name, (unsigned long long)t->count, time,
+		t->bytes ? bytes : "-");
+}
+
 static void report_phases(const struct phase_totals *pt)
 {
-	const struct phase_total *t = pt->t;
-	char bytes[32], name[96], time[32], cat[48], sub[48];
+	char name[96], cat[48], sub[48];
+	uint32_t rows = pt->n < PHASE_ROWS ? pt->n : PHASE_ROWS;
 
-	if (!pt->n)
+	if (!pt->n && !pt->other.count)
 		return;
 	fprintf(stderr, "  %-30s %8s %12s %14s\n", "phase (cat/name)", "count", "time", "bytes");
-	for (uint32_t i = 0; i < pt->n; i++) {
+	for (uint32_t i = 0; i < rows; i++) {
 		/* names a traced program chose: no control bytes to stderr */
-		termsafe(cat, sizeof(cat), t[i].cat->str);
-		termsafe(sub, sizeof(sub), t[i].name->str);
+		termsafe(cat, sizeof(cat), pt->t[i].cat->str);
+		termsafe(sub, sizeof(sub), pt->t[i].name->str);
 		snprintf(name, sizeof(name), "%s/%s", cat, sub);
-		units_bytes(bytes, sizeof(bytes), t[i].bytes);
-		units_ns(time, sizeof(time), t[i].ns);
-		fprintf(stderr, "  %-30.30s %8llu %12s %14s\n", name,
-			(unsigned long long)t[i].count, time, t[i].bytes ? bytes : "-");
+		phase_row(name, &pt->t[i]);
 	}
+	if (pt->n > rows)
+		fprintf(stderr, "  (%u more phases: dftrace-bpf summary --by phase)\n", pt->n - rows);
+	if (!pt->other.count)
+		return;
+	phase_row("(other names)", &pt->other);
+	fprintf(stderr, "  (names past the first %u are totalled as one; the trace has each region as named)\n",
+		PHASE_TOTALS_MAX);
 }
 
 

@@ -81,6 +81,7 @@ static void discard_region(struct trace *t, struct proc *p, struct thread *th,
 		phase_pop(&th->phases);
 }
 
+/* cat and name: the end's, released here where loose (region_str()). */
 static void on_region_end(struct trace *t, struct proc *p, struct thread *th,
 			  const struct dft_annot *e, const struct istr *cat,
 			  const struct istr *name)
@@ -88,17 +89,22 @@ static void on_region_end(struct trace *t, struct proc *p, struct thread *th,
 	int idx = phase_find(&th->phases, cat, name);
 
 	if (idx < 0) {
-		/* Keep the stray end visible, as an empty event. */
-		if (push_region(t, p, th, cat, name, e->h.ts, e->value))
+		/* Keep the stray end visible, as an empty event: its frame
+		 * takes the names. */
+		if (push_region(t, p, th, cat, name, e->h.ts, e->value)) {
 			close_regions(t, p, th, th->phases.depth - 1, e->h.ts,
 				      "end_without_begin");
-		return;
+			return;
+		}
+	} else {
+		close_regions(t, p, th, idx + 1, e->h.ts, "ended_by_outer_end");
+		if (e->value == REGION_DISCARD)
+			discard_region(t, p, th, idx, e->h.ts);
+		else
+			close_regions(t, p, th, idx, e->h.ts, NULL);
 	}
-	close_regions(t, p, th, idx + 1, e->h.ts, "ended_by_outer_end");
-	if (e->value == REGION_DISCARD)
-		discard_region(t, p, th, idx, e->h.ts);
-	else
-		close_regions(t, p, th, idx, e->h.ts, NULL);
+	istr_release(cat);
+	istr_release(name);
 }
 
 /*
@@ -263,13 +269,33 @@ static void set_context(struct trace *t, struct proc *p,
 	}
 }
 
-/* A region's strings, interned: a known site's as it keeps them (most
- * regions: nothing to copy or hash), else the record's. */
-static void region_strs(const struct dft_annot *e, const struct annot_site *site,
-			const struct istr **cat, const struct istr **name)
+/* A region's cat or name: interned, while the trace has interned fewer
+ * than REGION_NAMES_MAX of them; past that (a program naming regions
+ * after each of a million files, say), a loose copy its holder releases,
+ * so that memory stays bounded: such regions are written as named, and
+ * their time is totalled as other names' (model/phases.h). */
+static const struct istr *region_str(struct trace *t, const char *s, size_t max)
 {
-	*cat = site ? site->cat : intern_str(e->cat, DFT_CAT_LEN);
-	*name = site ? site->name : intern_str(e->name, DFT_NAME_LEN);
+	size_t n = strnlen(s, max);
+	const struct istr *i = istr_find(s, n, false);
+
+	if (i)
+		return i;
+	if (t->region_names < REGION_NAMES_MAX) {
+		t->region_names++;
+		return istr_intern(s, n, false);
+	}
+	return istr_loose(s, n, false);
+}
+
+/* A region's strings: a known site's as it keeps them (most regions:
+ * nothing to copy or hash), else the record's (region_str()). */
+static void region_strs(struct trace *t, const struct dft_annot *e,
+			const struct annot_site *site, const struct istr **cat,
+			const struct istr **name)
+{
+	*cat = site ? site->cat : region_str(t, e->cat, DFT_CAT_LEN);
+	*name = site ? site->name : region_str(t, e->name, DFT_NAME_LEN);
 }
 
 void on_annot(struct trace *t, const struct dft_annot *in)
@@ -295,12 +321,17 @@ void on_annot(struct trace *t, const struct dft_annot *in)
 		writer_names(s, p, th);
 	switch (e->h.nr) {
 	case DFT_ANNOT_BEGIN:
-		region_strs(e, site, &cat, &name);
+		region_strs(t, e, site, &cat, &name);
 		f = push_region(t, p, th, cat, name, e->h.ts, e->value);
+		if (!f) {
+			istr_release(cat);
+			istr_release(name);
+		}
 		/* the id the kernel side gave it: of the strings it read, or,
 		 * at a known site, of the whole strings; a site user space
-		 * knows was learned, with its id, from such a record */
-		if (f && !site) {
+		 * knows was learned, with its id, from such a record. Loose
+		 * names go with their frame: nothing else keeps them. */
+		if (f && !site && !cat->loose && !name->loose) {
 			fold_learn_phase(t, in->h.flags & DFT_ANNOT_CACHED ? e : in, f->cat, f->name);
 			learn_site(t, p, in, f);
 		}
@@ -310,7 +341,7 @@ void on_annot(struct trace *t, const struct dft_annot *in)
 		set_region_arg(th, e);
 		break;
 	case DFT_ANNOT_END:
-		region_strs(e, site, &cat, &name);
+		region_strs(t, e, site, &cat, &name);
 		on_region_end(t, p, th, e, cat, name);
 		break;
 	case DFT_ANNOT_META:

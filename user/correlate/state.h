@@ -21,6 +21,7 @@ struct trace {
 	bool root_execd;	/* -- CMD: until then, the root runs our code */
 	struct hmap phase_ids;	/* dft_phase_id -> its cat and name */
 	struct hmap uring_pending; /* io_uring requests submitted, not done */
+	uint32_t region_names;	/* region cats and names interned (annot.c) */
 	/* the record in hand: its process, alive at its time */
 	uint32_t rec_pid;
 	uint64_t rec_ns;
@@ -69,7 +70,10 @@ void fold_learn_phase(struct trace *t, const struct dft_annot *raw,
 		      const struct istr *cat, const struct istr *name);
 void fold_phases_free(struct trace *t);
 
-/* annot.c: annotated regions and context */
+/* annot.c: annotated regions and context. Past this many distinct
+ * region cats and names, a region's are its own (istr_loose): as many
+ * as the exit summary's totals keep by name. */
+#define REGION_NAMES_MAX PHASE_TOTALS_MAX
 void on_annot(struct trace *t, const struct dft_annot *e);
 /* Ends every open region of th from the innermost down to depth `to`. */
 void close_regions(struct trace *t, struct proc *p, struct thread *th,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <stdlib.h>
 #include <string.h>
+#include "lib/hash.h"
 #include "lib/vec.h"
 #include "model/phases.h"
 
@@ -19,15 +20,21 @@ int phase_find(const struct phase_stack *s, const struct istr *cat,
 	       const struct istr *name)
 {
 	for (int i = (int)s->depth - 1; i >= 0; i--)
-		if (s->f[i].cat == cat && s->f[i].name == name)
+		if (istr_same(s->f[i].cat, cat) && istr_same(s->f[i].name, name))
 			return i;
 	return -1;
 }
 
 void phase_pop(struct phase_stack *s)
 {
-	if (s->depth)
-		ctx_free(&s->f[--s->depth].args);
+	struct phase_frame *f;
+
+	if (!s->depth)
+		return;
+	f = &s->f[--s->depth];
+	ctx_free(&f->args);
+	istr_release(f->cat);
+	istr_release(f->name);
 }
 
 void phase_stack_free(struct phase_stack *s)
@@ -102,12 +109,21 @@ static struct phase_total *total_of(struct phase_totals *pt,
 				    const struct istr *cat,
 				    const struct istr *name)
 {
-	for (uint32_t i = 0; i < pt->n; i++)
-		if (pt->t[i].cat == cat && pt->t[i].name == name)
-			return &pt->t[i];
-	if (VEC_PUSH(pt->t, pt->n, pt->cap,
-		     ((struct phase_total){ .cat = cat, .name = name })))
-		return NULL;
+	uintptr_t pair[2] = { (uintptr_t)cat, (uintptr_t)name };
+	uint64_t h = dft_hash64(pair, sizeof(pair)), at;
+
+	if (!cat || !name || cat->loose || name->loose)
+		return &pt->other;
+	if (hmap_get(&pt->index, h, &at))
+		return pt->t[at - 1].cat == cat && pt->t[at - 1].name == name ? &pt->t[at - 1] :
+										&pt->other;
+	if (pt->n >= PHASE_TOTALS_MAX ||
+	    VEC_PUSH(pt->t, pt->n, pt->cap, ((struct phase_total){ .cat = cat, .name = name })))
+		return &pt->other;
+	if (hmap_put(&pt->index, h, pt->n)) {
+		pt->n--;
+		return &pt->other;
+	}
 	return &pt->t[pt->n - 1];
 }
 
@@ -116,23 +132,19 @@ void phase_add_time(struct phase_totals *pt, const struct istr *cat,
 {
 	struct phase_total *t = total_of(pt, cat, name);
 
-	if (t) {
-		t->ns += ns;
-		t->count++;
-	}
+	t->ns += ns;
+	t->count++;
 }
 
 void phase_add_bytes(struct phase_totals *pt, const struct istr *cat,
 		     const struct istr *name, uint64_t bytes)
 {
-	struct phase_total *t = total_of(pt, cat, name);
-
-	if (t)
-		t->bytes += bytes;
+	total_of(pt, cat, name)->bytes += bytes;
 }
 
 void phase_totals_free(struct phase_totals *pt)
 {
 	free(pt->t);
+	hmap_free(&pt->index);
 	*pt = (struct phase_totals){ 0 };
 }

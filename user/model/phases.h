@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "lib/hmap.h"
 #include "model/istr.h"
 
 struct ctx_entry {
@@ -20,7 +21,9 @@ struct phase_ctx {
 };
 
 struct phase_frame {
-	const struct istr *cat, *name; /* interned strings */
+	/* interned strings, or loose ones the frame owns (past the names a
+	 * trace keeps: correlate/annot.c) */
+	const struct istr *cat, *name;
 	uint64_t ts;		/* CLOCK_MONOTONIC ns at begin */
 	uint64_t id;		/* the event id it will be written with */
 	int64_t count;		/* iteration count, 0 if none */
@@ -38,14 +41,14 @@ struct phase_stack {
 };
 
 struct phase_frame *phase_push(struct phase_stack *s);
-/* Index of the innermost open frame named cat/name, or -1. */
+/* Index of the innermost open frame named cat/name (istr_same), or -1. */
 int phase_find(const struct phase_stack *s, const struct istr *cat,
 	       const struct istr *name);
 static inline struct phase_frame *phase_top(const struct phase_stack *s)
 {
 	return s && s->depth ? &s->f[s->depth - 1] : NULL;
 }
-/* Drops the innermost frame and its args. */
+/* Drops the innermost frame, its args, and its names if loose. */
 void phase_pop(struct phase_stack *s);
 void phase_stack_free(struct phase_stack *s);
 
@@ -61,7 +64,11 @@ void ctx_clear_except(struct phase_ctx *c, const struct istr *keep1,
 int ctx_copy(struct phase_ctx *dst, const struct phase_ctx *src);
 void ctx_free(struct phase_ctx *c);
 
-/* Time and bytes by phase, for the exit summary. */
+/* Time and bytes by phase, for the exit summary: by name up to
+ * PHASE_TOTALS_MAX (cat, name) pairs, in the order they came; the rest,
+ * and loose names, in other, with cat and name NULL. */
+#define PHASE_TOTALS_MAX 10000
+
 struct phase_total {
 	const struct istr *cat, *name;
 	uint64_t ns, bytes, count;
@@ -70,6 +77,8 @@ struct phase_total {
 struct phase_totals {
 	struct phase_total *t;
 	uint32_t n, cap;
+	struct hmap index;	/* hash of the pair's pointers -> its index + 1 */
+	struct phase_total other;
 };
 
 void phase_add_time(struct phase_totals *pt, const struct istr *cat,
