@@ -68,7 +68,7 @@ lossy_attach() {
 		out="$T/dir"
 		LOSSY="$T/dir/$HOSTTAG-attach-$WL_PID.pfw.gz"
 	fi
-	"$DFT" -b 4096 "$1" "$out" -p "$WL_PID" 2>"$T/dft.err" &
+	"${DEFAULT_SIGNALS[@]}" "$DFT" -b 4096 "$1" "$out" -p "$WL_PID" 2>"$T/dft.err" &
 	DFT_PID=$!
 	BG_PIDS+=("$DFT_PID")
 	tpy wait-for "$LOSSY" --pid "$WL_PID" --alive "$DFT_PID" --timeout 30
@@ -146,7 +146,7 @@ expect_exact_loss() {
 # CMD runs until SIGUSR1 (up to 60 s), so the trace must be finished well
 # before it ends
 run_for_1s() {
-	"$DFT" -q -d 1 -o "$TRACE" -- "$@" >>"$TRUTH" 2>"$T/dft.err" &
+	"${DEFAULT_SIGNALS[@]}" "$DFT" -q -d 1 -o "$TRACE" -- "$@" >>"$TRUTH" 2>"$T/dft.err" &
 	DFT_PID=$!
 	BG_PIDS+=("$DFT_PID")
 	wait_file "$WL_CTL/ready"
@@ -197,8 +197,9 @@ signal_test() {
 	start_workload "$WL/util" wait
 	mkdir "$T/out"
 	for delay in 0 0.01 0.03 0.06 0.1 0.2; do
-		"$DFT" -q -o "$T/out/t.pfw" -p "$WL_PID" 2>"$T/dft.err" &
+		"${DEFAULT_SIGNALS[@]}" "$DFT" -q -o "$T/out/t.pfw" -p "$WL_PID" 2>"$T/dft.err" &
 		pid=$!
+		BG_PIDS+=("$pid")
 		sleep "$delay"
 		kill -TERM "$pid"
 		status=0
@@ -228,7 +229,7 @@ signal_test() {
 }
 
 @test "signals: SIGTERM to the tracer with -- CMD leaves a complete file" {
-	"$DFT" -q -o "$TRACE" -- "$WL/util" wait >>"$TRUTH" 2>"$T/dft.err" &
+	"${DEFAULT_SIGNALS[@]}" "$DFT" -q -o "$TRACE" -- "$WL/util" wait >>"$TRUTH" 2>"$T/dft.err" &
 	DFT_PID=$!
 	BG_PIDS+=("$DFT_PID")
 	wait_file "$WL_CTL/ready"
@@ -281,7 +282,7 @@ sigs_at_least() {
 }
 
 @test "signals: a second SIGTERM while the tracer waits for the command is passed on, and the tracer returns the command's status" {
-	"$DFT" -q -o "$TRACE" -- "$PY" -c "$(sig_command)" "$WL_CTL" 2>"$T/dft.err" &
+	"${DEFAULT_SIGNALS[@]}" "$DFT" -q -o "$TRACE" -- "$PY" -c "$(sig_command)" "$WL_CTL" 2>"$T/dft.err" &
 	DFT_PID=$!
 	BG_PIDS+=("$DFT_PID")
 	wait_file "$WL_CTL/ready" 30
@@ -316,7 +317,7 @@ waiting_for_command() {
 	for sig in TERM HUP; do
 		rm -f "$WL_CTL/ready" "$WL_CTL/sigs"
 		# its own process group, as a job's under Slurm or a shell's
-		setsid "$DFT" -q -o "$TRACE" -- "$PY" -c "$(sig_command)" "$WL_CTL" 2>"$T/dft.err" &
+		setsid "${DEFAULT_SIGNALS[@]}" "$DFT" -q -o "$TRACE" -- "$PY" -c "$(sig_command)" "$WL_CTL" 2>"$T/dft.err" &
 		DFT_PID=$!
 		BG_PIDS+=("$DFT_PID")
 		wait_file "$WL_CTL/ready" 30
@@ -334,7 +335,7 @@ waiting_for_command() {
 }
 
 @test "signals: SIGKILL leaves a gzip readable up to the last flush, with events older than 2.5 s" {
-	"$DFT" -q -o "$TRACE" -- "$WL/util" marker "$D" >>"$TRUTH" 2>"$T/dft.err" &
+	"${DEFAULT_SIGNALS[@]}" "$DFT" -q -o "$TRACE" -- "$WL/util" marker "$D" >>"$TRUTH" 2>"$T/dft.err" &
 	DFT_PID=$!
 	BG_PIDS+=("$DFT_PID")
 	# the workload writes its marker, then 2.5 s later creates "done"
@@ -353,7 +354,7 @@ waiting_for_command() {
 	A=$WL_PID
 	WL_CTL="$T/ctl2" && mkdir -p "$WL_CTL" && start_workload "$WL/util" wait
 	B=$WL_PID
-	"$DFT" -q -o "$TRACE" -p "$A" -p "$B" 2>"$T/dft.err" &
+	"${DEFAULT_SIGNALS[@]}" "$DFT" -q -o "$TRACE" -p "$A" -p "$B" 2>"$T/dft.err" &
 	DFT_PID=$!
 	BG_PIDS+=("$DFT_PID")
 	tpy wait-for "$TRACE" --pid "$A" --alive "$DFT_PID" --timeout 30

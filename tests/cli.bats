@@ -59,6 +59,7 @@ load lib/common
 @test "cli: the command learns the tracer's pid in DFTRACE_BPF_TRACER" {
 	"$DFT" -q -o "$TRACE" -- sh -c 'echo "$DFTRACE_BPF_TRACER"' >"$T/out" 2>"$T/dft.err" &
 	pid=$!
+	BG_PIDS+=("$pid")
 	wait "$pid"
 	expect_eq "DFTRACE_BPF_TRACER" "$(cat "$T/out")" "$pid"
 }
@@ -264,8 +265,9 @@ lifecycle() {
 }
 
 @test "cli: the command starts with the signal dispositions it would have untraced (SIGPIPE not ignored)" {
-	# through timeout, as dft runs the tracer: it catches INT, QUIT, HUP
-	want=$(timeout 60 sh -c 'grep SigIgn /proc/self/status')
+	# through timeout and env, as dft runs the tracer: timeout catches
+	# INT, QUIT, HUP
+	want=$(timeout 60 "${DEFAULT_SIGNALS[@]}" sh -c 'grep SigIgn /proc/self/status')
 	dft -q -o "$TRACE" -- sh -c 'grep SigIgn /proc/self/status'
 	expect_eq "status" "$DFT_STATUS" 0
 	expect_eq "ignored signals" "$(cat "$TRUTH")" "$want"

@@ -187,6 +187,7 @@ stress_D() {
 	for delay in 0 0.005 0.01 0.02 0.03 0.05 0.08; do
 		"$DFT" -q -o "$T/out/t.pfw.gz" -p "$WL_PID" 2>/dev/null &
 		pid=$!
+		BG_PIDS+=("$pid")
 		sleep "$delay"
 		kill -KILL "$pid"
 		wait "$pid" || true

@@ -11,15 +11,16 @@ setup_file() {
 }
 
 teardown() {
+	# the test's processes end first: a cgroup with one is not removed
+	# (common_teardown says if one lives on)
+	end_test_processes || true
 	for cg in "${CGROUPS[@]}"; do
 		# processes the test left there go back to the root first
 		while read -r p; do echo "$p" >"$CGROOT/cgroup.procs" 2>/dev/null; done \
 			<"$cg/cgroup.procs" 2>/dev/null
 		rmdir "$cg" 2>/dev/null || true
 	done
-	for p in "${BG_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
-	for p in "${BG_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
-	[ -n "${DFT_KEEP:-}" ] || rm -rf "$T"
+	common_teardown
 }
 
 CGROUPS=()

@@ -5,8 +5,9 @@
 #   $WL_CTL   control files (ready, done, heartbeat), exported
 #   $TRACE    the trace ($T/t.pfw.gz)
 #   $TRUTH    the workload's ground truth (its stdout, appended)
-# and removed afterwards (set DFT_KEEP=1 to keep it).  Background processes
-# are started only through start_bg, and teardown kills only those pids.
+# and removed afterwards (set DFT_KEEP=1 to keep it).  Teardown ends, by
+# pid, every process the test started (end_test_processes), whether the
+# test passed or failed: none is left to hold bats's output.
 
 ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
 DFT="$ROOT/dftrace-bpf"
@@ -18,6 +19,12 @@ HOSTTAG="$(hostname | tr './' '__')"
 PY="$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null || echo python3)"
 # generous upper bounds, never assertions: a hung tracer fails the test
 DFT_TIMEOUT="${DFT_TIMEOUT:-120}"
+# "${DEFAULT_SIGNALS[@]}" CMD...: CMD with every signal at its default
+# disposition, whatever the suite inherited (nohup ignores HUP, a
+# script's background job INT and QUIT, trap '' anything), so that a
+# signal a test sends does what the test expects: the tracer keeps an
+# ignored HUP, and bash cannot undo what was ignored when it started.
+DEFAULT_SIGNALS=(env --default-signal)
 
 setup() {
 	[ -x "$DFT" ] || { echo "# $DFT is not built (run make)"; return 1; }
@@ -33,16 +40,18 @@ setup() {
 	: >"$TRUTH"
 	BG_PIDS=()
 	MOUNTS=()
+	# in the environment of whatever the test starts, and of what that
+	# starts: an orphan of the test is still known as the test's
+	export DFT_TEST_TAG="$T"
 }
 
 teardown() {
-	local p m
-	for p in "${BG_PIDS[@]}"; do
-		kill -KILL "$p" 2>/dev/null || true
-	done
-	for p in "${BG_PIDS[@]}"; do
-		wait "$p" 2>/dev/null || true
-	done
+	common_teardown
+}
+
+common_teardown() {
+	local m ended=0
+	end_test_processes || ended=$?
 	for m in "${MOUNTS[@]}"; do
 		umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
 	done
@@ -50,6 +59,68 @@ teardown() {
 		echo "# kept $T" >&3
 	else
 		rm -rf "$T"
+	fi
+	return "$ended"
+}
+
+# test_pids TAG SHELL: the processes of the test whose tag is TAG and
+# whose shell is SHELL that have not exited, one pid a line: those with
+# the tag in their environment, SHELL's children in BG_PIDS, and all
+# their descendants (a program may clear its environment); never SHELL
+# nor what runs it.
+test_pids() {
+	local tagged=""
+	[ -z "$1" ] || tagged=$(grep -lzxF "DFT_TEST_TAG=$1" /proc/[0-9]*/environ 2>/dev/null |
+		cut -d/ -f3)
+	ps -e -o pid=,ppid=,stat= | awk -v shell="$2" -v tagged="$tagged" -v bg="${BG_PIDS[*]}" '
+		{ parent[$1] = $2; zombie[$1] = $3 ~ /^[ZX]/; kids[$2] = kids[$2] " " $1 }
+		END {
+			for (p = shell; p in parent && p > 1; p = parent[p])
+				ours[p] = 1
+			n = split(tagged, todo, "\n")
+			m = split(bg, b, " ")
+			for (i = 1; i <= m; i++)
+				if (parent[b[i]] == shell)
+					todo[++n] = b[i]
+			for (i = 1; i <= n; i++) {
+				if (todo[i] in seen)
+					continue
+				seen[todo[i]] = 1
+				k = split(kids[todo[i]], c, " ")
+				for (j = 1; j <= k; j++)
+					todo[++n] = c[j]
+			}
+			for (p in seen)
+				if (p in parent && !(p in ours) && !zombie[p])
+					print p
+		}' | sort -n
+}
+
+# end_test_processes: SIGKILL every process the test started (test_pids),
+# frozen first (SIGSTOP) until a look finds no new one, so that none
+# forks a child the kill would miss; then reap the shell's own.  Fails
+# if one outlives 10 s of this.
+end_test_processes() {
+	local tag=${DFT_TEST_TAG-} shell=$BASHPID pids again i p
+	# what teardown runs is not the test's
+	export -n DFT_TEST_TAG
+	# (stderr: the shell's notes of its jobs killed, not worth reading)
+	for ((i = 0; i < 200; i++)); do
+		pids=$(test_pids "$tag" "$shell")
+		[ -n "$pids" ] || break
+		# shellcheck disable=SC2086 # a list of pids
+		kill -STOP $pids
+		again=$(test_pids "$tag" "$shell")
+		# shellcheck disable=SC2086
+		[ "$again" != "$pids" ] || kill -KILL $pids
+		sleep 0.05
+	done 2>/dev/null
+	for p in "${BG_PIDS[@]}"; do
+		wait "$p" || true
+	done 2>/dev/null
+	if [ -n "$pids" ]; then
+		echo "# teardown: still running after SIGKILL: ${pids//$'\n'/ }"
+		return 1
 	fi
 }
 
@@ -100,12 +171,13 @@ check_scan_passes() {
 	EOF
 }
 
-# dft [ARG...]: run the tracer in the foreground with a time limit; its
-# stdout (with -- CMD: the workload's ground truth) goes to $TRUTH, stderr
-# to $T/dft.err.  Sets DFT_STATUS; never fails by itself.
+# dft [ARG...]: run the tracer in the foreground with a time limit, its
+# signals at their defaults; its stdout (with -- CMD: the workload's
+# ground truth) goes to $TRUTH, stderr to $T/dft.err.  Sets DFT_STATUS;
+# never fails by itself.
 dft() {
 	DFT_STATUS=0
-	timeout -k 5 "$DFT_TIMEOUT" "$DFT" "$@" >>"$TRUTH" 2>"$T/dft.err" ||
+	timeout -k 5 "$DFT_TIMEOUT" "${DEFAULT_SIGNALS[@]}" "$DFT" "$@" >>"$TRUTH" 2>"$T/dft.err" ||
 		DFT_STATUS=$?
 	if [ "$DFT_STATUS" = 124 ] || [ "$DFT_STATUS" = 137 ]; then
 		echo "# dftrace-bpf did not finish within ${DFT_TIMEOUT}s"
@@ -124,12 +196,13 @@ traced() {
 	fi
 }
 
-# start_bg VAR CMD...: start CMD in the background (stdout appended to
-# $TRUTH, stderr to $T/bg.err); its pid goes into VAR and into BG_PIDS.
+# start_bg VAR CMD...: start CMD in the background, its signals at their
+# defaults (stdout appended to $TRUTH, stderr to $T/bg.err); its pid goes
+# into VAR and into BG_PIDS.
 start_bg() {
 	local var=$1
 	shift
-	"$@" >>"$TRUTH" 2>>"$T/bg.err" &
+	"${DEFAULT_SIGNALS[@]}" "$@" >>"$TRUTH" 2>>"$T/bg.err" &
 	BG_PIDS+=("$!")
 	printf -v "$var" '%s' "$!"
 }
@@ -195,7 +268,7 @@ start_workload() {
 # writing $TRACE, and wait until the workload's heartbeat shows in the
 # trace: then the tracer is surely attached.
 attach() {
-	"$DFT" -o "$TRACE" -p "$WL_PID" "$@" 2>"$T/dft.err" &
+	"${DEFAULT_SIGNALS[@]}" "$DFT" -o "$TRACE" -p "$WL_PID" "$@" 2>"$T/dft.err" &
 	DFT_PID=$!
 	BG_PIDS+=("$DFT_PID")
 	tpy wait-for "$TRACE" --pid "$WL_PID" --alive "$DFT_PID" --timeout 30 || {
@@ -265,7 +338,7 @@ stopped_while() {
 	local mid=$1
 	shift
 	rm -f "$WL_CTL/ready" "$WL_CTL/$mid"
-	"$DFT" -q "$@" >>"$TRUTH" 2>"$T/dft.err" &
+	"${DEFAULT_SIGNALS[@]}" "$DFT" -q "$@" >>"$TRUTH" 2>"$T/dft.err" &
 	DFT_PID=$!
 	BG_PIDS+=("$DFT_PID")
 	wait_file "$WL_CTL/ready" 20
