@@ -55,10 +55,10 @@ load lib/common
 	check_truth --under "$D"
 }
 
-# lossy_attach -o|-D: attach with a 4 KiB ring buffer to the loss
-# workload (50000 reads), writing $TRACE, or the directory $T/dir whose
-# file for the workload becomes LOSSY; wait until that file shows the
-# workload, let it finish. PARENT is the workload's parent.
+# lossy_attach -o|-D: attach with the smallest ring buffer (16 KiB) to
+# the loss workload (50000 reads), writing $TRACE, or the directory $T/dir
+# whose file for the workload becomes LOSSY; wait until that file shows
+# the workload, let it finish. PARENT is the workload's parent.
 lossy_attach() {
 	local out="$TRACE"
 	start_workload "$WL/attach" loss "$D" 50000
@@ -68,7 +68,7 @@ lossy_attach() {
 		out="$T/dir"
 		LOSSY="$T/dir/$HOSTTAG-attach-$WL_PID.pfw.gz"
 	fi
-	"${DEFAULT_SIGNALS[@]}" "$DFT" -b 4096 "$1" "$out" -p "$WL_PID" 2>"$T/dft.err" &
+	"${DEFAULT_SIGNALS[@]}" "$DFT" -b 16K "$1" "$out" -p "$WL_PID" 2>"$T/dft.err" &
 	DFT_PID=$!
 	BG_PIDS+=("$DFT_PID")
 	tpy wait-for "$LOSSY" --pid "$WL_PID" --alive "$DFT_PID" --timeout 30
@@ -104,7 +104,7 @@ expect_exact_loss() {
 	[ "$start" -ge 0 ] && [ "$start" -le "$total" ]
 }
 
-@test "loss: with -b 4096, reads in events (folded totals counting their calls) + lost reads == reads made, some folded" {
+@test "loss: with -b 16K, reads in events (folded totals counting their calls) + lost reads == reads made, some folded" {
 	lossy_attach -o
 	expect_exact_loss "$LOSSY"
 }

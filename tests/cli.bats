@@ -300,7 +300,21 @@ lifecycle() {
 	expect_eq "status with -b 1G" "$DFT_STATUS" 0
 	dft -q -b 2G -o "$TRACE" -- "$WL/util" exit 0
 	expect_eq "status with -b 2G" "$DFT_STATUS" 64
-	grep -q "from 4096 to 1G" "$T/dft.err"
+	grep -q "from 16K to 1G" "$T/dft.err"
+}
+
+@test "cli: -b 16K, the smallest ring, holds an exec's record: the command's exec is traced; -b 8K is refused in a line that says why" {
+	dft -q -b 16K -o "$TRACE" -- "$WL/util" exit 0
+	expect_eq "status with -b 16K" "$DFT_STATUS" 0
+	valid
+	h=$(tpy meta "$TRACE" SH | jq -r --arg c "$WL/util exit 0" 'select(.args.name == $c) | .args.value')
+	expect_eq "exec events of '$WL/util exit 0'" \
+		"$(tpy events "$TRACE" --name exec --fields args.cmd_hash | grep -cx "${h:-no SH}")" 1
+	dft -q -b 8K -o "$T/8k.pfw.gz" -- "$WL/util" exit 0
+	expect_eq "status with -b 8K" "$DFT_STATUS" 64
+	head -1 "$T/dft.err" | grep -xE "dftrace-bpf: ring buffer size '8K' cannot hold an exec's record \([0-9]+ bytes\): need a power of two from 16K to 1G" ||
+		{ sed 's/^/#   /' "$T/dft.err"; return 1; }
+	[ ! -e "$T/8k.pfw.gz" ]
 }
 
 @test "cli: options that would do nothing are refused: -T without -D, -z with a plain output or stdout" {

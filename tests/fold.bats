@@ -20,9 +20,9 @@ calls_bytes() {
 
 @test "overload: a ring buffer too small loses no byte and no call: the kernel folds what found no room" {
 	head -c 1048576 /dev/urandom >"$D/f"
-	traced -b 4096 -- "$LOOP" pread "$D/f" 200000
+	traced -b 16K -- "$LOOP" pread "$D/f" 200000
 	valid
-	# some calls came folded: the buffer of 4 KiB held ~50 records
+	# some calls came folded: the smallest buffer, 16 KiB, held ~250 records
 	run tpy events "$TRACE" --name pread --fields args.folded
 	[[ "$output" == *overload* ]]
 	# the loop's preads (ld.so's are of its libraries), whatever their fd
@@ -48,7 +48,7 @@ calls_bytes() {
 }
 
 @test "overload: the workload's own records still add up: every byte it read and wrote, by DFAnalyzer's count too" {
-	traced -b 4096 -- "$WL/steps" "$D" 40
+	traced -b 16K -- "$WL/steps" "$D" 40
 	want=$(tpy truth-bytes "$TRUTH" --by name --under "$D" --name pread,pwrite | cut -f1,3)
 	pid=$(awk -F'\t' '$1 == "io" { print $3; exit }' "$TRUTH")
 	# by the process, whatever file an fd was named as: an open whose

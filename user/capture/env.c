@@ -3,14 +3,38 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/bpf.h>
 #include "capture/env.h"
 #include "capture/features.h"
+#include "dftrace.h"
 #include "version.h"
 
 #define DEFAULT_GZIP_LEVEL 2
 #define DEFAULT_RINGBUF_SIZE (16 << 20)
-#define MIN_RINGBUF_SIZE 4096
 #define MAX_RINGBUF_SIZE (1ull << 30)
+
+/* The largest record the kernel side puts in the ring is an exec's
+ * (bpf/lifecycle.bpf.c); a path record (bpf/syscalls.bpf.c: two paths
+ * behind a dft_paths) comes next. In the ring it takes a header too,
+ * rounded to 8 bytes. A smaller ring would lose every exec. */
+#define LARGEST_RECORD sizeof(struct dft_exec)
+_Static_assert(sizeof(struct dft_paths) + 2 * DFT_PATH_MAX <= LARGEST_RECORD &&
+	       sizeof(struct dft_async) <= LARGEST_RECORD &&
+	       sizeof(struct dft_gpu) <= LARGEST_RECORD &&
+	       DFT_IO_BATCH * sizeof(struct dft_io) <= LARGEST_RECORD,
+	       "a record larger than an exec's: LARGEST_RECORD must name it");
+#define RECORD_IN_RING ((LARGEST_RECORD + BPF_RINGBUF_HDR_SZ + 7) / 8 * 8)
+
+/* The smallest ring: the smallest power of two that holds that record
+ * (libbpf rounds a ring up to whole pages itself). Said in --help and in
+ * the man page. */
+#define MIN_RINGBUF_KIB 16
+#define MIN_RINGBUF_SIZE (MIN_RINGBUF_KIB << 10)
+_Static_assert(MIN_RINGBUF_SIZE >= RECORD_IN_RING && MIN_RINGBUF_SIZE / 2 < RECORD_IN_RING,
+	       "MIN_RINGBUF_KIB is not the smallest ring that holds an exec's record");
+#define STR(x) #x
+#define XSTR(x) STR(x)
+#define RINGBUF_SIZES "a power of two from " XSTR(MIN_RINGBUF_KIB) "K to 1G"
 
 /* --version: ours, and what this kernel offers the tracer. */
 static void print_version(FILE *out, struct argp_state *state)
@@ -65,7 +89,7 @@ static const struct argp_option opts[] = {
 	{ "compress-level", 'z', "N", 0, "gzip level 1..9, written by ISA-L's igzip: 1-2 its level 1 (default; the fastest here, and the smallest on trace lines), 3-5 its 2, 6-9 its 3", 0 },
 	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS", 0 },
 	{ "inline-paths", 'P', NULL, 0, "Add args.fname with the path to every file event (readable in Perfetto)", 0 },
-	{ "ringbuf-size", 'b', "SIZE", 0, "Kernel ring buffer size, a power of two from 4096 to 1G, K/M/G suffix (default 16M)", 0 },
+	{ "ringbuf-size", 'b', "SIZE", 0, "Kernel ring buffer size, " RINGBUF_SIZES " (smaller holds no exec), K/M/G suffix (default 16M)", 0 },
 	{ "quiet", 'q', NULL, 0, "No status line and no summary", 0 },
 	{ "verbose", 'v', NULL, 0, "Print libbpf's debug output", 0 },
 	{ "pid-file", OPT_PID_FILE, "FILE", 0, "Write the tracer's pid to FILE once tracing has begun (probes live, targets followed): a script that starts the tracer in the background waits for it", 0 },
@@ -94,9 +118,11 @@ static uint64_t parse_size(const char *arg, struct argp_state *state)
 		v <<= 20, end++;
 	else if (*end == 'G' || *end == 'g')
 		v <<= 30, end++;
-	if (errno || *end || v < MIN_RINGBUF_SIZE || v > MAX_RINGBUF_SIZE ||
-	    (v & (v - 1)))
-		argp_error(state, "invalid ring buffer size '%s': need a power of two from 4096 to 1G", arg);
+	if (errno || *end || !v || v > MAX_RINGBUF_SIZE || (v & (v - 1)))
+		argp_error(state, "invalid ring buffer size '%s': need " RINGBUF_SIZES, arg);
+	if (v < MIN_RINGBUF_SIZE)
+		argp_error(state, "ring buffer size '%s' cannot hold an exec's record (%zu bytes): need " RINGBUF_SIZES,
+			   arg, LARGEST_RECORD);
 	return v;
 }
 

@@ -9,7 +9,7 @@
 #include "capture/ring.h"
 
 /* Published at least this often: the kernel counts what we have not
- * consumed as full, and a small ring (-b 4096) needs it back soon. */
+ * consumed as full, and a small ring (-b 16K) needs it back soon. */
 #define PUBLISH_MAX (32u << 10)
 
 int ring_open(struct ring *r, int map_fd)
