@@ -123,10 +123,10 @@ $(OUT)/tests/%-san: tests/unit/%.c tests/unit/check.h $(SAN_OBJS) | $(OUT)/tests
 # a few bytes, so that every read boundary falls everywhere in a trace.
 FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	      -DREAD_BUF_START=16 -DREAD_RAW_BUF=7
-FUZZ_SRCS := $(wildcard user/read/*.c) user/lib/gz.c
+FUZZ_SRCS := $(wildcard user/read/*.c) user/lib/gz.c user/lib/vec.c
 fuzz: $(OUT)/fuzz/fuzz_reader
 
-$(OUT)/fuzz/fuzz_reader: tests/fuzz/fuzz_reader.c $(FUZZ_SRCS) $(wildcard user/read/*.h) user/lib/gz.h
+$(OUT)/fuzz/fuzz_reader: tests/fuzz/fuzz_reader.c $(FUZZ_SRCS) $(wildcard user/read/*.h) user/lib/gz.h user/lib/vec.h
 	@mkdir -p $(dir $@)
 	$(CLANG) $(FUZZ_FLAGS) -Wall -std=gnu11 -D_GNU_SOURCE -Iuser $< $(FUZZ_SRCS) -o $@ -lz -ldl
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # The offline tools (summary, report, merge) on hostile and damaged
 # traces, written here by hand: times out of range, a file cut short,
-# a first event larger than a read. No tracing.
+# a first event larger than a read, args nested deep. No tracing.
 
 load lib/common
 
@@ -101,5 +101,41 @@ assert rows[0]["calls"] == 2000 + int(sys.argv[1]), rows
 		[ "${#lines[@]}" = 1 ]
 		[[ "$output" == "dftrace-bpf $cmd: '$T/run/cut.pfw.gz':"*": gzip stream cut short"* ]]
 		[ ! -e "$T/out.$cmd" ]
+	done
+}
+
+@test "reader: args nested 100 and 100000 deep are read by the three tools; merge writes what is below 64 as text" {
+	for depth in 100 100000; do
+		"$PY" -c '
+import sys
+d = int(sys.argv[1])
+ev = sys.argv[2]
+print("[")
+print(ev + ",\"ts\":100,\"dur\":2}")
+print(ev[:-1] + ",\"deep\":" + "{\"k\":" * d + "1" + "}" * d + "},\"ts\":110,\"dur\":2}")
+print(ev + ",\"ts\":120,\"dur\":2}")
+' "$depth" "$EV" >"$T/deep.pfw"
+		run "$DFT" summary -q --json "$T/deep.pfw"
+		echo "# summary, $depth deep: status $status: ${output:0:200}"
+		[ "$status" = 0 ]
+		"$PY" -c '
+import json, sys
+rows = json.load(sys.stdin)["groupings"][0]["rows"]
+assert [(r["op"], r["calls"], r["bytes"]) for r in rows] == [("read", 3, 3 * 4096)], rows
+' <<<"$output"
+		run "$DFT" report -q -o "$T/r.html" "$T/deep.pfw"
+		[ "$status" = 0 ] && [ -z "$output" ]
+		run "$DFT" merge -q -o "$T/m.json" "$T/deep.pfw"
+		[ "$status" = 0 ] && [ -z "$output" ]
+		"$PY" -c '
+import json, sys
+ev = [e for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("name") == "read"]
+assert len(ev) == 3, ev
+v, depth = ev[1]["args"]["deep"], 0
+while isinstance(v, dict):
+    v, depth = v["k"], depth + 1
+# 64 levels of objects, then the text of the rest
+assert isinstance(v, str) and v.startswith("{\"k\":{") and depth == 64, (depth, v[:40])
+' "$T/m.json"
 	done
 }

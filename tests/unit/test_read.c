@@ -241,14 +241,66 @@ static void check_bad(void)
 			      "bad input %zu%s: '%s'", i, flags ? " (skimmed)" : "", g.err);
 		}
 	}
-	/* nesting deeper than the scanner allows: refused, not a crash */
+	/* 2000 nested arrays that the file never closes: refused, not a crash */
 	n = snprintf(nested, sizeof(nested), "[\n{\"name\":\"a\",\"ph\":\"X\",\"args\":");
 	for (int i = 0; i < 2000; i++)
 		nested[n++] = '[';
 	nested[n++] = '\n';
 	write_file(path, nested, n);
 	g = read_all(path, 0);
-	CHECK(g.rc < 0, "2000 nested arrays are refused: '%s'", g.err);
+	CHECK(g.rc < 0 && strstr(g.err, "ends inside an event"),
+	      "2000 nested arrays never closed are refused: '%s'", g.err);
+}
+
+/* Valid JSON nested at any depth the bytes hold: read in a loop, with
+ * no depth limit and no stack that grows with it. */
+static void check_deep(void)
+{
+	const size_t deep = 1000000;
+	size_t cap = 2 * deep + 4096, n = 0;
+	char *buf = malloc(cap);
+	const char *p, *path = path_in("deep.pfw");
+	struct got g;
+
+	/* the scanner alone: a million arrays, an object at the bottom */
+	memset(buf, '[', deep);
+	n = deep + sprintf(buf + deep, "{\"k\":[1,\"]\"]}");
+	memset(buf + n, ']', deep);
+	n += deep;
+	p = buf;
+	CHECK(js_skip(&p, buf + n) == JS_OK && p == buf + n,
+	      "js_skip: a million nested arrays are one value");
+	p = buf;
+	CHECK(js_skip(&p, buf + n - 1) == JS_MORE, "js_skip: without its last ']', more is needed");
+	buf[n - 300] = '}';
+	p = buf;
+	CHECK(js_skip(&p, buf + n) == JS_BAD,
+	      "js_skip: a '}' for a '[' 300 levels up (past the first 256) is not JSON");
+	memcpy(buf, "[{", 2);
+	buf[n - 300] = ']';
+	p = buf;
+	CHECK(js_skip(&p, buf + n) == JS_BAD,
+	      "js_skip: a ']' for the '{' a million levels up is not JSON");
+
+	/* the reader: events with args 100 and 100000 deep, and after them */
+	for (size_t depth = 100; depth <= 100000; depth *= 1000) {
+		n = sprintf(buf, "[\n{\"name\":\"deep\",\"ph\":\"X\",\"ts\":1,\"dur\":1,\"args\":{\"a\":");
+		for (size_t i = 0; i < depth; i++)
+			n += sprintf(buf + n, "{\"k\":");
+		n += sprintf(buf + n, "1");
+		memset(buf + n, '}', depth);
+		n += depth;
+		n += sprintf(buf + n, ",\"ret\":4}}\n{\"name\":\"next\",\"ph\":\"X\",\"ts\":2,\"dur\":1}\n");
+		write_file(path, buf, n);
+		for (unsigned int flags = 0; flags <= READER_SKIM; flags += READER_SKIM) {
+			g = read_all(path, flags);
+			CHECK(g.rc == 0 && g.n == 2 && !strcmp(g.names[0], "deep") &&
+			      !strcmp(g.names[1], "next"), "args %zu deep%s: the event and the "
+			      "next are read (rc %d, n %d: %s)", depth, flags ? ", skimmed" : "",
+			      g.rc, g.n, g.err);
+		}
+	}
+	free(buf);
 }
 
 /* An event across the reader's buffer boundary (4 MiB) reads whole. */
@@ -433,6 +485,7 @@ int main(void)
 	check_chrome_shapes();
 	check_gzip();
 	check_bad();
+	check_deep();
 	check_big_events();
 	check_args_at_boundary();
 	check_big_first_event();

@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <stdlib.h>
 #include <string.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#include "lib/vec.h"
 #include "read/jscan.h"
-
-/* Nesting deeper than this is refused: a hostile file cannot exhaust the
- * stack, and no trace needs more. */
-#define MAX_DEPTH 64
 
 /* Byte classes, looked up rather than compared on the scanner's paths. */
 enum { C_STOP = 1, C_NUM = 2 };	/* ends a string's plain run; in a number */
@@ -84,29 +82,77 @@ static enum js_result skip_scalar(const char **p, const char *end)
 	return JS_BAD;
 }
 
-/* Objects and arrays: a stack of the closers expected. */
-static enum js_result skip_nested(const char **p, const char *end)
+/* The closers that a value's open objects and arrays expect, a bit a
+ * level (1 '}', 0 ']'): valid JSON is read at any depth that the bytes
+ * given hold, in a loop, never by recursion. The first levels are on the
+ * stack; deeper ones (no writer nests so, but a file may) on the heap,
+ * an eighth of a byte a level: at most 8 MiB for the reader's largest
+ * event (64 MiB). */
+#define LOCAL_LEVELS 256
+
+struct closers {
+	uint64_t local[LOCAL_LEVELS / 64];
+	uint64_t *heap;		/* all levels, once past the local ones */
+	uint32_t cap;		/* its words */
+	size_t depth;
+};
+
+/* Opens a level: false only when memory runs out. */
+static bool open_level(struct closers *c, char opener)
 {
-	char want[MAX_DEPTH];
+	size_t word = c->depth / 64;
+	uint64_t *bits = c->heap ? c->heap : c->local, bit = 1ull << (c->depth % 64);
+
+	if (c->depth >= LOCAL_LEVELS && word >= c->cap) {
+		bool first = !c->heap;
+
+		if (word >= UINT32_MAX ||
+		    vec_reserve((void **)&c->heap, &c->cap, word + 1, sizeof(*c->heap)))
+			return false;
+		if (first)
+			memcpy(c->heap, c->local, sizeof(c->local));
+		bits = c->heap;
+	}
+	bits[word] = opener == '{' ? bits[word] | bit : bits[word] & ~bit;
+	c->depth++;
+	return true;
+}
+
+/* Closes the level closer ends: false if it is not the open one's. */
+static bool close_level(struct closers *c, char closer)
+{
+	const uint64_t *bits = c->heap ? c->heap : c->local;
+	size_t top;
+
+	if (!c->depth)
+		return false;
+	top = c->depth - 1;
+	if (((bits[top / 64] >> (top % 64)) & 1) != (closer == '}'))
+		return false;
+	c->depth = top;
+	return true;
+}
+
+/* The walk over one object or array, its levels kept in c. */
+static enum js_result walk_nested(struct closers *c, const char **p, const char *end)
+{
 	const char *s = *p;
-	int depth = 0;
 	enum js_result r;
 
 	while (s < end) {
 		switch (*s) {
 		case '{':
 		case '[':
-			if (depth == MAX_DEPTH)
+			if (!open_level(c, *s))
 				return JS_BAD;
-			want[depth++] = *s == '{' ? '}' : ']';
 			s++;
 			break;
 		case '}':
 		case ']':
-			if (!depth || want[depth - 1] != *s)
+			if (!close_level(c, *s))
 				return JS_BAD;
 			s++;
-			if (!--depth) {
+			if (!c->depth) {
 				*p = s;
 				return JS_OK;
 			}
@@ -131,6 +177,16 @@ static enum js_result skip_nested(const char **p, const char *end)
 		}
 	}
 	return JS_MORE;
+}
+
+/* Objects and arrays. */
+static enum js_result skip_nested(const char **p, const char *end)
+{
+	struct closers c = { .depth = 0 };
+	enum js_result r = walk_nested(&c, p, end);
+
+	free(c.heap);
+	return r;
 }
 
 enum js_result js_skip(const char **p, const char *end)
