@@ -7,15 +7,24 @@ load lib/common
 
 EV='{"name":"read","cat":"POSIX","pid":7,"tid":7,"ph":"X","args":{"ret":4096}'
 
-# one_line_error CMD FILE LINE WHY: each tool refuses FILE with one line
-# naming it and the line, and writes nothing
+# run_tool CMD FILE [OPT...]: run CMD (summary, report or merge, which
+# write $T/out.CMD) on FILE
+run_tool() {
+	local cmd=$1 file=$2
+	shift 2
+	case $cmd in
+	summary) run "$DFT" summary -q "$@" "$file" ;;
+	*) run "$DFT" "$cmd" -q "$@" -o "$T/out.$cmd" "$file" ;;
+	esac
+}
+
+# one_line_error FILE LINE WHY [OPT...]: each tool (given OPT) refuses
+# FILE with one line naming it and the line, and writes nothing
 one_line_error() {
 	local file=$1 line=$2 why=$3 cmd
+	shift 3
 	for cmd in summary report merge; do
-		case $cmd in
-		summary) run "$DFT" summary -q "$file" ;;
-		*) run "$DFT" "$cmd" -q -o "$T/out.$cmd" "$file" ;;
-		esac
+		run_tool "$cmd" "$file" "$@"
 		echo "# $cmd: status $status: $output"
 		[ "$status" = 1 ]
 		[ "${#lines[@]}" = 1 ]
@@ -24,18 +33,58 @@ one_line_error() {
 	done
 }
 
-@test "reader: a ts near 2^63 is one line naming the file and line, not 8192 PiB" {
-	printf '[\n%s,"ts":100,"dur":2}\n%s,"ts":9223372036854775,"dur":2}\n' "$EV" "$EV" >"$T/ts.pfw"
-	one_line_error "$T/ts.pfw" 3 '"ts" out of range'
-	printf '[\n%s,"ts":100,"dur":9223372036854775}\n' "$EV" >"$T/dur.pfw"
-	one_line_error "$T/dur.pfw" 2 '"dur" out of range'
-	printf '[\n%s,"ts":4611686018427387,"dur":5}\n' "$EV" >"$T/end.pfw"
-	one_line_error "$T/end.pfw" 2 '"ts" + "dur" out of range'
+# skipped_read FILE N LINE GOOD: each tool reads FILE but its N events out
+# of range (the first at LINE), with one warning saying so; summary counts
+# the GOOD reads, merge writes them
+skipped_read() {
+	local file=$1 n=$2 line=$3 good=$4 cmd s=s
+	[ "$n" = 1 ] && s=
+	local warning="warning: '$file': skipped $n event$s whose times are out of range (first at line $line)"
+	for cmd in summary report merge; do
+		run_tool "$cmd" "$file"
+		echo "# $cmd: status $status: ${lines[0]}"
+		[ "$status" = 0 ]
+		[ "${lines[0]}" = "$warning" ]
+		[ "$(printf '%s\n' "$output" | grep -c '^warning')" = 1 ]
+	done
+	"$DFT" summary -q --json "$file" 2>/dev/null | "$PY" -c '
+import json, sys
+rows = json.load(sys.stdin)["groupings"][0]["rows"]
+assert [(r["op"], r["calls"], r["bytes"]) for r in rows] == [("read", int(sys.argv[1]), 4096 * int(sys.argv[1]))], rows
+' "$good"
+	expect_eq "reads merged" "$("$PY" -c 'import json,sys; print(sum(e.get("name") == "read" for e in json.load(open(sys.argv[1]))["traceEvents"]))' "$T/out.merge")" "$good"
+	rm -f "$T/out.report" "$T/out.merge"
 }
 
-@test "reader: a negative dur is one line naming the file and line, not -5262% wall" {
-	printf '[\n%s,"ts":100,"dur":2}\n%s,"ts":200,"dur":-5}\n' "$EV" "$EV" >"$T/neg.pfw"
-	one_line_error "$T/neg.pfw" 3 '"dur" out of range'
+@test "reader: an event whose ts is near 2^63 is left out with one warning, not the trace; --strict refuses it in one line" {
+	printf '[\n%s,"ts":100,"dur":2}\n%s,"ts":9223372036854775,"dur":2}\n%s,"ts":200,"dur":2}\n' \
+		"$EV" "$EV" "$EV" >"$T/ts.pfw"
+	skipped_read "$T/ts.pfw" 1 3 2
+	one_line_error "$T/ts.pfw" 3 '"ts" out of range' --strict
+	printf '[\n%s,"ts":100,"dur":9223372036854775}\n%s,"ts":200,"dur":2}\n' "$EV" "$EV" >"$T/dur.pfw"
+	skipped_read "$T/dur.pfw" 1 2 1
+	one_line_error "$T/dur.pfw" 2 '"dur" out of range' --strict
+	printf '[\n%s,"ts":4611686018427387,"dur":5}\n%s,"ts":200,"dur":2}\n' "$EV" "$EV" >"$T/end.pfw"
+	skipped_read "$T/end.pfw" 1 2 1
+	one_line_error "$T/end.pfw" 2 '"ts" + "dur" out of range' --strict
+}
+
+@test "reader: negative durs are left out with one warning per file, counted, not -5262% wall" {
+	{
+		echo '['
+		for i in $(seq 1 100); do
+			printf '%s,"ts":%d,"dur":%d}\n' "$EV" $((100 + i * 10)) $((i % 10 == 3 ? -5 : 2))
+		done
+	} >"$T/neg.pfw"
+	skipped_read "$T/neg.pfw" 10 4 90
+	one_line_error "$T/neg.pfw" 4 '"dur" out of range' --strict
+	# two such files: a warning each
+	cp "$T/neg.pfw" "$T/neg2.pfw"
+	run "$DFT" summary -q "$T/neg.pfw" "$T/neg2.pfw"
+	[ "$status" = 0 ]
+	expect_eq "the warnings" "$(grep '^warning' <<<"$output")" \
+		"warning: '$T/neg.pfw': skipped 10 events whose times are out of range (first at line 4)
+warning: '$T/neg2.pfw': skipped 10 events whose times are out of range (first at line 4)"
 }
 
 @test "reader: a Kineto trace whose baseTimeNanoseconds is INT64_MAX is refused" {
@@ -92,10 +141,7 @@ rows = json.load(sys.stdin)["groupings"][0]["rows"]
 assert rows[0]["calls"] == 2000 + int(sys.argv[1]), rows
 ' "$WHOLE_LINES"
 	for cmd in summary report merge; do
-		case $cmd in
-		summary) run "$DFT" summary -q --strict "$T/run/cut.pfw.gz" ;;
-		*) run "$DFT" "$cmd" -q --strict -o "$T/out.$cmd" "$T/run/cut.pfw.gz" ;;
-		esac
+		run_tool "$cmd" "$T/run/cut.pfw.gz" --strict
 		echo "# $cmd --strict: $status: $output"
 		[ "$status" = 1 ]
 		[ "${#lines[@]}" = 1 ]

@@ -218,11 +218,8 @@ static void check_bad(void)
 		{ "[\n{\"name\":\"a\",\"ph\":\"X\",\"args\":{\"k\":\"unterminated}\n", "ends inside an event", false },
 		{ "[\n\n\n{\"name\":\"a\"}\n", "':4: not a trace event", false },
 		{ "[\n{\"name\":\"a\",\"ph\":\"X\"} 17\n", "':2: expected an event object", false },
-		/* times out of range (issue 24): refused, not overflowed */
-		{ "[\n{\"name\":\"a\",\"ph\":\"X\",\"ts\":9223372036854775,\"dur\":1}\n", "':2: \"ts\" out of range", false },
-		{ "[\n{\"name\":\"a\",\"ph\":\"X\",\"ts\":1,\"dur\":-5}\n", "':2: \"dur\" out of range", false },
-		{ "{\"name\":\"a\",\"ph\":\"X\",\"ts\":1,\"dur\":1}\n{\"name\":\"a\",\"ph\":\"X\",\"ts\":4611686018427387,\"dur\":1}\n", "':2: \"ts\" + \"dur\" out of range", false },
-		{ "[{\"name\":\"a\",\"ph\":\"X\",\"ts\":1e300,\"dur\":1}]", "':1: \"ts\" out of range", false },
+		/* a base time out of range refuses the file (an event's: see
+		 * check_out_of_range) */
 		{ "{\"traceEvents\":[\n{\"name\":\"a\",\"ph\":\"X\",\"ts\":1,\"dur\":1}],\n\"baseTimeNanoseconds\": 9223372036854775807}", "':3: \"baseTimeNanoseconds\" out of range", false },
 	};
 	const char *path = path_in("bad.pfw");
@@ -250,6 +247,60 @@ static void check_bad(void)
 	g = read_all(path, 0);
 	CHECK(g.rc < 0 && strstr(g.err, "ends inside an event"),
 	      "2000 nested arrays never closed are refused: '%s'", g.err);
+}
+
+/* An event whose ts, dur or ts + dur is out of range (a traced process
+ * writes the times of its own ring): left out and counted, the line of
+ * the first kept; READER_STRICT refuses it, naming the line. */
+static void check_out_of_range(void)
+{
+	static const struct {
+		const char *text, *want;
+		int events;
+		uint64_t skipped, line;
+	} cases[] = {
+		{ "[\n{\"name\":\"a\",\"ph\":\"X\",\"ts\":9223372036854775,\"dur\":1}\n", "':2: \"ts\" out of range", 0, 1, 2 },
+		{ "[\n{\"name\":\"a\",\"ph\":\"X\",\"ts\":1,\"dur\":-5}\n{\"name\":\"b\",\"ph\":\"X\",\"ts\":1,\"dur\":5}\n", "':2: \"dur\" out of range", 1, 1, 2 },
+		{ "{\"name\":\"a\",\"ph\":\"X\",\"ts\":1,\"dur\":1}\n{\"name\":\"a\",\"ph\":\"X\",\"ts\":4611686018427387,\"dur\":1}\n", "':2: \"ts\" + \"dur\" out of range", 1, 1, 2 },
+		{ "[{\"name\":\"a\",\"ph\":\"X\",\"ts\":1e300,\"dur\":1}]", "':1: \"ts\" out of range", 0, 1, 1 },
+		/* three among good ones, in a Kineto object (read twice: counted once) */
+		{ "{\"traceEvents\":[\n{\"name\":\"a\",\"ph\":\"X\",\"ts\":1,\"dur\":1},\n"
+		  "{\"name\":\"b\",\"ph\":\"X\",\"ts\":-1,\"dur\":1},\n{\"name\":\"c\",\"ph\":\"X\",\"ts\":2,\"dur\":1},\n"
+		  "{\"name\":\"d\",\"ph\":\"M\",\"ts\":9223372036854775807},\n"
+		  "{\"name\":\"e\",\"ph\":\"X\",\"ts\":3,\"dur\":9223372036854775}],\n"
+		  "\"baseTimeNanoseconds\": 1}", "':3: \"ts\" out of range", 2, 3, 3 },
+	};
+	const char *path = path_in("range.pfw");
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		write_file(path, cases[i].text, strlen(cases[i].text));
+		for (unsigned int flags = 0; flags <= READER_SKIM; flags += READER_SKIM) {
+			struct reader *r;
+			struct rec e;
+			struct got g;
+			char err[256] = "";
+			uint64_t line = 0, skipped = 0;
+			int rc = reader_open(&r, path, flags, err, sizeof(err)), events = 0;
+
+			if (!rc) {
+				while ((rc = reader_next(r, &e, err, sizeof(err))) > 0)
+					events++;
+				skipped = reader_skipped(r, &line);
+				reader_close(r);
+			}
+			CHECK(rc == 0 && events == cases[i].events && skipped == cases[i].skipped &&
+			      line == cases[i].line, "out of range %zu%s: %d events read, %llu "
+			      "skipped, the first at line %llu (rc %d, %d, %llu, %llu: %s)", i,
+			      flags ? " (skimmed)" : "", cases[i].events,
+			      (unsigned long long)cases[i].skipped,
+			      (unsigned long long)cases[i].line, rc, events,
+			      (unsigned long long)skipped, (unsigned long long)line, err);
+			g = read_all(path, flags | READER_STRICT);
+			CHECK(g.rc == -EINVAL && strstr(g.err, cases[i].want),
+			      "out of range %zu%s, READER_STRICT: '%s'", i,
+			      flags ? " (skimmed)" : "", g.err);
+		}
+	}
 }
 
 /* Valid JSON nested at any depth the bytes hold: read in a loop, with
@@ -485,6 +536,7 @@ int main(void)
 	check_chrome_shapes();
 	check_gzip();
 	check_bad();
+	check_out_of_range();
 	check_deep();
 	check_big_events();
 	check_args_at_boundary();

@@ -270,7 +270,7 @@ static int scan_one(struct source *s, bool strict, char *err, size_t errlen)
 	if (reader_meta(r)->merged) /* said at its end, after the events */
 		s->kind = SRC_MERGED;
 	if (!rc) /* once: the conversion reads it again */
-		reader_warn_cut(r);
+		reader_warn(r);
 	reader_close(r);
 	return rc;
 }

@@ -78,7 +78,8 @@ struct source_set {
 	uint32_t next_id;	/* for ids that collide */
 	struct hmap used;	/* every id of every input */
 	int64_t base_ns;	/* the output's time zero */
-	bool strict;		/* a trace cut short is refused (READER_STRICT) */
+	bool strict;		/* a trace cut short, or an event out of range, is
+				 * refused (READER_STRICT) */
 };
 
 /* Reads every input once: 0, or -errno with a one-line message. */

@@ -29,7 +29,8 @@ struct inputs {
 #define INPUTS_STRICT_OPTION                                                  \
 	{ "strict", INPUTS_OPT_STRICT, NULL, 0, "Refuse a trace cut short (a gzip " \
 	  "stream without its end, as SIGKILL leaves it) rather than read it up "   \
-	  "to its last whole line", 0 }
+	  "to its last whole line, and an event whose times are out of range "      \
+	  "rather than leave it out", 0 }
 
 /* who: the command, for notes. 0, or -errno with a one-line message in
  * err. */

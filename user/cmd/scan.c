@@ -128,7 +128,7 @@ static int scan_one(struct profile *p, const char *path, uint16_t input, bool st
 		progress_show(pr, ++*events, 0, "events");
 	}
 	if (!rc)
-		reader_warn_cut(r);
+		reader_warn(r);
 	ev_input_free(&in);
 	reader_close(r);
 	return rc;

@@ -38,6 +38,8 @@ struct reader {
 	bool strict;		/* READER_STRICT */
 	bool cut;		/* a gzip stream cut short, read up to cut_line */
 	uint64_t cut_line;
+	uint64_t skipped;	/* events left out: a time out of range */
+	uint64_t skipped_line;	/* the first one's */
 	uint64_t events;
 	struct reader_meta meta;
 };
@@ -407,6 +409,16 @@ static int start(struct reader *r, char *err, size_t errlen)
 /* What a step found, besides -errno. */
 enum { STEP_EVENT = 1, STEP_AGAIN, STEP_MORE };
 
+/* An event whose values are JSON but out of range (a time years ahead,
+ * which any process traced under -a can write into its ring) is left
+ * out and counted, for reader_warn; READER_STRICT refuses it instead. */
+static int skip_event(struct reader *r, const char *p)
+{
+	if (!r->skipped++)
+		r->skipped_line = line_at(r, p);
+	return STEP_AGAIN;
+}
+
 /* One step over the unread bytes. */
 static int step(struct reader *r, struct rec *e, char *err, size_t errlen)
 {
@@ -450,9 +462,11 @@ static int step(struct reader *r, struct rec *e, char *err, size_t errlen)
 		return fail_at(r, p, err, errlen, "not a trace event: it has no \"ph\"");
 	if (!e->bad && e->has_ts && e->has_dur && e->ts_ns > REC_TIME_MAX - e->dur_ns)
 		e->bad = "\"ts\" + \"dur\" out of range (a time is 0 to 2^62 ns)";
-	if (e->bad)
+	if (e->bad && r->strict)
 		return fail_at(r, p, err, errlen, e->bad);
 	advance(r, after);
+	if (e->bad) /* one traced process's times: not the whole trace's */
+		return skip_event(r, p);
 	r->events++;
 	return STEP_EVENT;
 }
@@ -498,6 +512,7 @@ static int read_container_meta(struct reader *r, char *err, size_t errlen)
 		return rc;
 	rc = input_rewind(r->in, err, errlen);
 	r->pos = r->len = r->counted = 0;
+	r->skipped = 0; /* counted again on the read that follows */
 	r->eof = false;
 	r->line = 1;
 	r->stage = OUTSIDE;
@@ -549,8 +564,18 @@ bool reader_cut(const struct reader *r, uint64_t *line)
 	return r->cut;
 }
 
-void reader_warn_cut(const struct reader *r)
+uint64_t reader_skipped(const struct reader *r, uint64_t *first_line)
 {
+	*first_line = r->skipped_line;
+	return r->skipped;
+}
+
+void reader_warn(const struct reader *r)
+{
+	if (r->skipped)
+		fprintf(stderr, "warning: '%s': skipped %llu event%s whose times are out of "
+			"range (first at line %llu)\n", r->path, (unsigned long long)r->skipped,
+			r->skipped == 1 ? "" : "s", (unsigned long long)r->skipped_line);
 	if (r->cut)
 		fprintf(stderr, "warning: '%s' is cut short after line %llu; read up to it\n",
 			r->path, (unsigned long long)r->cut_line);

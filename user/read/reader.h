@@ -21,7 +21,8 @@
 
 /* A time in a trace (ts, dur, ts + dur, a base time) is 0 to 2^62 - 1
  * ns, 146 years: the sums and differences of times that the tools take
- * then stay within int64. A trace with one outside is refused. */
+ * then stay within int64. An event with one outside is left out (see
+ * READER_STRICT); a base time outside refuses the file. */
 #define REC_TIME_MAX ((INT64_C(1) << 62) - 1)
 
 struct rec {
@@ -110,8 +111,10 @@ enum reader_flags {
 	 * read finds: the caller compares the counts (reader_events). */
 	READER_SKIM = 1 << 0,
 	/* A gzip stream cut short (a tracer SIGKILLed, a node that went
-	 * down) is an error. Without it the file is read up to the last whole
-	 * line before the cut, and reader_cut_line() says which. */
+	 * down) is an error, and so is an event whose ts, dur or ts + dur is
+	 * out of range. Without it the file is read up to the last whole line
+	 * before the cut (reader_cut() says which), and such an event is
+	 * left out and counted (reader_skipped()). */
 	READER_STRICT = 1 << 1,
 	/* Only a regular file: a path that a trace recorded. */
 	READER_REGULAR = 1 << 2,
@@ -130,9 +133,14 @@ uint64_t reader_events(const struct reader *r);
 /* Whether the file was found cut short (and read up to *line, its last
  * whole line); once the reader has reached its end. */
 bool reader_cut(const struct reader *r, uint64_t *line);
-/* Says on stderr, once the file is read, that it was cut short:
- * "warning: 'F' is cut short after line N; read up to it". */
-void reader_warn_cut(const struct reader *r);
+/* Events left out so far for a time out of range, and the line of the
+ * first (READER_STRICT refuses them instead). */
+uint64_t reader_skipped(const struct reader *r, uint64_t *first_line);
+/* Says on stderr, once the file is read, what of it was not read, a
+ * line each: "warning: 'F': skipped N events whose times are out of
+ * range (first at line L)", "warning: 'F' is cut short after line N;
+ * read up to it". */
+void reader_warn(const struct reader *r);
 void reader_close(struct reader *r);
 
 #endif
