@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # The offline tools (summary, report, merge) on hostile and damaged
 # traces, written here by hand: times out of range, a file cut short,
-# a first event larger than a read, args nested deep. No tracing.
+# a first event larger than a read, args nested deep, 400,000 processes.
+# No tracing.
 
 load lib/common
 
@@ -184,4 +185,23 @@ while isinstance(v, dict):
 assert isinstance(v, str) and v.startswith("{\"k\":{") and depth == 64, (depth, v[:40])
 ' "$T/m.json"
 	done
+}
+
+@test "reader: report caps its process table, with a line naming what summary gives, for 400,000 processes" {
+	awk 'BEGIN { print "["
+		for (i = 1; i <= 400000; i++)
+			printf "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":%d,\"tid\":%d,\"ph\":\"X\",\"args\":{\"ret\":4096},\"ts\":%d,\"dur\":%d}\n", i, i, 1000 + i, 1 + i % 7 }' >"$T/many.pfw"
+	run "$DFT" report -q -o "$T/r.html" "$T/many.pfw"
+	[ "$status" = 0 ]
+	"$PY" - "$T/r.html" <<'PY'
+import re, sys
+page = open(sys.argv[1]).read()
+assert len(page) < 1_000_000, len(page)
+table = re.search(r'<table class="rows" data-by="process">(.*?)</table>(<p class="note">[^<]*</p>)?', page, re.S)
+rows = re.findall(r"<tr><td", table.group(1))
+assert len(rows) == 100, len(rows)
+assert table.group(2) == '<p class="note">399900 more rows: dftrace-bpf summary --by process shows them.</p>', table.group(2)
+PY
+	run "$DFT" summary -q --csv --by process "$T/many.pfw"
+	expect_eq "summary's rows" "$(($(wc -l <<<"$output") - 1))" 400000
 }
