@@ -209,3 +209,32 @@ for r in csv.DictReader(sys.stdin):
 	summary --json "$T/m.json"
 	"$PY" -c 'import json, sys; assert json.load(sys.stdin)["headline"]["ranks"] == 1' <<<"$output"
 }
+
+@test "summary: a trace given with its torch trace shows each process once, named and ranked as the merged file does" {
+	traced -- "$WL/io" basic "$D"
+	pid=$(awk -F'\t' '$1=="io" {print $3; exit}' "$TRUTH")
+	start_us=$(zcat "$TRACE" | sed -n 's/.*"name":"open".*"ts":\([0-9]*\),.*/\1/p' | head -1)
+	[ -n "$pid" ] && [ -n "$start_us" ]
+	# Kineto's: the same pid, named python3, of rank 1
+	"$PY" "$FIXTURES" kineto "$T/k.json" --pid "$pid" --rank 1 --start-us "$start_us" --base >/dev/null
+	"$DFT" merge -q -o "$T/m.json" "$TRACE" "$T/k.json"
+	summary --csv --by process "$TRACE"
+	calls=$(sed -n 2p <<<"$output" | cut -d, -f2)
+	summary --csv --by process,rank "$T/m.json"
+	want=$output
+	expect_eq "the merged file's process: the trace's calls and aten::mm" \
+		"$(cut -d, -f1-3 <<<"$want" | sed 1d)" "\"io [$pid]\",\"-\",$((calls + 1))"
+	for order in "$TRACE $T/k.json" "$T/k.json $TRACE"; do
+		summary --csv --by process,rank $order
+		expect_eq "rows of $order" "$(cut -d, -f1-3 <<<"$output")" "$(cut -d, -f1-3 <<<"$want")"
+		summary --json $order
+		"$PY" -c 'import json, sys; h = json.load(sys.stdin)["headline"]; assert (h["processes"], h["ranks"]) == (1, 0), h' <<<"$output"
+	done
+	# what a read leaves out is said once, though aligning reads it twice
+	zcat "$TRACE" | sed "3i {\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":$pid,\"tid\":$pid,\"ts\":9223372036854775,\"dur\":1,\"ph\":\"X\"}" |
+		gzip >"$T/bad.pfw.gz"
+	run "$DFT" summary -q --csv "$T/bad.pfw.gz" "$T/k.json"
+	[ "$status" = 0 ]
+	expect_eq "the warnings" "$(grep '^warning' <<<"$output")" \
+		"warning: '$T/bad.pfw.gz': skipped 1 event whose times are out of range (first at line 3)"
+}

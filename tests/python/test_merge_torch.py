@@ -459,3 +459,27 @@ def test_summary_of_a_trace_and_its_torch_trace_aligns_them_as_merge_does(tmp_pa
                        text=True, timeout=120)
     assert r.returncode == 1 and r.stdout == ""
     assert r.stderr.count("\n") == 1 and "cannot align" in r.stderr, r.stderr
+
+
+def test_summary_of_a_trace_and_its_torch_trace_has_one_process_as_merge_does(tmp_path, built):
+    """The torch trace's events are its process's, the one the trace
+    names: one row `python3 [pid]`, of the trace's rank (none here), not
+    also `? [pid]` of rank 0 from the torch file's name; as in the merged
+    file, and whichever input comes first."""
+    view, truth = merged_job(tmp_path)
+    trace = str(tmp_path / "t.pfw.gz")
+    torch_trace = next(x["path"] for x in truth if x["kind"] == "torch_trace")
+    pid = next(x["pid"] for x in truth if x["kind"] == "ckpt")
+
+    def rows(*paths):
+        r = subprocess.run([DFT, "summary", "-q", "--json", "--by", "process,rank"]
+                           + list(paths), capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        d = json.loads(r.stdout)
+        return ([(x["process"], x["rank"], x["calls"]) for x in d["groupings"][0]["rows"]],
+                d["headline"]["processes"], d["headline"]["ranks"])
+
+    merged = rows(view)
+    assert [p for p, _, _ in merged[0] if p.endswith(" [%d]" % pid)] == ["python3 [%d]" % pid]
+    assert rows(trace, torch_trace) == merged
+    assert rows(torch_trace, trace) == merged

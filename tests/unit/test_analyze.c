@@ -390,9 +390,9 @@ static void check_fhash(void)
 
 /* ---- profile, through its public API ---- */
 
-static int feed(struct profile *p, const char *path, uint16_t input)
+/* Input number input into p, with its metadata in *in (made ready). */
+static int feed_into(struct profile *p, const char *path, uint16_t input, struct ev_input *in)
 {
-	struct ev_input in;
 	struct reader *r;
 	struct rec e;
 	struct ev ev;
@@ -401,13 +401,22 @@ static int feed(struct profile *p, const char *path, uint16_t input)
 
 	if (rc)
 		return rc;
-	ev_input_init(&in, path);
-	in.by_start = reader_meta(r)->container;
+	in->by_start = reader_meta(r)->container;
 	while ((rc = reader_next(r, &e, err, sizeof(err))) > 0)
-		if (ev_from_rec(&in, &e, &ev) && (rc = profile_add(p, &in, input, &ev)))
+		if (ev_from_rec(in, &e, &ev) && (rc = profile_add(p, in, input, &ev)))
 			break;
-	ev_input_free(&in);
 	reader_close(r);
+	return rc;
+}
+
+static int feed(struct profile *p, const char *path, uint16_t input)
+{
+	struct ev_input in;
+	int rc;
+
+	ev_input_init(&in, path);
+	rc = feed_into(p, path, input, &in);
+	ev_input_free(&in);
 	return rc;
 }
 
@@ -605,6 +614,48 @@ static void check_profile_gpu(void)
 	profile_free(&p);
 }
 
+/* A torch trace given with the trace that ran torch: one process, named
+ * and ranked as the trace says, as merge makes it. */
+static void check_profile_owner(void)
+{
+	char *specs[] = { "process", "rank", "process,rank" };
+	const char *raw = trace("raw.pfw",
+		"{'name':'process_name','ph':'M','pid':7,'args':{'name':'python3'}}\n"
+		"{'name':'read','cat':'POSIX','pid':7,'tid':7,'ph':'X','ts':10,'dur':1,'args':{'ret':1}}\n"
+		"{'name':'read','cat':'POSIX','pid':9,'tid':9,'ph':'X','ts':10,'dur':1,'args':{'ret':1}}\n");
+	const char *torch = trace("torch-trace-0-of-1.json",
+		"[{'name':'aten::mm','ph':'X','ts':11,'dur':1,'pid':7,'tid':7},\n"
+		"{'name':'aten::add','ph':'X','ts':12,'dur':1,'pid':7,'tid':7},\n"
+		"{'name':'process_name','ph':'M','pid':8,'args':{'name':'python'}},\n"
+		"{'name':'aten::mm','ph':'X','ts':11,'dur':1,'pid':8,'tid':8}]\n");
+	struct ev_input in[2];
+	const struct row *r;
+	struct profile p;
+	char err[256];
+	int rc = profile_init(&p, specs, 3, err, sizeof(err));
+
+	ev_input_init(&in[0], raw);
+	ev_input_init(&in[1], torch);
+	in[1].owner = &in[0];
+	in[1].owner_input = 0;
+	rc = rc ? rc : feed_into(&p, raw, 0, &in[0]);
+	rc = rc ? rc : feed_into(&p, torch, 1, &in[1]);
+	rc = rc ? rc : profile_finish(&p);
+	r = row_named(&p, 0, "python3 [7]", NULL);
+	CHECK(rc == 0 && p.by[0].n == 3 && r && r->calls == 3,
+	      "owner: pid 7 of both inputs is one process, python3 [7], 3 calls; 9 and the "
+	      "torch trace's own 8 are two more (rc %d, rows %u)", rc, p.by[0].n);
+	CHECK(row_named(&p, 0, "python [8]", NULL) && p.head.processes == 3,
+	      "owner: a pid the trace has no name for keeps the torch trace's; 3 processes "
+	      "(got %llu)", (unsigned long long)p.head.processes);
+	CHECK(p.by[1].n == 1 && row_named(&p, 1, "-", NULL) && p.head.ranks == 0 &&
+	      p.by[2].n == 3 && row_named(&p, 2, "python3 [7]", "-"),
+	      "owner: the rank is the trace's (none), not 0 from the torch file's name");
+	ev_input_free(&in[1]);
+	ev_input_free(&in[0]);
+	profile_free(&p);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -622,6 +673,7 @@ int main(void)
 	check_profile();
 	check_profile_saturates();
 	check_profile_gpu();
+	check_profile_owner();
 	check_rm_tree(tmpdir);
 	return check_done();
 }

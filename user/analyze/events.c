@@ -44,12 +44,16 @@ int ev_rank(const struct ev_input *in, uint32_t pid)
 {
 	uint64_t r;
 
+	if (in->owner) /* one process, one rank: the trace's, as merge names it */
+		return ev_rank(in->owner, pid);
 	return hmap_get(&in->ranks, pid, &r) ? (int)r : in->rank;
 }
 
 const char *ev_comm(const struct ev_input *in, uint32_t pid)
 {
-	return hmap_get_ptr(&in->comm, pid);
+	const char *comm = in->owner ? ev_comm(in->owner, pid) : NULL;
+
+	return comm ? comm : hmap_get_ptr(&in->comm, pid);
 }
 
 static bool arg_int(const struct rec *e, const char *key, int64_t *out)

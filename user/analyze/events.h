@@ -62,7 +62,19 @@ struct ev_input {
 	struct hmap torch_thread;
 	/* the anchors, learned first: (pid << 32 | N) -> tid, -> track */
 	struct hmap anchor_thread, anchor_track;
+	/* A torch trace given with the trace that ran torch: its processes
+	 * are that trace's (one pid space), named and ranked as the trace
+	 * says, as merge makes them. NULL for any other input. */
+	const struct ev_input *owner;
+	uint16_t owner_input;	/* the owner's input number */
 };
+
+/* A process of any input, as one key: input << 32 | pid, with the owner's
+ * input for a torch trace that has one. */
+static inline uint64_t ev_process(const struct ev_input *in, uint16_t input, uint32_t pid)
+{
+	return (uint64_t)(in->owner ? in->owner_input : input) << 32 | pid;
+}
 
 void ev_input_init(struct ev_input *in, const char *path);
 void ev_input_free(struct ev_input *in);
@@ -85,9 +97,9 @@ int64_t ev_hist(struct span hist, uint64_t counts[DFT_FOLD_BUCKETS]);
 /* The rank a file name says: "trace-3-of-8..." is 3; -1 if none. */
 int rank_from_name(const char *path, int *world);
 
-/* The rank of a process of this input, -1 if unknown. */
+/* The rank of a process of this input (its owner's), -1 if unknown. */
 int ev_rank(const struct ev_input *in, uint32_t pid);
-/* The process's name ("python3"), or NULL. */
+/* The process's name ("python3"), its owner's first; or NULL. */
 const char *ev_comm(const struct ev_input *in, uint32_t pid);
 
 #endif

@@ -133,7 +133,7 @@ static void key_part(struct keybuf *b, enum by_key k, const struct ev_input *in,
 		kb_span(b, e->file);
 		break;
 	case BY_PROCESS:
-		kb_int(b, input);
+		kb_int(b, ev_process(in, input, e->pid) >> 32);
 		kb_put(b, ":", 1);
 		kb_int(b, e->pid);
 		break;
@@ -538,6 +538,8 @@ static int count_in_headline(struct profile *p, const struct ev_input *in,
 			     uint16_t input, const struct ev *e)
 {
 	struct headline *h = &p->head;
+	/* unoverlapped I/O is swept per input, in the order each is read:
+	 * a torch trace's ops, read after its trace, would all come late */
 	uint64_t proc = (uint64_t)input << 32 | e->pid;
 	int64_t dur = e->end - e->start;
 	int rank = ev_rank(in, e->pid);
@@ -547,7 +549,7 @@ static int count_in_headline(struct profile *p, const struct ev_input *in,
 		h->t_min = e->start;
 	if (e->end > h->t_max)
 		h->t_max = e->end;
-	if (hmap_add(&p->procs, proc, 0) == 1)
+	if (hmap_add(&p->procs, ev_process(in, input, e->pid), 0) == 1)
 		h->processes++;
 	if (rank >= 0 && hmap_add(&p->ranks, rank, 0) == 1)
 		h->ranks++;

@@ -14,7 +14,7 @@
 #define TIMELINE_BINS 240
 
 struct timeline_series {
-	uint64_t proc;		/* input << 32 | pid */
+	uint64_t proc;		/* ev_process(): input << 32 | pid */
 	uint64_t total;
 	uint64_t bytes[TIMELINE_BINS];
 };

@@ -73,7 +73,7 @@ static int add_to_timeline(void *ctx, const struct ev_input *in, uint16_t input,
 {
 	if (e->kind != EV_IO || e->bytes <= 0)
 		return 0;
-	return timeline_add(ctx, (uint64_t)input << 32 | e->pid, e->start, e->bytes);
+	return timeline_add(ctx, ev_process(in, input, e->pid), e->start, e->bytes);
 }
 
 static int write_page(const char *path, const struct jbuf *page, char *err, size_t errlen)

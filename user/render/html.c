@@ -93,7 +93,8 @@ static void headline(struct jbuf *b, const struct profile *p)
 
 /* ---- bandwidth over time ---- */
 
-/* "python3 [1234]": the process grouping's row for input:pid. */
+/* "python3 [1234]": the process grouping's row for ev_process()'s
+ * input:pid. */
 static const char *process_label(const struct profile *p, uint64_t proc)
 {
 	const struct grouping *g = &p->by[RG_PROCESS];
