@@ -93,6 +93,19 @@ truth_count() {
 		"$(truth_count '$4 == "CUFILE" && ($5 == "pread" || $5 == "pwrite")')"
 	run tpy events "$TRACE" --cat CUFILE --name pread,pwrite --fields args.via
 	expect_eq "args.via" "$(sort -u <<<"$output")" posix
+	# summary counts each call once: a syscall in its row, a cuFile call
+	# in its api's (not in pwrite's too, which named it)
+	"$DFT" summary -q --json --by op "$TRACE" >"$T/sum.json"
+	calls() { "$PY" -c 'import json,sys; print(sum(r["calls"] for r in json.load(open(sys.argv[1]))["groupings"][0]["rows"] if r["op"] == sys.argv[2]))' "$T/sum.json" "$1"; }
+	for op in pread pwrite; do
+		expect_eq "the $op row: the syscalls alone" "$(calls $op)" \
+			"$(tpy count "$TRACE" --cat POSIX --name $op)"
+	done
+	for api in cuFileRead cuFileWrite cuFileReadAsync cuFileWriteAsync; do
+		want=$(truth_count '$4 == "CUFILE" && $11 == "'$api'"')
+		[ "$want" -gt 0 ]
+		expect_eq "the $api row" "$(calls $api)" "$want"
+	done
 }
 
 @test "gpu: cuFile through GPUDirect (no syscall moves the bytes): POSIX pread/pwrite events with args.ret, and DFAnalyzer counts them" {

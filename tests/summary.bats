@@ -238,3 +238,23 @@ for r in csv.DictReader(sys.stdin):
 	expect_eq "the warnings" "$(grep '^warning' <<<"$output")" \
 		"warning: '$T/bad.pfw.gz': skipped 1 event whose times are out of range (first at line 3)"
 }
+
+@test "summary: cuFile in compatibility mode: each call counts once, the syscalls as pwrite, the cuFile calls as cuFileWrite" {
+	{
+		echo '{"name":"FH","cat":"dftracer","pid":7,"tid":7,"ph":"M","args":{"name":"/g","value":"ab"}}'
+		for i in 1 2 3; do
+			printf '{"id":%d,"name":"pwrite","cat":"POSIX","pid":7,"tid":7,"ts":%d1,"dur":1,"ph":"X","args":{"ret":4096,"fhash":"ab"}}\n' "$i" "$i"
+		done
+		for i in 1 2; do
+			printf '{"id":%d,"name":"pwrite","cat":"CUFILE","pid":7,"tid":7,"ts":%d0,"dur":5,"ph":"X","args":{"ret":4096,"fhash":"ab","api":"cuFileWrite","via":"posix"}}\n' $((i + 3)) "$i"
+		done
+	} >"$T/c.pfw"
+	summary --csv --by op "$T/c.pfw"
+	expect_eq "rows" "$(cut -d, -f1-3,10 <<<"$output" | sort)" '"cuFileWrite",2,10000,0
+"pwrite",3,3000,12288
+op,calls,total_ns,bytes'
+	"$DFT" summary -q --json --by op "$T/c.pfw" >"$T/s.json"
+	run "$PY" "$EXPECT" check "$T/c.pfw" "$T/s.json" --by op
+	echo "$output"
+	[ "$status" = 0 ]
+}

@@ -46,8 +46,9 @@ def is_region(e):
 
 def key_of(t, e, by):
     a = e.get("args", {})
-    if by == "op":
-        return e["name"]
+    if by == "op":  # a cuFile call in compatibility mode: its api ("cuFileWrite")
+        api = a.get("api", "")
+        return api if e.get("cat") == "CUFILE" and len(api) > 6 and api.startswith("cuFile") else e["name"]
     if by == "file":
         return t.path(e) or a.get("fname") or "-"
     if by == "phase":

@@ -614,6 +614,41 @@ static void check_profile_gpu(void)
 	profile_free(&p);
 }
 
+/* cuFile in its compatibility mode: the call (CUFILE, named pwrite for
+ * the syscall it made) and the syscall, each counted once, each in its
+ * own row; the bytes once, the syscall's. Through GPUDirect the call is
+ * the POSIX pwrite itself. */
+static void check_profile_cufile(void)
+{
+	char *specs[] = { "op" };
+	const char *text =
+		"{'name':'pwrite','cat':'POSIX','pid':1,'tid':1,'ph':'X','ts':11,'dur':1,'args':{'ret':4096,'fname':'/g'}}\n"
+		"{'name':'pwrite','cat':'CUFILE','pid':1,'tid':1,'ph':'X','ts':10,'dur':5,'args':{'ret':4096,'fname':'/g','api':'cuFileWrite','via':'posix'}}\n"
+		"{'name':'pwrite','cat':'POSIX','pid':1,'tid':1,'ph':'X','ts':21,'dur':1,'args':{'ret':100,'fname':'/g'}}\n"
+		"{'name':'pwrite','cat':'CUFILE','pid':1,'tid':1,'ph':'X','ts':20,'dur':5,'args':{'ret':100,'fname':'/g','api':'cuFileWrite','via':'posix'}}\n"
+		"{'name':'pwrite','cat':'POSIX','pid':1,'tid':1,'ph':'X','ts':30,'dur':1,'args':{'ret':7,'fname':'/h'}}\n"
+		"{'name':'pwrite','cat':'POSIX','pid':1,'tid':1,'ph':'X','ts':40,'dur':2,'args':{'ret':8,'fname':'/g','api':'cuFileWrite'}}\n";
+	const struct row *w, *c;
+	struct profile p;
+	char err[256];
+	int rc = profile_init(&p, specs, 1, err, sizeof(err));
+
+	rc = rc ? rc : feed(&p, trace("cufile.pfw", text), 0);
+	rc = rc ? rc : profile_finish(&p);
+	w = row_named(&p, 0, "pwrite", NULL);
+	c = row_named(&p, 0, "cuFileWrite", NULL);
+	CHECK(rc == 0 && w && w->calls == 4 && w->bytes == 4096 + 100 + 7 + 8,
+	      "cufile: the pwrite row: 3 syscalls and a write through GPUDirect, 4211 bytes "
+	      "(rc %d, calls %llu)", rc, w ? (unsigned long long)w->calls : 0);
+	CHECK(c && c->calls == 2 && c->total == 10000 && !c->bytes,
+	      "cufile: the cuFileWrite row: the 2 calls in compatibility mode, 10 us, no bytes "
+	      "(their syscalls have them)");
+	CHECK(p.head.bytes_written == 4211 && p.gpu.all.file_bytes == 4096 + 100 + 8,
+	      "cufile: bytes written once; cuFile's bytes, each once (got %lld, %lld)",
+	      (long long)p.head.bytes_written, (long long)p.gpu.all.file_bytes);
+	profile_free(&p);
+}
+
 /* A torch trace given with the trace that ran torch: one process, named
  * and ranked as the trace says, as merge makes it. */
 static void check_profile_owner(void)
@@ -673,6 +708,7 @@ int main(void)
 	check_profile();
 	check_profile_saturates();
 	check_profile_gpu();
+	check_profile_cufile();
 	check_profile_owner();
 	check_rm_tree(tmpdir);
 	return check_done();

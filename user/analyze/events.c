@@ -185,8 +185,14 @@ static void read_args(struct ev_input *in, const struct rec *e, struct ev *out,
 				js_int(v, &out->gpu_bytes);
 			break;
 		case 'a':
-			if (SPAN_IS(k, "api") && js_string(v, &api))
+			if (SPAN_IS(k, "api") && js_string(v, &api)) {
 				out->cufile = api.len > 6 && !memcmp(api.p, "cuFile", 6);
+				/* cuFile's compatibility mode: the call (CUFILE) is
+				 * named for the syscalls it made, whose events are
+				 * in the trace too; it counts once, as itself */
+				if (out->cufile && out->kind == EV_GPU)
+					out->name = api;
+			}
 			break;
 		case 'h':
 			if (SPAN_IS(k, "hist"))
