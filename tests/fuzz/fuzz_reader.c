@@ -8,6 +8,7 @@
  * An input's first byte says how its other bytes are given to the reader:
  *   bit 0  gzipped (as one member, or bit 2: as two)
  *   bit 1  READER_SKIM
+ *   bit 3  READER_STRICT (an event out of range refused, not skipped)
  * tests/fuzz/run runs it; see there for the corpus and the crashes kept.
  */
 #include <stdint.h>
@@ -83,14 +84,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	err[0] = 0;
-	rc = reader_open(&r, path, mode & 2 ? READER_SKIM : 0, err, sizeof(err));
+	rc = reader_open(&r, path, (mode & 2 ? READER_SKIM : 0) | (mode & 8 ? READER_STRICT : 0),
+			 err, sizeof(err));
 	if (!rc) {
 		const struct reader_meta *m = reader_meta(r);
+		uint64_t line;
 
 		if (m->distributed_info)
 			(void)strlen(m->distributed_info);
 		while ((rc = reader_next(r, &e, err, sizeof(err))) > 0)
 			use_event(&e);
+		/* events skipped have a line; none when strict refuses them */
+		if (reader_skipped(r, &line) && (line < 1 || (mode & 8)))
+			abort();
 		reader_close(r);
 	}
 	/* an error says what, in one line */
