@@ -252,7 +252,7 @@ __noinline int take_ring_rec(struct dft_task *st, __u64 uaddr)
 	struct task_struct *t = bpf_get_current_task_btf();
 	struct dft_ring_rec *r;
 	__u32 zero = 0, op;
-	__u64 ts;
+	__u64 ts, now;
 
 	/* not on the stack: the calls below it would pass the 512 bytes */
 	r = bpf_map_lookup_elem(&ring_scratch, &zero);
@@ -267,10 +267,15 @@ __noinline int take_ring_rec(struct dft_task *st, __u64 uaddr)
 		return 0;
 	/* the thread writes its records in time order, before now: any
 	 * other time is forged, and would put years into the trace */
-	if (ts < st->ring_last || ts > bpf_ktime_get_ns() + DFT_RING_SLACK_NS) {
+	now = bpf_ktime_get_ns();
+	if (ts < st->ring_last || ts > now + DFT_RING_SLACK_NS) {
 		count_lost(DFT_NR_MAX + DFT_EV_RING_TIME);
 		return 0;
 	}
+	/* no later than now: a record's time is one its process surely
+	 * lived at, which user space relies on (model/procs.h's gate) */
+	if (ts > now)
+		ts = now;
 	st->ring_last = ts;
 	/* not a branch: the verifier would walk what follows once for each */
 	op = DFT_ANNOT_BEGIN + (r->ts_end & 1);

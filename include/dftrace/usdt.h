@@ -44,7 +44,8 @@
  * fault, too, and reads the names then: only a literal is sure to hold
  * them still. While regions' semaphore is raised, those sites do not
  * fire region_begin and region_end; sites whose names are not literals
- * always do.
+ * always do, and so does a signal handler's region while its thread is
+ * writing the ring.
  *
  * Define DFT_USDT_DISABLE before the include to compile every annotation
  * out. Where probes are not supported (not ELF, not x86-64 or AArch64) the
