@@ -6,6 +6,11 @@
 
 load lib/common
 
+setup() {
+	common_setup
+	require_feature annotations region_rings
+}
+
 ANNOT="$ROOT/tests/lib/annot.py"
 
 annot() {

@@ -27,6 +27,11 @@ DFT_TIMEOUT="${DFT_TIMEOUT:-120}"
 DEFAULT_SIGNALS=(env --default-signal)
 
 setup() {
+	common_setup
+}
+
+# A file's own setup calls this first.
+common_setup() {
 	[ -x "$DFT" ] || { echo "# $DFT is not built (run make)"; return 1; }
 	[ -d "$WL" ] || { echo "# $WL is not built (run make)"; return 1; }
 	T="$(mktemp -d /tmp/dft-test.XXXXXX)"
