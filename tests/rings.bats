@@ -23,17 +23,17 @@ annot() {
 }
 
 @test "rings: a clone(CLONE_VM) child never drains its parent's ring: the parent's regions are its own, the child's writes in none" {
-	traced -- "$WL/rings" "$D" clonevm 200000
+	traced -- "$WL/rings" "$D" clonevm 20000
 	valid
-	expect_eq "parent.work" "$(tpy count "$TRACE" --cat parent --name work)" 200000
+	expect_eq "parent.work" "$(tpy count "$TRACE" --cat parent --name work)" 20000
 	annot check "$TRACE" "$TRUTH"
 }
 
 @test "rings: a signal handler's regions while its thread writes the ring: every one of both, in order" {
-	traced -- "$WL/rings" "$D" signals 300000
+	traced -- "$WL/rings" "$D" signals 30000
 	valid
 	grep -qE '^rings: [1-9][0-9]* handler regions$' "$T/dft.err"
-	expect_eq "main.loop" "$(tpy count "$TRACE" --cat main --name loop)" 300000
+	expect_eq "main.loop" "$(tpy count "$TRACE" --cat main --name loop)" 30000
 	annot check "$TRACE" "$TRUTH"
 }
 
