@@ -42,7 +42,8 @@ CXX ?= c++
 BENCHES := $(patsubst tests/bench/%.c,$(OUT)/bench/%,$(wildcard tests/bench/*.c))
 # Stand-ins for the GPU libraries (tests/standin), under their sonames;
 # ptxjob drives a real GPU (tests/device).
-STANDINS := $(OUT)/standin/libcuda.so.1 $(OUT)/standin/libnccl.so.2 $(OUT)/standin/libcufile.so.0
+STANDINS := $(OUT)/standin/libcuda.so.1 $(OUT)/standin/libnccl.so.2 $(OUT)/standin/libcufile.so.0 \
+	    $(OUT)/standin/liblaunch.so
 WORKLOADS += $(OUT)/workloads/gpujob-dl $(OUT)/workloads/annotate-oldnotes
 DEVICE_PROGS := $(OUT)/device/ptxjob
 
@@ -148,6 +149,7 @@ STANDIN_CFLAGS := -O2 -g -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_S
 $(OUT)/standin/libcuda.so.1: tests/standin/cuda.c tests/standin/gpuapi.h
 $(OUT)/standin/libnccl.so.2: tests/standin/nccl.c tests/standin/gpuapi.h
 $(OUT)/standin/libcufile.so.0: tests/standin/cufile.c tests/standin/gpuapi.h
+$(OUT)/standin/liblaunch.so: tests/standin/launch.c tests/standin/gpuapi.h
 $(STANDINS):
 	@mkdir -p $(dir $@)
 	$(CC) $(STANDIN_CFLAGS) -Wl,-soname,$(notdir $@) $(filter %.c,$^) -o $@

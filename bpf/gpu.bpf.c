@@ -66,8 +66,16 @@ int gpu_enter(struct pt_regs *ctx)
 		if (i < d && fr->f[i].sp <= sp)
 			d = i;
 	fr->depth = d;
-	if (d >= DFT_GPU_DEPTH) /* deeper: not recorded */
+	if (d >= DFT_GPU_DEPTH) {
+		/* deeper: not recorded, and the trace says so; its return
+		 * finds no frame (pop()) */
+		count_lost(DFT_NR_MAX + DFT_EV_GPU);
 		return 0;
+	}
+	/* the mask stays (barrier_var): 6.1's verifier follows the branch
+	 * above where its bounds of d rule it out, and finds d alone out
+	 * of range there */
+	barrier_var(d);
 	f = &fr->f[d & (DFT_GPU_DEPTH - 1)];
 	f->id = id;
 	f->sp = sp;

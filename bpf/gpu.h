@@ -147,7 +147,10 @@ enum dft_gpu_call {
 #define DFT_GPU_AUX 6
 #define DFT_GPU_STR 128		/* a kernel's name, cut there */
 #define DFT_GPU_BATCH 16	/* cuFileBatchIOSubmit's entries read */
-#define DFT_GPU_DEPTH 4		/* calls in flight in one thread */
+/* Calls in flight in one thread (a frame of 112 bytes each, in its task
+ * storage): deeper ones, a recursion through a probed call, are not
+ * recorded and are counted lost (gpu.bpf.c). A power of two. */
+#define DFT_GPU_DEPTH 16
 
 /* What the kernel side needs of a call; user space fills it from the
  * table (rodata). */

@@ -12,6 +12,7 @@
 # before that are not seen (the README says so).
 
 load lib/common
+load lib/copies
 
 GPUJOB="$WL/gpujob"
 GPUJOB_DL="$WL/gpujob-dl"
@@ -238,4 +239,21 @@ print(len(gpu), sorted({e["args"].get("kernel") for e in gpu if e["name"] == "cu
 	expect_eq "GPU events" "$(tpy count "$TRACE" --cat CUDA_DRIVER_API,NCCL,CUFILE)" 0
 	run tpy events "$TRACE" --all --name start --fields args.features
 	[[ "$output" == *,-gpu,* ]]
+}
+
+# launches LIST: the trace's cuLaunchKernel calls by grid_x, one a line, sorted
+launches() {
+	tpy events "$TRACE" --name cuLaunchKernel --fields args.grid_x | sort -n
+}
+
+@test "gpu: a recursion through a probed call: the outermost 16 calls in flight in a thread are recorded, the deeper ones counted lost" {
+	copies_traced recurse "$STANDIN/liblaunch.so" 20 loaded
+	wait_line "$T/dft.err" "^dftrace-bpf: GPU calls in '$D/copy-1.so'"
+	kill -USR1 "$COPIES_PID"
+	await "$DFT_PID" 60
+	expect_eq "tracer status" "$AWAIT_STATUS" 0
+	expect_eq "calls made, nested" "$(grep -c '^info	call	' "$TRUTH")" 20
+	# DFT_GPU_DEPTH (bpf/gpu.h): grid_x 20 is the outermost
+	expect_eq "launches traced" "$(launches)" "$(seq 5 20)"
+	expect_eq "launches lost" "$(tpy lost "$TRACE" --op gpu_call)" 4
 }

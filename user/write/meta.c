@@ -296,7 +296,7 @@ static const char *kind_name(size_t kind)
 		[DFT_EV_ASYNC] = "async_io", [DFT_EV_FILEID] = "file_name",
 		[DFT_EV_FOLD] = "fold", [DFT_EV_URING_SUBMIT] = "io_uring_submit",
 		[DFT_EV_URING_DONE] = "io_uring_done",
-		[DFT_EV_FDS_LOST] = "fds_lost",
+		[DFT_EV_FDS_LOST] = "fds_lost", [DFT_EV_GPU] = "gpu_call",
 		[DFT_EV_RING_TIME] = "ring_bad_time",
 	};
 
