@@ -583,7 +583,8 @@ static bool proven(void *ctx, uint32_t pid, uint64_t alive_ns)
 	return attach_proven(bpf_map__fd(tr->skel->maps.tasks), pid, alive_ns);
 }
 
-static void offer_program(void *ctx, const char *path)
+static void offer_program(void *ctx, uint32_t pid, const char *path, uint64_t addr,
+			  uint64_t len)
 {
 	usdt_offer(ctx, path);
 }

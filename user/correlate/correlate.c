@@ -190,7 +190,8 @@ static void apply_mmap(struct trace *t, struct proc *p,
 		return;
 	map_add(p, e->ret, e->args[1], f->f[0]);
 	if ((e->args[2] & PROT_EXEC) && f->f[0] && t->cfg.on_program)
-		t->cfg.on_program(t->cfg.on_program_ctx, f->f[0]->str);
+		t->cfg.on_program(t->cfg.on_program_ctx, p->pid, f->f[0]->str, e->ret,
+				  e->args[1]);
 }
 
 /* A munmap that succeeded: memory gone from the process (msync, whose
@@ -199,6 +200,12 @@ static void apply_mmap(struct trace *t, struct proc *p,
 static bool unmapped(const struct sc_desc *d, int64_t ret)
 {
 	return d->effect == FX_MUNMAP && ret == 0 && !strcmp(d->syscall, "munmap");
+}
+
+/* The launched command before its exec: the tracer's code, not its. */
+static bool launched_not_execd(const struct trace *t, const struct proc *p)
+{
+	return t->cfg.root_launched && !t->root_execd && p->pid == t->cfg.root_pid;
 }
 
 /* fd-table and mapping updates, applied after the event is written. */
@@ -286,9 +293,12 @@ void on_syscall(struct trace *t, const struct dft_syscall *e,
 		return;
 	}
 	/* a library unloaded: its annotations' strings with it (whatever
-	 * the model knew of the mapping) */
+	 * the model knew of the mapping), and maybe its probes */
 	if (p->sites.n && unmapped(d, e->ret))
 		forget_sites(t, p, e->args[0], e->args[1]);
+	if (unmapped(d, e->ret) && t->cfg.on_unmapped && !launched_not_execd(t, p))
+		t->cfg.on_unmapped(t->cfg.on_program_ctx, p->pid, e->h.tid, e->args[0],
+				   e->args[1]);
 	name_files(p, d, e, str, len, flags, &f);
 	if (e->h.flags & DFT_CALL_QUIET) { /* outside --steps' windows */
 		apply_effect(t, p, d, e, &f);
@@ -364,6 +374,10 @@ void on_fork(struct trace *t, const struct dft_fork *e)
 		c = proc_fork(&t->model, p, e->child_tgid);
 		if (c)
 			t->stats.live++;
+		/* its mappings are its parent's (a child found before its
+		 * fork record came had its own read from /proc) */
+		if (c && t->cfg.on_forked && !(e->h.flags & DFT_FORK_UNTRACKED))
+			t->cfg.on_forked(t->cfg.on_program_ctx, p->pid, c->pid);
 	}
 	if (c) {
 		/* the record was made once the child was */
@@ -452,6 +466,8 @@ static struct thread *become_new_program(struct trace *t, struct proc *p,
 	if (p->job.rank < 0 && e->env_len >= DFT_ENV_MAX)
 		p->job = proc_job_rank(p); /* past the part copied */
 	fd_exec(p);
+	if (t->cfg.on_unmapped)
+		t->cfg.on_unmapped(t->cfg.on_program_ctx, p->pid, e->h.tid, 0, UINT64_MAX);
 	gpu_state_free(p->gpu); /* a new program: none of it is its */
 	p->gpu = NULL;
 	forget_sites(t, p, 0, UINT64_MAX);
@@ -494,6 +510,8 @@ static void forget_process(struct trace *t, struct proc *p, uint32_t tid,
 	fold_write_totals(t, p, 0);
 	fileid_forget_process(&t->fileids, p->pid);
 	forget_sites(t, p, 0, UINT64_MAX);
+	if (t->cfg.on_unmapped)
+		t->cfg.on_unmapped(t->cfg.on_program_ctx, p->pid, 0, 0, UINT64_MAX);
 	s = files_sink_if_open(&t->files, p);
 	if (s)
 		writer_forget_names(s, p->pid, tid);
@@ -524,7 +542,7 @@ void on_exec(struct trace *t, const struct dft_exec *e)
 		writer_forget_names(s, p->pid, e->h.tid);
 	/* A new program may carry annotations. */
 	if (p->exe && !privileged && !left && t->cfg.on_program)
-		t->cfg.on_program(t->cfg.on_program_ctx, p->exe->str);
+		t->cfg.on_program(t->cfg.on_program_ctx, p->pid, p->exe->str, 0, 0);
 	s = files_sink(&t->files, p);
 	if (s) {
 		if (p->cmdline)

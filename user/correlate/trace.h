@@ -28,9 +28,18 @@ struct trace_config {
 	bool profile;		/* --profile: calls come as totals */
 	bool root_launched;	/* -- CMD: not exec'd yet, /proc shows us */
 	const char *root_exe;	/* -- CMD: the program it will exec, if known */
-	/* A file a traced process mapped executable or exec'd: it may carry
-	 * annotations (the capture side attaches to it, later). */
-	void (*on_program)(void *ctx, const char *path);
+	/* A file process pid mapped executable at [addr, addr + len), or
+	 * exec'd (len 0): it may carry probes (the capture side attaches to
+	 * it, later, and holds them while a traced process maps it). */
+	void (*on_program)(void *ctx, uint32_t pid, const char *path, uint64_t addr,
+			   uint64_t len);
+	/* What may end such a mapping: an unmapping of [addr, addr + len)
+	 * by thread tid of pid, an exec (all of them, tid its new one), the
+	 * end of pid (tid 0); and what copies them, a fork. ctx:
+	 * on_program_ctx. */
+	void (*on_unmapped)(void *ctx, uint32_t pid, uint32_t tid, uint64_t addr,
+			    uint64_t len);
+	void (*on_forked)(void *ctx, uint32_t parent, uint32_t child);
 	/* A process found running, not seen born (attach, a scope's entry):
 	 * its mappings may carry annotations too. alive_ns: when a record
 	 * showed it alive, for the check of what is read of it (struct
