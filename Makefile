@@ -40,10 +40,12 @@ EXAMPLES := $(patsubst usdt/examples/%.c,$(OUT)/examples/%,$(filter-out usdt/exa
 	    $(patsubst usdt/examples/%.c,$(OUT)/examples/%.so,$(wildcard usdt/examples/lib*.c))
 CXX ?= c++
 BENCHES := $(patsubst tests/bench/%.c,$(OUT)/bench/%,$(wildcard tests/bench/*.c))
-# Stand-ins for the GPU libraries (tests/standin), under their sonames;
+# Stand-ins for the GPU libraries (tests/standin), under their sonames,
+# and the libraries tests load in many copies (liblaunch.so, which
+# defines cuLaunchKernel alone; libannotated.so, every annotation);
 # ptxjob drives a real GPU (tests/device).
 STANDINS := $(OUT)/standin/libcuda.so.1 $(OUT)/standin/libnccl.so.2 $(OUT)/standin/libcufile.so.0 \
-	    $(OUT)/standin/liblaunch.so
+	    $(OUT)/standin/liblaunch.so $(OUT)/standin/libannotated.so
 WORKLOADS += $(OUT)/workloads/gpujob-dl $(OUT)/workloads/annotate-oldnotes
 DEVICE_PROGS := $(OUT)/device/ptxjob
 
@@ -145,11 +147,12 @@ $(OUT)/workloads/uring: LDLIBS_WL := -luring
 # symbols folded into one address (-fno-ipa-icf), so that each function
 # is a probe of its own.
 STANDIN_CFLAGS := -O2 -g -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
-		  -fPIC -shared -fvisibility=hidden -fno-ipa-icf
+		  -fPIC -shared -fvisibility=hidden -fno-ipa-icf -Iinclude
 $(OUT)/standin/libcuda.so.1: tests/standin/cuda.c tests/standin/gpuapi.h
 $(OUT)/standin/libnccl.so.2: tests/standin/nccl.c tests/standin/gpuapi.h
 $(OUT)/standin/libcufile.so.0: tests/standin/cufile.c tests/standin/gpuapi.h
 $(OUT)/standin/liblaunch.so: tests/standin/launch.c tests/standin/gpuapi.h
+$(OUT)/standin/libannotated.so: tests/standin/annotated.c $(wildcard include/dftrace/*.h)
 $(STANDINS):
 	@mkdir -p $(dir $@)
 	$(CC) $(STANDIN_CFLAGS) -Wl,-soname,$(notdir $@) $(filter %.c,$^) -o $@

@@ -4,6 +4,7 @@
 # enclosing phase, epoch and step, parent links and nesting.
 
 load lib/common
+load lib/copies
 load lib/notes
 
 EX="$ROOT/build/examples"
@@ -296,4 +297,24 @@ dlopen_traced() {
 		"$(printf '%s\n' "trace: $TRACE" "dftrace-bpf: trace complete; detaching N uprobes")"
 	valid
 	expect_eq "the region" "$(tpy events "$TRACE" --cat compute --name forward --fields name)" forward
+}
+
+@test "annotate: 130 fresh copies of a library with every probe, each loaded, called and unloaded in turn: the region and read of each, its probes and specs released as it goes" {
+	local n
+	n=$(copies 130 6)
+	copies_each "$STANDIN/libannotated.so" "$n" annotations
+	expect_eq "calls made" "$(grep -c '^info	call	' "$TRUTH")" "$n"
+	expect_eq "preprocess regions" "$(tpy count "$TRACE" --cat data --name preprocess)" "$n"
+	# another provider's probe, named as ours, is left alone (a nop)
+	expect_eq "its site in each copy" "$(awk -F'\t' '$2 == "other" { print $4 }' "$TRUTH" | sort | uniq -c |
+		awk '{$1=$1} 1')" "$n 90"
+	# copy i reads in-i.bin, of i bytes, inside its region
+	expect_eq "reads by file and region" \
+		"$(tpy events "$TRACE" --name read --under "$D" --fields path,args.phase,args.ret |
+			awk -F'\t' '$1 ~ /\/in-[0-9]+\.bin$/ && $3 > 0' | sed "s|^$D/||" | sort -V)" \
+		"$(for i in $(seq "$n"); do printf 'in-%d.bin\tpreprocess\t%d\n' "$i" "$i"; done)"
+	expect_eq "copies released" \
+		"$(count_lines "^dftrace-bpf: probes in '$D/copy-[0-9]+.so' released")" "$n"
+	expect_eq "the tracer's descriptors (before the first copy: $FDS_BEFORE)" \
+		"$FDS_AFTER" "$FDS_BEFORE"
 }

@@ -246,6 +246,81 @@ launches() {
 	tpy events "$TRACE" --name cuLaunchKernel --fields args.grid_x | sort -n
 }
 
+@test "gpu: 300 fresh copies of a library, each loaded, called and unloaded in turn: every call, each copy's probes released as it goes, the tracer's descriptors back where they began" {
+	local n
+	n=$(copies 300 20)
+	copies_each "$STANDIN/liblaunch.so" "$n" "GPU calls"
+	expect_eq "calls made" "$(grep -c '^info	call	' "$TRUTH")" "$n"
+	expect_eq "launches traced, by grid_x (the copy)" "$(launches)" "$(seq "$n")"
+	expect_eq "copies released" \
+		"$(count_lines "^dftrace-bpf: probes in '$D/copy-[0-9]+.so' released")" "$n"
+	expect_eq "the tracer's descriptors (before the first copy: $FDS_BEFORE)" \
+		"$FDS_AFTER" "$FDS_BEFORE"
+}
+
+@test "gpu: more probes than the tracer holds at once: the copies past its bound wait unprobed, said once, and the calls of those probed are exact" {
+	# 80 copies of libcuda.so.1: more uprobes than PROBED_SITES_MAX
+	# (4,096, capture/probed.h) at once; or, with a perf event and its
+	# link a uprobe (before Linux 6.6), more descriptors than a quarter
+	# of the 1024 the tracer may open here
+	local n=80 calls probed waiting
+	(ulimit -n 1024 && exec "$DFT" -v -o "$TRACE" -- "$COPIES" all "$STANDIN/libcuda.so.1" \
+		"$D" "$n") >>"$TRUTH" 2>"$T/dft.err" &
+	DFT_PID=$!
+	BG_PIDS+=("$DFT_PID")
+	copies_pid loaded
+	await_lines "^dftrace-bpf: (GPU calls in|not probing) '$D/copy-" "$n"
+	# which copies were probed, before any call (none is released before)
+	probed=$(sed -n "s|^dftrace-bpf: GPU calls in '$D/copy-\([0-9]*\).so': .*|\1|p" \
+		"$T/dft.err" | sort -n)
+	calls=$(sed -n "s|^dftrace-bpf: GPU calls in '$D/copy-1.so': \([0-9]*\) probed|\1|p" \
+		"$T/dft.err")
+	waiting=$(count_lines "^dftrace-bpf: not probing '$D/copy-")
+	kill -USR1 "$COPIES_PID"
+	await "$DFT_PID" 60
+	expect_eq "tracer status" "$AWAIT_STATUS" 0
+	[ "$waiting" -ge 1 ]
+	expect_eq "copies probed or waiting" "$(( $(wc -l <<<"$probed") + waiting ))" "$n"
+	# an entry and a return a call, within the bound
+	[ "$(( $(wc -l <<<"$probed") * 2 * calls ))" -le 4096 ]
+	expect_eq "said once, with the bound" \
+		"$(count_lines "^dftrace-bpf: not probing '.*' while probes on [0-9]+ sites, in [0-9]+ descriptors, are held: at most 4096 and 256 at once")" 1
+	expect_eq "launches traced: those of the probed copies" "$(launches)" "$probed"
+}
+
+@test "gpu: a library a forked child still maps when its parent unloads it keeps its probes: the child's call is traced" {
+	copies_traced fork "$STANDIN/liblaunch.so" 1 child
+	wait_line "$T/dft.err" "^dftrace-bpf: GPU calls in '$D/copy-1.so'"
+	# the parent's unmapping has been read once its mark is in the trace
+	tpy wait-for "$TRACE" --path "$D/closed" --alive "$DFT_PID" --timeout 30
+	! grep -q "^dftrace-bpf: probes in '$D/copy-1.so' released" "$T/dft.err"
+	kill -USR1 "$COPIES_PID"
+	await "$DFT_PID" 60
+	expect_eq "tracer status" "$AWAIT_STATUS" 0
+	expect_eq "the child's launch" "$(tpy events "$TRACE" --name cuLaunchKernel --fields pid,args.grid_x)" \
+		"$COPIES_PID	1"
+}
+
+@test "gpu: -p: a library mapped before the attach is held, and released when the process unloads it" {
+	start_bg WL_PID "$COPIES" each "$STANDIN/liblaunch.so" "$D" 1
+	copies_pid ready
+	kill -USR1 "$WL_PID"
+	for _ in $(seq 1500); do grep -q "$D/copy-1.so" "/proc/$WL_PID/maps" && break; sleep 0.02; done
+	grep -q "$D/copy-1.so" "/proc/$WL_PID/maps"
+	"$DFT" -v -o "$TRACE" -p "$WL_PID" 2>"$T/dft.err" &
+	DFT_PID=$!
+	BG_PIDS+=("$DFT_PID")
+	wait_line "$T/dft.err" "^dftrace-bpf: GPU calls in '$D/copy-1.so'"
+	kill -USR1 "$WL_PID"
+	wait_file "$WL_CTL/done" 60
+	wait_line "$T/dft.err" "^dftrace-bpf: probes in '$D/copy-1.so' released"
+	kill -USR1 "$WL_PID"
+	await "$WL_PID" 60
+	await "$DFT_PID" 60
+	expect_eq "tracer status" "$AWAIT_STATUS" 0
+	expect_eq "the launch" "$(launches)" 1
+}
+
 @test "gpu: a recursion through a probed call: the outermost 16 calls in flight in a thread are recorded, the deeper ones counted lost" {
 	copies_traced recurse "$STANDIN/liblaunch.so" 20 loaded
 	wait_line "$T/dft.err" "^dftrace-bpf: GPU calls in '$D/copy-1.so'"

@@ -26,7 +26,9 @@
  *            N - 1, and so on to 1: N calls in flight at once, each
  *            inside the one before
  * Records: "info<TAB>call<TAB>I" for each call made (recurse: each
- * launch's grid_x).
+ * launch's grid_x); for a copy of libannotated.so, once it is probed,
+ * "info<TAB>other<TAB>I<TAB>BYTE": the first byte, in hex, at the site
+ * of its probe of another provider (a nop, 90, unless a uprobe is there).
  */
 #include <dlfcn.h>
 #include <stdbool.h>
@@ -108,6 +110,7 @@ static void launch_inside(unsigned int grid_x)
 
 static void call(void *h, int i, bool recurse)
 {
+	const unsigned char *(*other)(void);
 	preprocess_fn preprocess;
 	char name[32], *in;
 	void *params[1];
@@ -122,6 +125,9 @@ static void call(void *h, int i, bool recurse)
 	}
 	if (!preprocess)
 		wl_die("copy %d defines neither cuLaunchKernel nor phase_preprocess", i);
+	*(void **)&other = dlsym(h, "annotated_other_site");
+	if (other)
+		wl_emit("info\tother\t%d\t%02x\n", i, *other());
 	snprintf(name, sizeof(name), "in-%d.bin", i);
 	in = wl_path(dir, name);
 	wl_emit("info\tcall\t%d\n", i);

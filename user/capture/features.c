@@ -18,6 +18,7 @@
 #include <bpf/libbpf.h>
 #include "capture/features.h"
 #include "capture/report.h"
+#include "capture/uprobes.h"
 #include "lib/clock.h"
 #include "dftrace.skel.h" /* after dftrace.h: its types */
 
@@ -279,6 +280,33 @@ static bool mixes_tail_calls(void)
 	return true;
 }
 
+/*
+ * Whether this kernel links a program to many uprobes of a file at once
+ * (BPF_TRACE_UPROBE_MULTI, Linux 6.6). Earlier kernels refuse the attach
+ * type (EINVAL); this one, given a directory, says it is no regular file
+ * (EBADF) once it knows the type.
+ */
+static bool links_uprobe_multi(void)
+{
+	struct bpf_insn insns[] = {
+		{ BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 0 },
+		{ BPF_JMP | BPF_EXIT, 0, 0, 0, 0 },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = UPROBES_MULTI_ATTACH);
+	unsigned long offset = 0;
+	int prog, link;
+
+	prog = bpf_prog_load(BPF_PROG_TYPE_KPROBE, NULL, "GPL", insns,
+			     sizeof(insns) / sizeof(insns[0]), &o);
+	if (prog < 0)
+		return false;
+	link = uprobes_multi_link(prog, "/", false, &offset, NULL, NULL, 1);
+	if (link >= 0)
+		close(link);
+	close(prog);
+	return link < 0 && errno == EBADF;
+}
+
 static const char *probe_core(const struct btf *btf)
 {
 	static char why[160];
@@ -324,12 +352,17 @@ int features_probe(struct features *f)
 		off(f, FEATURE_annotations, "this kernel has no uprobes ('%s')", UPROBE_PMU);
 		off(f, FEATURE_gpu, "this kernel has no uprobes ('%s')", UPROBE_PMU);
 	} else if (!has_enum_value(btf, "bpf_func_id", "BPF_FUNC_get_attach_cookie")) {
-		/* one program for every call: the cookie says which (5.15) */
+		/* one program for every call: the cookie says which; and an
+		 * annotation's argument spec (capture/usdtspec.h) (5.15) */
+		off(f, FEATURE_annotations, "this kernel has no helper '%s'",
+		    "bpf_get_attach_cookie");
 		off(f, FEATURE_gpu, "this kernel has no helper '%s'", "bpf_get_attach_cookie");
 	}
 	if (!f->on[FEATURE_annotations])
 		off(f, FEATURE_region_rings, "it serves annotations, which are off");
 	f->pinned_regions = f->on[FEATURE_annotations] && mixes_tail_calls();
+	f->uprobe_multi = (f->on[FEATURE_annotations] || f->on[FEATURE_gpu]) &&
+			  links_uprobe_multi();
 	probe_tracepoints(f, btf);
 	probe_io_uring(f, btf);
 	probe_mmap(f, btf);
@@ -397,6 +430,9 @@ void features_configure(const struct features *f, struct dftrace_bpf *skel, bool
 		if (prog == skel->progs.ring_regions)
 			load = load && f->on[FEATURE_region_rings];
 		bpf_program__set_autoload(prog, load);
+		/* their uprobes are one link a file (capture/uprobes.h) */
+		if (f->uprobe_multi && (ft == FEATURE_annotations || ft == FEATURE_gpu))
+			bpf_program__set_expected_attach_type(prog, UPROBES_MULTI_ATTACH);
 		/* task iterators are read by user space when it needs them,
 		 * also after the hooks are detached (loader_iter()) */
 		if (!strncmp(bpf_program__section_name(prog), "iter/", 5))

@@ -50,6 +50,10 @@ struct features {
 	 * pinned region probes' programs do (annot.bpf.c); without it the
 	 * annotation program takes those probes too */
 	bool pinned_regions;
+	/* one link holds a program's uprobes on a file (uprobe_multi,
+	 * Linux 6.6): the uprobes' programs are loaded for it
+	 * (capture/uprobes.h) */
+	bool uprobe_multi;
 };
 
 /* A feature off by the user's choice (why: what to say of it). */

@@ -5,7 +5,6 @@
 #include "dftrace.skel.h" /* after dftrace.h: its types */
 #include "lib/hash.h"
 #include "lib/hmap.h"
-#include "lib/vec.h"
 #include "model/gpucalls.h"
 
 /* The calls by their names' hash: a library's dynamic symbols are
@@ -72,33 +71,22 @@ void gpu_find_syms(Elf *elf, struct gpu_syms *s)
 	}
 }
 
-static int attach_one(struct bpf_program *prog, bool ret, const char *path, uint64_t off,
-		      unsigned int id, struct bpf_link ***links, uint32_t *n, uint32_t *cap)
+int gpu_plan(struct dftrace_bpf *skel, const struct gpu_syms *s, struct uprobe_plan *plan)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, o, .retprobe = ret, .bpf_cookie = id);
-	struct bpf_link *l = bpf_program__attach_uprobe_opts(prog, -1, path, off, &o);
+	int calls = 0;
 
-	if (!l)
-		return -1;
-	if (VEC_PUSH(*links, *n, *cap, l)) {
-		bpf_link__destroy(l);
-		return -1;
+	/* every return first (gpuprobes.h) */
+	for (int enter = 0; enter < 2; enter++) {
+		for (unsigned int id = 1; id < DFT_GPU__COUNT; id++) {
+			struct uprobe_site site = { .offset = s->off[id], .cookie = id };
+
+			if (!s->off[id] || !(s->families & (1u << gpu_call(id)->family)))
+				continue;
+			if (uprobe_plan_add(plan, enter ? skel->progs.gpu_enter : skel->progs.gpu_exit,
+					    !enter, &site))
+				return -ENOMEM;
+			calls += enter;
+		}
 	}
-	return 0;
-}
-
-int gpu_attach(struct dftrace_bpf *skel, const char *path, const struct gpu_syms *s,
-	       struct bpf_link ***links, uint32_t *n, uint32_t *cap)
-{
-	int attached = 0;
-
-	for (unsigned int id = 1; id < DFT_GPU__COUNT; id++) {
-		if (!s->off[id] || !(s->families & (1u << gpu_call(id)->family)))
-			continue;
-		if (attach_one(skel->progs.gpu_exit, true, path, s->off[id], id, links, n, cap))
-			continue;
-		if (!attach_one(skel->progs.gpu_enter, false, path, s->off[id], id, links, n, cap))
-			attached++;
-	}
-	return attached;
+	return calls;
 }

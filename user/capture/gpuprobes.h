@@ -4,17 +4,17 @@
  * marker symbol (libcuda, libnccl, libcufile, or a program or library
  * linking one statically) gets an entry and a return probe on each of
  * that family's functions it defines. Found as libraries are mapped,
- * with the USDT notes (capture/usdt.c), which calls this.
+ * with the USDT notes (capture/probed.c, which calls this).
  */
 #ifndef CAPTURE_GPUPROBES_H
 #define CAPTURE_GPUPROBES_H
 
 #include <gelf.h>
 #include <stdint.h>
+#include "capture/uprobes.h"
 #include "dftrace.h"
 
 struct dftrace_bpf;
-struct bpf_link;
 
 /* Where a file defines the calls: their offsets in the file. */
 struct gpu_syms {
@@ -23,10 +23,9 @@ struct gpu_syms {
 };
 
 void gpu_find_syms(Elf *elf, struct gpu_syms *s);
-/* Return probes first: an entry without its return would be a frame
- * the kernel side keeps until the thread's stack passes it again. Each
- * link into links (grown with VEC_PUSH); how many calls were attached. */
-int gpu_attach(struct dftrace_bpf *skel, const char *path, const struct gpu_syms *s,
-	       struct bpf_link ***links, uint32_t *n, uint32_t *cap);
+/* The calls' probes into plan: how many calls, or -ENOMEM. Return
+ * probes first: an entry without its return would be a frame the kernel
+ * side keeps until the thread's stack passes it again. */
+int gpu_plan(struct dftrace_bpf *skel, const struct gpu_syms *s, struct uprobe_plan *plan);
 
 #endif

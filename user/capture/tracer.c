@@ -34,6 +34,7 @@
 #include "capture/ring.h"
 #include "capture/torchenv.h"
 #include "capture/tracer.h"
+#include "capture/probed.h"
 #include "capture/usdt.h"
 #include "correlate/trace.h"
 #include "dftrace.h"
@@ -70,7 +71,7 @@ struct tracer {
 	struct output *pid_file;	/* --pid-file until it is in place */
 	struct invoker who;
 	struct launch launch;
-	struct usdt_attacher usdt;
+	struct probed_files probed;	/* files with probes: annotations, GPU calls */
 	struct lost lost;
 	struct folds folds;	/* the kernel's totals of folded calls */
 	struct liverings rings;	/* live threads' rings, at the end */
@@ -168,6 +169,18 @@ static void raise_fd_limit(struct tracer *tr)
 	fd_limit_raise(&tr->nofile_at_start);
 }
 
+/* The descriptors probes may hold: a quarter of the tracer's (-D holds
+ * one a traced process). */
+static uint32_t probes_fd_budget(void)
+{
+	struct rlimit nofile;
+
+	if (getrlimit(RLIMIT_NOFILE, &nofile) || nofile.rlim_cur == RLIM_INFINITY ||
+	    nofile.rlim_cur / 4 > UINT32_MAX)
+		return UINT32_MAX / 4;
+	return nofile.rlim_cur / 4;
+}
+
 static int load_and_attach(struct tracer *tr)
 {
 	struct loader_opts o = { .ringbuf_size = tr->env.ringbuf_size,
@@ -189,8 +202,11 @@ static int load_and_attach(struct tracer *tr)
 	/* without --profile only overload folds: drained once a second */
 	folds_init(&tr->folds, tr->skel, bpf_link__fd(tr->kept_iter), tr->env.profile_s > 0 ?
 		   (uint64_t)(tr->env.profile_s * NS_PER_S) : NS_PER_S);
-	usdt_init(&tr->usdt, tr->skel, tr->features.on[FEATURE_annotations],
-		  tr->features.on[FEATURE_gpu], tr->env.verbose);
+	probed_init(&tr->probed, &(struct probed_opts){
+				 .skel = tr->skel, .annotations = tr->features.on[FEATURE_annotations],
+				 .gpu = tr->features.on[FEATURE_gpu], .verbose = tr->env.verbose,
+				 .multi = tr->features.uprobe_multi,
+				 .fd_budget = probes_fd_budget() });
 	lost_init(&tr->lost, bpf_map__fd(tr->skel->maps.lost),
 		  o.lost_by_proc ? bpf_map__fd(tr->skel->maps.lost_by_proc) : -1);
 	tr->rings = (struct liverings){ bpf_map__fd(tr->skel->maps.tasks),
@@ -321,7 +337,7 @@ static int run_loop(struct tracer *tr)
 			report_error("cannot read the ring buffer: %s", strerror(-more));
 			return more;
 		}
-		usdt_attach_pending(&tr->usdt);
+		probed_attach_pending(&tr->probed);
 		if (trace_stats(tr->trace)->write_error)
 			break;
 		folds_tick(&tr->folds, tr->trace, clock_mono_ns());
@@ -381,7 +397,7 @@ static bool attach_tick(void *ctx)
 
 	if (drain_batch(tr, 0) < 0)
 		return false;
-	usdt_attach_pending(&tr->usdt);
+	probed_attach_pending(&tr->probed);
 	return !stop_signal && !time_up(tr) && !trace_stats(tr->trace)->write_error;
 }
 
@@ -405,7 +421,7 @@ static int attach_targets(struct tracer *tr)
 		return 0; /* what is marked is traced until we stop */
 	if (ret)
 		report_error("%s", err);
-	usdt_attach_pending(&tr->usdt);
+	probed_attach_pending(&tr->probed);
 	return ret;
 }
 
@@ -421,7 +437,7 @@ static int attach_scope(struct tracer *tr)
 	free(pids);
 	if (ret && ret != -EINTR)
 		report_error("%s", err);
-	usdt_attach_pending(&tr->usdt);
+	probed_attach_pending(&tr->probed);
 	return ret == -EINTR ? 0 : ret;
 }
 
@@ -477,8 +493,8 @@ static int start_target(struct tracer *tr)
 	trace_adopt(tr->trace, tr->launch.pid, at);
 	count_command_signals(tr);
 	if (tr->program[0])
-		usdt_offer(&tr->usdt, tr->program);
-	usdt_attach_pending(&tr->usdt);
+		probed_offer(&tr->probed, tr->launch.pid, tr->program, 0, 0);
+	probed_attach_pending(&tr->probed);
 	ret = launch_start(&tr->launch, err, sizeof(err));
 	if (ret)
 		report_error("cannot execute '%s': %s", tr->env.command[0], err);
@@ -573,7 +589,7 @@ static int open_outputs(struct tracer *tr)
 
 static void found_process(void *ctx, uint32_t pid, uint64_t alive_ns)
 {
-	usdt_offer_maps(ctx, pid, alive_ns);
+	probed_offer_maps(ctx, pid, alive_ns);
 }
 
 static bool proven(void *ctx, uint32_t pid, uint64_t alive_ns)
@@ -586,7 +602,18 @@ static bool proven(void *ctx, uint32_t pid, uint64_t alive_ns)
 static void offer_program(void *ctx, uint32_t pid, const char *path, uint64_t addr,
 			  uint64_t len)
 {
-	usdt_offer(ctx, path);
+	probed_offer(ctx, pid, path, addr, len);
+}
+
+static void unmapped(void *ctx, uint32_t pid, uint32_t tid, uint64_t addr, uint64_t len,
+		     uint64_t alive_ns)
+{
+	probed_unmapped(ctx, pid, tid, addr, len, alive_ns);
+}
+
+static void forked(void *ctx, uint32_t parent, uint32_t child)
+{
+	probed_forked(ctx, parent, child);
 }
 
 static int start_trace(struct tracer *tr)
@@ -599,9 +626,10 @@ static int start_trace(struct tracer *tr)
 		.root_launched = tr->env.command != NULL,
 		.root_exe = tr->program[0] ? tr->program : NULL,
 		.on_program = offer_program, .on_found = found_process,
-		.on_program_ctx = &tr->usdt,
+		.on_unmapped = unmapped, .on_forked = forked,
+		.on_program_ctx = &tr->probed,
 		.site_found = usdt_site_found, .site_gone = usdt_site_gone,
-		.site_ctx = &tr->usdt,
+		.site_ctx = tr->skel,
 		.lost_name = folds_lost_name, .lost_name_ctx = &tr->folds,
 		.process_ended = folds_process_ended,
 		.steps = tr->env.steps_on ? &tr->env.steps : NULL,
@@ -761,9 +789,8 @@ static void print_prog_stats(const struct tracer *tr)
 
 /* Nothing more is recorded: the hooks go, so that what the ring holds
  * now is all there is, and the command may outlive the trace. The
- * uprobes of annotations go after the file is complete (detach_probes):
- * each takes the kernel up to milliseconds on a busy host
- * (uprobe_unregister), seconds for many. What they add meanwhile is
+ * uprobes go after the file is complete (detach_probes): each link
+ * waits for the kernel (capture/uprobes.h). What they add meanwhile is
  * after the end, not read. */
 static void stop_tracing(struct tracer *tr)
 {
@@ -774,10 +801,10 @@ static void stop_tracing(struct tracer *tr)
 
 static void detach_probes(struct tracer *tr)
 {
-	if (tr->env.verbose && tr->usdt.nlinks)
+	if (tr->env.verbose && tr->probed.attached_any)
 		fprintf(stderr, "dftrace-bpf: trace complete; detaching %u uprobes\n",
-			tr->usdt.nlinks);
-	usdt_free(&tr->usdt);
+			probed_sites(&tr->probed));
+	probed_free(&tr->probed);
 }
 
 /* Drains the ring, ends every file, and says how it went. */
@@ -885,7 +912,7 @@ cleanup:
 	launch_abort(&tr.launch);
 	sink_abort(tr.sink);
 	output_abort(tr.pid_file);
-	usdt_free(&tr.usdt);
+	probed_free(&tr.probed);
 	ring_close(&tr.ring);
 	trace_free(tr.trace);
 	outdir_free(tr.outdir);

@@ -1,38 +1,28 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/*
- * Uprobes are attached per file, system-wide (pid -1): every process that
- * maps the file hits them and the kernel side keeps only tracked tasks.
- * That covers children, dlopen in other processes and shared libraries
- * with one attach per file, and the kernel raises each probe's semaphore
- * in every process that maps it.
- */
 #include <errno.h>
-#include <fcntl.h>
 #include <stddef.h>
 #include <gelf.h>
 #include <libelf.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 /* the header's types only: no probe of ours in the tracer */
 #define DFT_USDT_DISABLE
 #include <dftrace/usdt.h>
 #include "capture/attach.h"
-#include "capture/gpuprobes.h"
 #include "capture/usdt.h"
 #include "dftrace.h"
 #include "dftrace.skel.h" /* after dftrace.h: its types */
-#include "lib/hash.h"
 #include "lib/procfs.h"
 #include "lib/vec.h"
 
 /* ELF note type of SystemTap's SDT notes, and its owner name. */
 #define NT_STAPSDT 3
 #define STAPSDT_OWNER "stapsdt"
+/* The section whose address prelinking moves: a note's base says where
+ * it was at link time (SystemTap's notes). */
+#define STAPSDT_BASE ".stapsdt.base"
 /* include/dftrace/usdt.h's ring of a thread's regions, as the kernel side
  * reads it (struct dft_ring_rec), and its probe */
 #define STR2(x) #x
@@ -48,67 +38,6 @@ _Static_assert(DFT_USDT_RING_LEN == DFT_RING_LEN &&
 			       offsetof(struct dft_ring_rec, count),
 	       "the header's ring is the one the kernel side reads");
 
-void usdt_init(struct usdt_attacher *u, struct dftrace_bpf *skel, bool annotations,
-	       bool gpu, bool verbose)
-{
-	*u = (struct usdt_attacher){ .skel = skel, .annotations = annotations, .gpu = gpu,
-				     .verbose = verbose };
-}
-
-void usdt_offer(struct usdt_attacher *u, const char *path)
-{
-	char *copy;
-
-	if (!u->skel || !(u->annotations || u->gpu) || !path || path[0] != '/')
-		return; /* pipes, anonymous memory, deleted files */
-	copy = strdup(path);
-	if (copy && VEC_PUSH(u->pending, u->npending, u->cappending, copy))
-		free(copy);
-}
-
-struct offers {
-	char **paths;
-	uint32_t n, cap;
-};
-
-static void offer_map(const struct procfs_map *m, void *ctx)
-{
-	struct offers *o = ctx;
-	char *copy;
-
-	if (m->perms[2] != 'x' || m->path[0] != '/' || !(copy = strdup(m->path)))
-		return;
-	if (VEC_PUSH(o->paths, o->n, o->cap, copy))
-		free(copy);
-}
-
-void usdt_offer_maps(struct usdt_attacher *u, pid_t pid, uint64_t alive_ns)
-{
-	struct offers o = { 0 };
-	bool proven;
-
-	if (!u->skel)
-		return;
-	procfs_each_map(pid, offer_map, &o);
-	/* what another process maps, once the pid is another's, is not ours */
-	proven = attach_proven(bpf_map__fd(u->skel->maps.tasks), pid, alive_ns);
-	for (uint32_t i = 0; i < o.n; i++) {
-		if (proven)
-			usdt_offer(u, o.paths[i]);
-		free(o.paths[i]);
-	}
-	free(o.paths);
-}
-
-/* Files are known by device and inode: one library has many paths. The
- * pair is kept as its 64-bit hash (two files colliding: about 1 in 2^64). */
-static bool first_sight(struct usdt_attacher *u, const struct stat *st)
-{
-	uint64_t id[2] = { st->st_dev, st->st_ino };
-
-	return hmap_add(&u->seen, dft_hash64(id, sizeof(id)), 0) == 1;
-}
-
 enum provider { PROV_DFTRACE = 1, PROV_PYTHON = 2 };
 
 static int provider_bit(const char *name, size_t max)
@@ -121,7 +50,7 @@ static int provider_bit(const char *name, size_t max)
 }
 
 /* Each probe with the cookie that tells the one annotation program what
- * it is. Each region's begin before its end: attach_file() goes last to
+ * it is. Each region's begin before its end: plan_set() goes last to
  * first. */
 static const struct {
 	enum provider provider;
@@ -136,15 +65,43 @@ static const struct {
 #undef PY
 };
 
+#define NPROBES (sizeof(probes) / sizeof(probes[0]))
+/* A note of the regions probe (threads' rings), past probes[]; and one
+ * that is not ours. */
+#define RING_NOTE NPROBES
+#define NOT_OURS (NPROBES + 1)
+
+_Static_assert(NPROBES < 63, "a bit of struct notes each, and bit 63 the ring's");
+
+/* A note of ours: its probe (probes[] index, or RING_NOTE), where its
+ * instruction and semaphore (0: none) are in the file, and its
+ * arguments' specs. */
+struct note {
+	size_t probe;
+	uint64_t offset, semaphore;
+	const char *args;
+};
+
 /* What a file's stapsdt notes say: which of our providers it has, and
  * which probes of ours have notes that all pin their arguments
- * (DFT_PINNED_ARGS), by probes[] index. */
+ * (DFT_PINNED_ARGS), by probes[] index; and each note found in the
+ * file's code. */
 struct notes {
 	int providers;
 	uint64_t probes, unpinned;
 	/* notes of the regions probe (threads' rings), and of those whose
 	 * arguments are not pinned */
 	int rings, rings_unpinned;
+	struct note *note;
+	uint32_t n, cap;
+};
+
+/* Where a note's addresses are in the file: its loaded segments, and
+ * where .stapsdt.base is now (0: nowhere). */
+struct layout {
+	GElf_Phdr *seg;
+	size_t nseg;
+	uint64_t base;
 };
 
 /* A note's provider, name and argument specs: three strings after its
@@ -165,38 +122,124 @@ static bool note_strings(const char *desc, size_t size, size_t addrs, const char
 	return true;
 }
 
-_Static_assert(sizeof(probes) / sizeof(probes[0]) <= 64, "a bit of struct notes each");
+/* The note's i-th address (the probe's, the base's, the semaphore's). */
+static uint64_t note_addr(const char *desc, size_t width, int i)
+{
+	uint64_t a64;
+	uint32_t a32;
+
+	if (width == 8) {
+		memcpy(&a64, desc + 8 * i, 8);
+		return a64;
+	}
+	memcpy(&a32, desc + 4 * i, 4);
+	return a32;
+}
+
+/* The file offset of addr in a loaded segment (an executable one if
+ * exec); 0 if none holds it. */
+static uint64_t file_offset(const struct layout *l, uint64_t addr, bool exec)
+{
+	for (size_t i = 0; i < l->nseg; i++) {
+		const GElf_Phdr *p = &l->seg[i];
+
+		if (p->p_type == PT_LOAD && (!exec || p->p_flags & PF_X) &&
+		    addr >= p->p_vaddr && addr - p->p_vaddr < p->p_filesz)
+			return addr - p->p_vaddr + p->p_offset;
+	}
+	return 0;
+}
+
+/* Where the note's probe and semaphore are in the file: false if
+ * nowhere it loads. A prelinked file's notes say where .stapsdt.base
+ * was: the probe moved with it. */
+static bool place_note(const struct layout *l, const char *desc, size_t width, struct note *n)
+{
+	uint64_t pc = note_addr(desc, width, 0), base = note_addr(desc, width, 1);
+	uint64_t sema = note_addr(desc, width, 2);
+
+	if (l->base && base)
+		pc += l->base - base;
+	n->offset = file_offset(l, pc, true);
+	n->semaphore = sema ? file_offset(l, sema, false) : 0;
+	return n->offset && (!sema || n->semaphore);
+}
+
+/* The probes[] index of a probe of ours, or NOT_OURS. */
+static size_t probe_index(int provider, const char *name)
+{
+	for (size_t i = 0; provider && i < NPROBES; i++)
+		if ((int)probes[i].provider == provider && !strcmp(probes[i].probe, name))
+			return i;
+	return NOT_OURS;
+}
 
 /* One note: its provider, and whether it is a probe of ours, pinned. */
-static void scan_note(struct notes *n, const char *desc, size_t size, size_t addrs)
+static void scan_note(struct notes *n, const struct layout *l, const char *desc,
+		      size_t size, size_t width)
 {
+	struct note note = { .probe = NOT_OURS };
 	const char *s[3];
 	int provider;
 
-	if (!note_strings(desc, size, addrs, s))
+	if (!note_strings(desc, size, 3 * width, s))
 		return;
 	provider = provider_bit(s[0], size);
 	n->providers |= provider;
 	if (provider == PROV_DFTRACE && !strcmp(s[1], RING_PROBE)) {
+		note.probe = RING_NOTE;
 		n->rings++;
 		n->rings_unpinned += !!strcmp(s[2], DFT_PINNED_ARGS);
-	}
-	for (size_t i = 0; provider && i < sizeof(probes) / sizeof(probes[0]); i++) {
-		if ((int)probes[i].provider != provider || strcmp(probes[i].probe, s[1]))
-			continue;
-		n->probes |= 1ULL << i;
+	} else if ((note.probe = probe_index(provider, s[1])) < NPROBES) {
+		n->probes |= 1ULL << note.probe;
 		if (strcmp(s[2], DFT_PINNED_ARGS))
-			n->unpinned |= 1ULL << i;
+			n->unpinned |= 1ULL << note.probe;
 	}
+	note.args = s[2];
+	if (note.probe != NOT_OURS && place_note(l, desc, width, &note))
+		(void)VEC_PUSH(n->note, n->n, n->cap, note); /* no memory: not probed */
+}
+
+/* The address .stapsdt.base is at, if the file has one. */
+static uint64_t stapsdt_base(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	size_t strndx;
+	GElf_Shdr sh;
+	const char *name;
+
+	if (elf_getshdrstrndx(elf, &strndx))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && (name = elf_strptr(elf, strndx, sh.sh_name)) &&
+		    !strcmp(name, STAPSDT_BASE))
+			return sh.sh_addr;
+	return 0;
+}
+
+static bool read_layout(Elf *elf, struct layout *l)
+{
+	size_t n;
+
+	l->base = stapsdt_base(elf);
+	if (elf_getphdrnum(elf, &n) || !n || !(l->seg = calloc(n, sizeof(*l->seg))))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (gelf_getphdr(elf, i, &l->seg[l->nseg]))
+			l->nseg++;
+	return true;
 }
 
 /* Every stapsdt note of the ELF file, into n. */
 static void scan_notes(Elf *elf, struct notes *n)
 {
 	const char *ident = elf_getident(elf, NULL);
-	size_t addrs = 3 * (ident && ident[EI_CLASS] == ELFCLASS64 ? 8 : 4);
+	size_t width = ident && ident[EI_CLASS] == ELFCLASS64 ? 8 : 4;
+	struct layout l = { 0 };
 	Elf_Scn *scn = NULL;
 
+	if (!read_layout(elf, &l))
+		return;
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		GElf_Nhdr nh;
@@ -212,43 +255,27 @@ static void scan_notes(Elf *elf, struct notes *n)
 			    memcmp((char *)data->d_buf + name_off, STAPSDT_OWNER,
 				   sizeof(STAPSDT_OWNER)))
 				continue;
-			scan_note(n, (const char *)data->d_buf + desc_off, nh.n_descsz, addrs);
+			scan_note(n, &l, (const char *)data->d_buf + desc_off, nh.n_descsz, width);
 		}
 	}
+	free(l.seg);
 }
 
 /* The program for probe i of a file: pinned_begin or pinned_end where
  * every note of a region's begin or end pins its arguments and this
  * kernel loaded them, else the annotation program. */
-static struct bpf_program *program_for(struct usdt_attacher *u, size_t i,
+static struct bpf_program *program_for(struct dftrace_bpf *skel, size_t i,
 				       const struct notes *n)
 {
 	struct bpf_program *pinned = NULL;
 
 	if (probes[i].provider == PROV_DFTRACE && probes[i].cookie == DFT_ANNOT_BEGIN)
-		pinned = u->skel->progs.pinned_begin;
+		pinned = skel->progs.pinned_begin;
 	if (probes[i].provider == PROV_DFTRACE && probes[i].cookie == DFT_ANNOT_END)
-		pinned = u->skel->progs.pinned_end;
+		pinned = skel->progs.pinned_end;
 	if (pinned && !(n->unpinned >> i & 1) && bpf_program__fd(pinned) >= 0)
 		return pinned;
-	return u->skel->progs.annotation;
-}
-
-/* prog on a probe of the file at path, for every process; its link kept
- * to be destroyed with the others. False if either failed. */
-static bool attach_probe(struct usdt_attacher *u, struct bpf_program *prog, const char *path,
-			 const char *provider, const char *probe,
-			 const struct bpf_usdt_opts *opts)
-{
-	struct bpf_link *l = bpf_program__attach_usdt(prog, -1, path, provider, probe, opts);
-
-	if (!l)
-		return false;
-	if (VEC_PUSH(u->links, u->nlinks, u->caplinks, l)) {
-		bpf_link__destroy(l);
-		return false;
-	}
-	return true;
+	return skel->progs.annotation;
 }
 
 /*
@@ -257,125 +284,101 @@ static bool attach_probe(struct usdt_attacher *u, struct bpf_program *prog, cons
  * ring, with no trap, and fire neither region_begin nor region_end.
  * Those stay attached for the file's other sites, and an older header's.
  */
-static bool attach_rings(struct usdt_attacher *u, const char *path, const struct notes *n)
+static bool takes_rings(struct dftrace_bpf *skel, const struct notes *n)
 {
 	return n->rings && !n->rings_unpinned &&
-	       bpf_program__fd(u->skel->progs.ring_regions) >= 0 &&
-	       attach_probe(u, u->skel->progs.ring_regions, path, "dftrace", RING_PROBE, NULL);
+	       bpf_program__fd(skel->progs.ring_regions) >= 0;
 }
 
-/* path: what libbpf opens; shown: what the user is told. */
-static void attach_file(struct usdt_attacher *u, const char *path,
-			const char *shown, const struct notes *n)
+/* The sites of note's probe, with their specs, into the plan. */
+static int plan_note(struct uprobe_plan *plan, struct usdt_specs *specs,
+		     struct usdt_spec_ids *ids, struct bpf_program *prog, const struct note *note)
 {
-	bool rings = attach_rings(u, path, n);
-	int attached = rings, pinned = 0;
-	char pinned_note[40] = "";
+	struct uprobe_site site = { .offset = note->offset, .semaphore = note->semaphore };
+	struct usdt_spec spec;
+	uint32_t id;
+	int err;
 
-	/* Last to first, so that each region's end probe is live before its
-	 * begin: a process that runs meanwhile (CPython collecting at
-	 * start-up) may then leave an end without a begin, flagged, but
-	 * never a begin without an end, which would hold every later region
-	 * of its thread as its child. */
-	for (size_t i = sizeof(probes) / sizeof(probes[0]); i-- > 0;) {
-		LIBBPF_OPTS(bpf_usdt_opts, opts, .usdt_cookie = probes[i].cookie);
-		struct bpf_program *prog = program_for(u, i, n);
+	/* the ring's program reads its registers: no spec */
+	if (note->probe != RING_NOTE) {
+		if (!usdt_spec_parse(note->args, probes[note->probe].cookie, &spec))
+			return 0; /* a form not known here: left out */
+		if (VEC_PUSH(ids->id, ids->n, ids->cap, 0))
+			return -ENOMEM;
+		if ((err = usdt_specs_get(specs, &spec, &id))) {
+			ids->n--;
+			return err;
+		}
+		ids->id[ids->n - 1] = id;
+		site.cookie = id;
+	}
+	return uprobe_plan_add(plan, prog, false, &site) ? -ENOMEM : 1;
+}
 
-		/* a file need not use every probe */
-		if (!(n->probes >> i & 1) ||
-		    !attach_probe(u, prog, path,
-				  probes[i].provider == PROV_PYTHON ? "python" : "dftrace",
-				  probes[i].probe, &opts))
+/* prog's sites. Last probe to first, so that each region's end probe is
+ * live before its begin: a process that runs meanwhile (CPython
+ * collecting at start-up) may then leave an end without a begin,
+ * flagged, but never a begin without an end, which would hold every
+ * later region of its thread as its child. The probes with a site
+ * planned: a bit each in *planned. */
+static int plan_set(struct dftrace_bpf *skel, struct usdt_specs *specs, const struct notes *n,
+		    struct bpf_program *prog, struct uprobe_plan *plan,
+		    struct usdt_spec_ids *ids, uint64_t *planned)
+{
+	int ret;
+
+	for (size_t i = NPROBES + 1; i-- > 0;) {
+		bool ring = i == RING_NOTE;
+
+		if (ring ? !(prog == skel->progs.ring_regions && takes_rings(skel, n)) :
+			   !(n->probes >> i & 1) || program_for(skel, i, n) != prog)
 			continue;
-		attached++;
-		pinned += prog != u->skel->progs.annotation;
+		for (uint32_t k = 0; k < n->n; k++) {
+			if (n->note[k].probe != i)
+				continue;
+			if ((ret = plan_note(plan, specs, ids, prog, &n->note[k])) < 0)
+				return ret;
+			*planned |= (uint64_t)ret << (ring ? 63 : i);
+		}
 	}
-	if (!u->verbose)
-		return;
-	if (pinned)
-		snprintf(pinned_note, sizeof(pinned_note), ", %d with pinned arguments", pinned);
-	fprintf(stderr, "dftrace-bpf: annotations in '%s': %d probes attached%s%s%s\n", shown,
-		attached, pinned_note, rings ? ", regions from threads' rings" : "",
-		n->providers & PROV_PYTHON ? " (python)" : "");
+	return 0;
 }
 
-/*
- * Opens path for reading only if it is a regular file. Paths come from
- * traced processes, so they are hostile, yet libraries are usually reached
- * through symlinks (libfoo.so.1 -> libfoo.so.1.2.3): O_PATH follows them
- * and pins the inode without opening it (opening a device can have side
- * effects), and only a regular file is then reopened through that pin.
- */
-static int open_regular(const char *path, struct stat *st)
+int usdt_plan(struct dftrace_bpf *skel, struct usdt_specs *specs, Elf *elf,
+	      struct uprobe_plan *plan, struct usdt_spec_ids *ids, struct usdt_found *found)
 {
-	char pinned[64];
-	int pin = open(path, O_PATH | O_CLOEXEC), fd = -1;
+	/* the ring's program first, as before; a region's end before its
+	 * begin (plan_set()) */
+	struct bpf_program *order[] = { skel->progs.ring_regions, skel->progs.pinned_end,
+					skel->progs.annotation, skel->progs.pinned_begin };
+	struct notes n = { 0 };
+	uint64_t planned = 0;
+	int err = 0;
 
-	if (pin < 0)
-		return -1;
-	if (!fstat(pin, st) && S_ISREG(st->st_mode)) {
-		snprintf(pinned, sizeof(pinned), "/proc/self/fd/%d", pin);
-		fd = open(pinned, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	*found = (struct usdt_found){ 0 };
+	scan_notes(elf, &n);
+	for (size_t i = 0; !err && n.probes && i < sizeof(order) / sizeof(order[0]); i++)
+		if (bpf_program__fd(order[i]) >= 0)
+			err = plan_set(skel, specs, &n, order[i], plan, ids, &planned);
+	for (size_t i = 0; !err && i < NPROBES; i++) {
+		if (!(planned >> i & 1))
+			continue;
+		found->probes++;
+		found->pinned += program_for(skel, i, &n) != skel->progs.annotation;
 	}
-	close(pin);
-	return fd;
+	found->rings = planned >> 63 & 1;
+	found->probes += found->rings;
+	found->python = n.providers & PROV_PYTHON;
+	free(n.note);
+	return err;
 }
 
-static void attach_gpu(struct usdt_attacher *u, const char *path, const char *shown,
-		       const struct gpu_syms *syms)
+void usdt_put_specs(struct usdt_specs *specs, struct usdt_spec_ids *ids)
 {
-	int n = gpu_attach(u->skel, path, syms, &u->links, &u->nlinks, &u->caplinks);
-
-	if (u->verbose)
-		fprintf(stderr, "dftrace-bpf: GPU calls in '%s': %d probed\n", shown, n);
-}
-
-static void consider(struct usdt_attacher *u, const char *path)
-{
-	char self[64];
-	struct stat st;
-	struct gpu_syms syms = { .families = 0 };
-	int fd = open_regular(path, &st);
-	struct notes notes = { 0 };
-	Elf *elf;
-
-	if (fd < 0)
-		return;
-	if (!first_sight(u, &st)) {
-		close(fd);
-		return;
-	}
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf && u->annotations)
-		scan_notes(elf, &notes);
-	if (elf && u->gpu)
-		gpu_find_syms(elf, &syms);
-	elf_end(elf);
-	/* libbpf and the kernel open the very file checked here, not
-	 * whatever path names by then. */
-	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
-	if (notes.probes)
-		attach_file(u, self, path, &notes);
-	if (syms.families)
-		attach_gpu(u, self, path, &syms);
-	close(fd);
-}
-
-void usdt_attach_pending(struct usdt_attacher *u)
-{
-	static bool elf_ready;
-
-	if (!u->npending)
-		return;
-	if (!elf_ready) {
-		elf_version(EV_CURRENT);
-		elf_ready = true;
-	}
-	for (uint32_t i = 0; i < u->npending; i++) {
-		consider(u, u->pending[i]);
-		free(u->pending[i]);
-	}
-	u->npending = 0;
+	for (uint32_t i = 0; i < ids->n; i++)
+		usdt_specs_put(specs, ids->id[i]);
+	free(ids->id);
+	*ids = (struct usdt_spec_ids){ 0 };
 }
 
 /* ---- sites whose strings cannot change ---- */
@@ -402,38 +405,24 @@ static void check_mapping(const struct procfs_map *m, void *ctx)
 void usdt_site_found(void *ctx, const struct dft_annot_site *site, uint32_t id,
 		     uint64_t alive_ns)
 {
-	struct usdt_attacher *u = ctx;
+	struct dftrace_bpf *skel = ctx;
 	struct site_check c = { site->cat, site->name, false, false };
 
-	if (!u->skel || !procfs_each_map(site->tgid, check_mapping, &c) || !c.cat_fixed ||
-	    !c.name_fixed ||
-	    !attach_proven(bpf_map__fd(u->skel->maps.tasks), site->tgid, alive_ns))
+	if (!skel || !procfs_each_map(site->tgid, check_mapping, &c) || !c.cat_fixed ||
+	    !c.name_fixed || !attach_proven(bpf_map__fd(skel->maps.tasks), site->tgid, alive_ns))
 		return;
 	/* full (DFT_ANNOT_SITES): the site's hits carry their strings */
-	bpf_map_update_elem(bpf_map__fd(u->skel->maps.annot_sites), site, &id, BPF_ANY);
+	bpf_map_update_elem(bpf_map__fd(skel->maps.annot_sites), site, &id, BPF_ANY);
 }
 
 void usdt_site_gone(void *ctx, const struct dft_annot_site *site)
 {
-	struct usdt_attacher *u = ctx;
+	struct dftrace_bpf *skel = ctx;
 
-	if (!u->skel)
+	if (!skel)
 		return;
-	bpf_map_delete_elem(bpf_map__fd(u->skel->maps.annot_sites), site);
+	bpf_map_delete_elem(bpf_map__fd(skel->maps.annot_sites), site);
 	/* after the delete: threads' own copies of it go stale (annot.bpf.c) */
-	__atomic_add_fetch(&u->skel->bss->annot_sites_gen, 1, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&skel->bss->annot_sites_gen, 1, __ATOMIC_SEQ_CST);
 }
 
-void usdt_free(struct usdt_attacher *u)
-{
-	if (!u)
-		return;
-	for (uint32_t i = 0; i < u->nlinks; i++)
-		bpf_link__destroy(u->links[i]);
-	for (uint32_t i = 0; i < u->npending; i++)
-		free(u->pending[i]);
-	free(u->links);
-	free(u->pending);
-	hmap_free(&u->seen);
-	usdt_init(u, u->skel, u->annotations, u->gpu, u->verbose);
-}

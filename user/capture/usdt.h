@@ -1,53 +1,52 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Finding dftrace annotations (USDT notes of provider "dftrace", and
- * CPython's provider "python") and GPU and collective libraries
- * (capture/gpuprobes.h) among the executables and libraries of traced
- * processes, and attaching to them. The record path offers files as it
- * sees them mapped or exec'd (it may not block on ELF parsing and
- * attaching); the run loop attaches what is pending between batches.
+ * dftrace annotations (USDT notes of provider "dftrace") and CPython's
+ * probes (provider "python") in a file: which program takes each probe,
+ * at which offsets, with which argument specs (capture/usdtspec.h). What
+ * is attached when, and for how long, is capture/probed.h's.
  */
 #ifndef CAPTURE_USDT_H
 #define CAPTURE_USDT_H
 
+#include <gelf.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <sys/types.h>
+#include "capture/uprobes.h"
+#include "capture/usdtspec.h"
 #include "dftrace.h"
-#include "lib/hmap.h"
 
 struct dftrace_bpf;
-struct bpf_link;
 
-struct usdt_attacher {
-	struct dftrace_bpf *skel;
-	bool annotations;	/* USDT notes looked for */
-	bool gpu;		/* GPU and collective libraries (capture/gpuprobes.h) */
-	bool verbose;
-	struct hmap seen;	/* (dev, ino) of every file looked at */
-	char **pending;		/* paths offered, not yet looked at */
-	uint32_t npending, cappending;
-	struct bpf_link **links;
-	uint32_t nlinks, caplinks;
+/* The spec indexes a file's sites carry, one a site: given back once
+ * its links are closed. */
+struct usdt_spec_ids {
+	uint32_t *id;
+	uint32_t n, cap;
 };
 
-void usdt_init(struct usdt_attacher *u, struct dftrace_bpf *skel, bool annotations,
-	       bool gpu, bool verbose);
-/* A file a traced process mapped executable (or exec'd): attached to once
- * if it carries probes. Queued for usdt_attach_pending(). */
-void usdt_offer(struct usdt_attacher *u, const char *path);
-/* Every executable file mapping of pid, from /proc/PID/maps, if pid is
- * still the traced process a record showed alive at alive_ns
- * (attach_proven()). */
-void usdt_offer_maps(struct usdt_attacher *u, pid_t pid, uint64_t alive_ns);
-void usdt_attach_pending(struct usdt_attacher *u);
+/* What a file's notes gave, for -v. */
+struct usdt_found {
+	int probes;		/* probes with a site planned */
+	int pinned;		/* of them, taken by a pinned program */
+	bool rings;		/* regions from threads' rings */
+	bool python;		/* CPython's provider */
+};
+
+/* elf's probes of ours into plan, each site's spec in ids: 0 (nothing
+ * planned where the file has none), or -errno: -ENOSPC when the specs'
+ * map is full. Sites whose arguments are of a form not known here are
+ * left out. */
+int usdt_plan(struct dftrace_bpf *skel, struct usdt_specs *specs, Elf *elf,
+	      struct uprobe_plan *plan, struct usdt_spec_ids *ids, struct usdt_found *found);
+/* Gives the indexes back; ids is left empty. */
+void usdt_put_specs(struct usdt_specs *specs, struct usdt_spec_ids *ids);
+
 /* A region's strings at a site of a traced process (trace.h's
  * site_found): in read-only memory, the kernel side takes the
- * region's id from annot_sites from now on. site_gone: no more. */
+ * region's id from annot_sites from now on. site_gone: no more.
+ * ctx: the skeleton. */
 void usdt_site_found(void *ctx, const struct dft_annot_site *site, uint32_t id,
 		     uint64_t alive_ns);
 void usdt_site_gone(void *ctx, const struct dft_annot_site *site);
-/* Detaches every probe; the attacher can be used again. NULL-safe. */
-void usdt_free(struct usdt_attacher *u);
 
 #endif

@@ -298,7 +298,7 @@ void on_syscall(struct trace *t, const struct dft_syscall *e,
 		forget_sites(t, p, e->args[0], e->args[1]);
 	if (unmapped(d, e->ret) && t->cfg.on_unmapped && !launched_not_execd(t, p))
 		t->cfg.on_unmapped(t->cfg.on_program_ctx, p->pid, e->h.tid, e->args[0],
-				   e->args[1]);
+				   e->args[1], e->h.ts);
 	name_files(p, d, e, str, len, flags, &f);
 	if (e->h.flags & DFT_CALL_QUIET) { /* outside --steps' windows */
 		apply_effect(t, p, d, e, &f);
@@ -467,7 +467,8 @@ static struct thread *become_new_program(struct trace *t, struct proc *p,
 		p->job = proc_job_rank(p); /* past the part copied */
 	fd_exec(p);
 	if (t->cfg.on_unmapped)
-		t->cfg.on_unmapped(t->cfg.on_program_ctx, p->pid, e->h.tid, 0, UINT64_MAX);
+		t->cfg.on_unmapped(t->cfg.on_program_ctx, p->pid, e->h.tid, 0, UINT64_MAX,
+				   e->h.ts);
 	gpu_state_free(p->gpu); /* a new program: none of it is its */
 	p->gpu = NULL;
 	forget_sites(t, p, 0, UINT64_MAX);
@@ -511,7 +512,7 @@ static void forget_process(struct trace *t, struct proc *p, uint32_t tid,
 	fileid_forget_process(&t->fileids, p->pid);
 	forget_sites(t, p, 0, UINT64_MAX);
 	if (t->cfg.on_unmapped)
-		t->cfg.on_unmapped(t->cfg.on_program_ctx, p->pid, 0, 0, UINT64_MAX);
+		t->cfg.on_unmapped(t->cfg.on_program_ctx, p->pid, 0, 0, UINT64_MAX, 0);
 	s = files_sink_if_open(&t->files, p);
 	if (s)
 		writer_forget_names(s, p->pid, tid);

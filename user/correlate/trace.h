@@ -35,10 +35,11 @@ struct trace_config {
 			   uint64_t len);
 	/* What may end such a mapping: an unmapping of [addr, addr + len)
 	 * by thread tid of pid, an exec (all of them, tid its new one), the
-	 * end of pid (tid 0); and what copies them, a fork. ctx:
-	 * on_program_ctx. */
+	 * end of pid (tid 0), at alive_ns (the record's time: what is read
+	 * of /proc/PID then is checked against it, as on_found's); and
+	 * what copies them, a fork. ctx: on_program_ctx. */
 	void (*on_unmapped)(void *ctx, uint32_t pid, uint32_t tid, uint64_t addr,
-			    uint64_t len);
+			    uint64_t len, uint64_t alive_ns);
 	void (*on_forked)(void *ctx, uint32_t parent, uint32_t child);
 	/* A process found running, not seen born (attach, a scope's entry):
 	 * its mappings may carry annotations too. alive_ns: when a record

@@ -126,14 +126,14 @@ struct job_rank procfs_job_rank(pid_t pid)
 	return r;
 }
 
-bool procfs_each_map(pid_t pid, void (*fn)(const struct procfs_map *m, void *ctx), void *ctx)
+static bool each_map_in(const char *name, void (*fn)(const struct procfs_map *m, void *ctx),
+			void *ctx)
 {
-	char name[64], line[4096 + 512];
+	char line[4096 + 512];
 	struct procfs_map m;
 	FILE *f;
 	int at;
 
-	snprintf(name, sizeof(name), "/proc/%d/maps", pid);
 	f = fopen(name, "re");
 	if (!f)
 		return false;
@@ -149,6 +149,23 @@ bool procfs_each_map(pid_t pid, void (*fn)(const struct procfs_map *m, void *ctx
 	}
 	fclose(f);
 	return true;
+}
+
+bool procfs_each_map(pid_t pid, void (*fn)(const struct procfs_map *m, void *ctx), void *ctx)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "/proc/%d/maps", pid);
+	return each_map_in(name, fn, ctx);
+}
+
+bool procfs_each_task_map(pid_t pid, pid_t tid, void (*fn)(const struct procfs_map *m, void *ctx),
+			  void *ctx)
+{
+	char name[96];
+
+	snprintf(name, sizeof(name), "/proc/%d/task/%d/maps", pid, tid);
+	return each_map_in(name, fn, ctx);
 }
 
 /* Reads a string the kernel side could not (its page was not in yet);

@@ -46,5 +46,9 @@ struct procfs_map {
 };
 /* Each mapping of pid, in order, to fn; false if it cannot be read. */
 bool procfs_each_map(pid_t pid, void (*fn)(const struct procfs_map *m, void *ctx), void *ctx);
+/* Same, as pid's thread tid sees them: only while tid is one of pid's
+ * (a bare /proc/TID may be another process's by then). */
+bool procfs_each_task_map(pid_t pid, pid_t tid, void (*fn)(const struct procfs_map *m, void *ctx),
+			  void *ctx);
 
 #endif
