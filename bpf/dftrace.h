@@ -208,6 +208,9 @@ enum dft_exec_flags {
 
 enum dft_exit_flags {
 	DFT_EXIT_GROUP_DEAD = 1 << 0,	/* the last thread of its process */
+	/* GROUP_DEAD guessed (before 6.16): a thread exiting at the same
+	 * time may be told so too, and its records may follow */
+	DFT_EXIT_GROUP_GUESSED = 1 << 1,
 };
 
 enum dft_annot_flags {

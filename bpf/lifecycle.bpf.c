@@ -164,7 +164,9 @@ int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid,
 /* Whether p is its process's last thread. From 6.16 the tracepoint says;
  * before, every thread has counted itself out of signal->live by then,
  * so the last finds none left (two threads exiting at once may both see
- * it: user space takes the first). Raw arguments: the second is read
+ * it, and the records of one may follow the other's exit: the exit says
+ * it guessed, and user space ends the process with the last thread it
+ * knows). Raw arguments: the second is read
  * only where this kernel passes it. */
 static __always_inline bool group_dead(__u64 *ctx, struct task_struct *p)
 {
@@ -197,7 +199,8 @@ int sched_process_exit(__u64 *ctx)
 		return 0;
 	fill_header(&e->h, DFT_EV_EXIT, p);
 	if (last)
-		e->h.flags |= DFT_EXIT_GROUP_DEAD;
+		e->h.flags |= DFT_EXIT_GROUP_DEAD |
+			      (kshape.exit_group_dead ? 0 : DFT_EXIT_GROUP_GUESSED);
 	e->exit_code = last ? p->signal->group_exit_code | p->exit_code : p->exit_code;
 	/* Exits must reach the consumer promptly: they end the trace. */
 	bpf_ringbuf_submit(e, last ? BPF_RB_FORCE_WAKEUP : wakeup_flag());

@@ -829,6 +829,71 @@ static void test_strings_from_memory(void)
 	}
 }
 
+/* Every line of pid has an id of its own (DFTracer's event index). */
+static bool ids_unique(uint32_t pid)
+{
+	char *text = strndup(out->buf.p, out->buf.len), *line, *save = NULL, want[32];
+	uint64_t seen[256];
+	int n = 0;
+	bool unique = true;
+
+	snprintf(want, sizeof(want), "\"pid\":%u,", pid);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *id = strstr(line, "\"id\":");
+
+		if (!strstr(line, want) || !id || n == 256)
+			continue;
+		seen[n] = strtoull(id + 5, NULL, 10);
+		for (int i = 0; i < n; i++)
+			unique &= seen[i] != seen[n];
+		n++;
+	}
+	free(text);
+	return unique && n > 0;
+}
+
+/* Before 6.16 two threads exiting at once may both be told they are the
+ * last (DFT_EXIT_GROUP_GUESSED), and the records of the second follow
+ * the first's exit: they are still the process's, which ends with it. */
+static void test_guessed_group_exit(void)
+{
+	const uint32_t tid2 = PID + 100;
+	struct dft_syscall r = { header(DFT_EV_SYSCALL, PID, tid2, SYS_read), 1000, 10,
+				 { 0, 0, 10 } };
+	struct dft_exit q = { .h = header(DFT_EV_EXIT, PID, PID, 0), .exit_code = 4 << 8 };
+
+	new_trace();
+	sys(PID, SYS_read, 10, 0, 0, 10);
+	feed(&r, sizeof(r));
+	q.h.flags = DFT_EXIT_GROUP_DEAD | DFT_EXIT_GROUP_GUESSED;
+	feed(&q, sizeof(q));
+	CHECK(proc_get(trace_model(t), PID) != NULL,
+	      "a guessed last exit while another thread is known: the process lives on");
+	r.h = header(DFT_EV_SYSCALL, PID, tid2, SYS_read);
+	feed(&r, sizeof(r));
+	q.h = header(DFT_EV_EXIT, PID, tid2, 0);
+	q.h.flags = DFT_EXIT_GROUP_DEAD | DFT_EXIT_GROUP_GUESSED;
+	q.exit_code = 4 << 8;
+	feed(&q, sizeof(q));
+	CHECK(proc_get(trace_model(t), PID) == NULL, "and ends with its last thread");
+	CHECK(lines_with(2, "\"name\":\"read\"", "\"pid\":4194401") == 3,
+	      "the second thread's read after the first's exit is the process's");
+	CHECK(lines_with(3, "\"name\":\"exit\"", "\"exit_code\":4", "\"pid\":4194401") == 1,
+	      "one exit event, with the group's code");
+	CHECK(ids_unique(PID), "no event id of the process repeated");
+	free_trace();
+
+	/* where the kernel says (6.16 on), the process ends at once */
+	new_trace();
+	feed(&r, sizeof(r));
+	q.h = header(DFT_EV_EXIT, PID, PID, 0);
+	q.h.flags = DFT_EXIT_GROUP_DEAD;
+	feed(&q, sizeof(q));
+	CHECK(proc_get(trace_model(t), PID) == NULL,
+	      "an exit the kernel says is the last ends the process, whatever is known");
+	free_trace();
+}
+
 int main(void)
 {
 	test_kernel_kinds();
@@ -843,5 +908,6 @@ int main(void)
 	test_gpu_records();
 	test_annotation_sites();
 	test_strings_from_memory();
+	test_guessed_group_exit();
 	return check_done();
 }

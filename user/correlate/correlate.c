@@ -562,6 +562,22 @@ void on_exec(struct trace *t, const struct dft_exec *e)
 		forget_process(t, p, e->h.tid, e->h.ts);
 }
 
+/* Whether e's thread is the last of p's: the kernel side says so, or
+ * guessed so (before 6.16, bpf/lifecycle.bpf.c), or guessed so of
+ * another thread, and it is the last this side knows. */
+static bool last_thread(struct proc *p, const struct thread *th, const struct dft_exit *e)
+{
+	bool others = p->nthreads > (th ? 1u : 0u);
+
+	if ((e->h.flags & DFT_EXIT_GROUP_DEAD) && !p->ending) {
+		p->ending = true;
+		p->end_code = e->exit_code;
+	}
+	if (!(e->h.flags & DFT_EXIT_GROUP_DEAD) || (e->h.flags & DFT_EXIT_GROUP_GUESSED))
+		return p->ending && !others;
+	return true;
+}
+
 void on_exit_record(struct trace *t, const struct dft_exit *e)
 {
 	struct proc *p = proc_get(&t->model, e->h.tgid);
@@ -570,14 +586,14 @@ void on_exit_record(struct trace *t, const struct dft_exit *e)
 
 	if (p && th && th->phases.depth)
 		close_regions(t, p, th, 0, e->h.ts, "open_at_exit");
-	if (!p || !(e->h.flags & DFT_EXIT_GROUP_DEAD)) {
+	if (!p || !last_thread(p, th, e)) {
 		forget_thread(t, p, e->h.tid);
 		return;
 	}
 	if (t->cfg.process_ended)
 		t->cfg.process_ended(t->cfg.lost_name_ctx, t, p->pid);
 	if ((s = proc_event(t, p, e->h.tid, "exit", e->h.ts))) {
-		writer_exit_args(s, e->exit_code);
+		writer_exit_args(s, p->end_code);
 		end_event(t, s);
 	}
 	forget_process(t, p, e->h.tid, e->h.ts);

@@ -70,6 +70,11 @@ struct proc {
 	uint32_t npagesets, cappagesets;
 	uint64_t next_id;	/* DFTracer's 1-based event index */
 	uint32_t nthreads;
+	/* A thread's exit guessed it was the last (DFT_EXIT_GROUP_GUESSED)
+	 * while others were known: the process ends with the last of them,
+	 * with that exit's code. */
+	bool ending;
+	int end_code;
 	char comm[DFT_COMM_LEN];
 	struct istr *cmdline;	/* argv, space-separated, as an SH string */
 	struct phase_ctx ctx;	/* epoch, step and user keys from annotations */
