@@ -225,6 +225,8 @@ __noinline int emit_annot(__u32 op, __u64 a, __u64 b, long long value, __u32 our
 
 	if (!st)
 		return 0;
+	if (st->ring && (op == DFT_ANNOT_BEGIN || op == DFT_ANNOT_END))
+		st->probe_last = ts;
 	if (!ours && (op == DFT_ANNOT_BEGIN || op == DFT_ANNOT_END) &&
 	    keep_region(st, t, op, a, b, value, ts))
 		return 0;
@@ -276,6 +278,10 @@ __noinline int take_ring_rec(struct dft_task *st, __u64 uaddr, __u64 now)
 	if (ts > now)
 		ts = now;
 	st->ring_last = ts;
+	/* a record a handler's regions interrupted (include/dftrace/usdt.h's
+	 * BUSY) and read before the thread could time it again: after them */
+	if (ts < st->probe_last)
+		ts = st->probe_last;
 	/* not a branch: the verifier would walk what follows once for each */
 	op = DFT_ANNOT_BEGIN + (r->ts_end & 1);
 	if (keep_region(st, t, op, r->cat, r->name, r->count, ts))

@@ -519,8 +519,11 @@ struct dft_task {
 	struct dft_site_slot sites[DFT_SITE_SLOTS];
 	/* its ring of regions (struct dft_ring_rec): where, and the count of
 	 * records read so far; 0, 0 till the regions probe says. ring_last:
-	 * the time of the last record taken, which the next cannot precede */
-	unsigned long long ring, ring_tail, ring_last;
+	 * the time of the last record taken, which the next cannot precede.
+	 * probe_last: the time of its last region sent by a probe while it
+	 * has a ring (a signal handler's, its ring being written): a record
+	 * timed before it was being written then, and ends after it */
+	unsigned long long ring, ring_tail, ring_last, probe_last;
 	/* Its process as user space checks it before reading /proc/PID (a
 	 * pid is reused once the process is gone): when the process began
 	 * and when its memory last became another (an exec), both in

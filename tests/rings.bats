@@ -37,6 +37,14 @@ annot() {
 	annot check "$TRACE" "$TRUTH"
 }
 
+@test "rings: a record a handler's region interrupted, read before its thread timed it again, ends after the handler's region" {
+	traced -- "$WL/rings" "$D" interrupted
+	valid
+	expect_eq "handler" "$(tpy count "$TRACE" --cat signal --name handler)" 1
+	expect_eq "handler's level" "$(zcat "$TRACE" | grep -c '"name":"handler","cat":"signal".*"level":2,')" 1
+	annot check "$TRACE" "$TRUTH"
+}
+
 @test "rings: records with forged times (146 years ahead, before their thread began) are dropped, counted, and the trace reads" {
 	dft -o "$TRACE" -- "$WL/rings" "$D" times
 	expect_eq "status" "$DFT_STATUS" 0

@@ -293,9 +293,9 @@ DFT__FN int dft__ring_put(int end, const char *cat, const char *name,
 	__asm__ __volatile__("" : : : "memory");
 	/* A handler's probe went before this was counted, or while the
 	 * tracer had read it (then the new time changes nothing): the
-	 * record comes after the handler's region. Only a signal delivered
-	 * between the two stores above and this one, with a handler before
-	 * them, would leave this time before that handler's. */
+	 * record comes after the handler's region. Read between the two
+	 * stores above and this one (a signal's delivery), it still has the
+	 * old time: the tracer puts it after the handler's region itself. */
 	if (r->sent & DFT__RING_HELD)
 		e->ts_end = dft__now_ns() << 1 | (uint64_t)(end != 0);
 	if (h - sent >= DFT_USDT_RING_LEN || !sent) {

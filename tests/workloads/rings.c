@@ -11,6 +11,11 @@
  *   rings DIR signals N: N main.loop regions, while a 50 us timer's
  *       handler makes a signal.handler region each time it runs: the
  *       handler often lands while its thread is writing the ring.
+ *   rings DIR interrupted: what the signals run makes now and then, at
+ *       will: a main.outer region's end is being written (the ring
+ *       marked busy, its time taken) when a handler's signal.handler
+ *       region goes through the probes, and the tracer reads the record
+ *       (at a syscall) before the thread could take its time again.
  *   rings DIR times: besides real regions, records written straight into
  *       the ring with forged times: a pair 2^62 ns ahead (146 years), and,
  *       in a thread, a pair from before that thread began. The tracer
@@ -150,6 +155,36 @@ static int signals(long n)
 	for (long i = 0; i < handled; i++)
 		region_line(wl_pid(), "signal", "handler");
 	fprintf(stderr, "rings: %ld handler regions\n", (long)handled);
+	return 0;
+}
+
+/* ---- a record interrupted ---- */
+
+static int interrupted(void)
+{
+	struct dft_usdt_ring *r = &dftrace_usdt_ring_v1;
+	struct dft_usdt_ring_rec *e;
+	uint64_t sent;
+
+	DFT_USDT_REGION_BEGIN("main", "outer");
+	/* dft__ring_put, stopped where a signal would stop it */
+	sent = r->sent;
+	r->sent = sent | DFT__RING_BUSY;
+	e = &r->rec[r->head & (DFT_USDT_RING_LEN - 1)];
+	e->ts_end = dft__now_ns() << 1 | 1;
+	e->cat = "main";
+	e->name = "outer";
+	e->count = 0;
+	/* the handler: its region through the probes, the ring busy */
+	DFT_USDT_REGION_BEGIN("signal", "handler");
+	DFT_USDT_REGION_END("signal", "handler");
+	r->head++;
+	/* a syscall: the tracer reads the ring before the thread goes on */
+	if (getppid() < 0)
+		wl_die("getppid");
+	r->sent = sent;
+	region_line(wl_pid(), "main", "outer");
+	region_line(wl_pid(), "signal", "handler");
 	return 0;
 }
 
@@ -370,6 +405,8 @@ int main(int argc, char **argv)
 		return signals(atol(argv[3]));
 	if (argc == 3 && !strcmp(argv[2], "times"))
 		return times(argv[1]);
+	if (argc == 3 && !strcmp(argv[2], "interrupted"))
+		return interrupted();
 	if (argc == 3 && !strcmp(argv[2], "stale"))
 		return stale();
 	if (argc == 4 && !strcmp(argv[2], "names"))
@@ -378,7 +415,7 @@ int main(int argc, char **argv)
 		return live(atol(argv[3]));
 	if (argc == 4 && !strcmp(argv[2], "impostor"))
 		return impostor(atoi(argv[3]));
-	fprintf(stderr, "usage: rings DIR clonevm|signals|live|names N | rings DIR times|stale | "
+	fprintf(stderr, "usage: rings DIR clonevm|signals|live|names N | rings DIR times|stale|interrupted | "
 			"rings DIR impostor PID\n");
 	return 2;
 }

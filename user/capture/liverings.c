@@ -57,7 +57,9 @@ void liverings_take(const struct liverings *lr, struct trace *t, const struct df
 			continue;
 		}
 		last = ts;
-		send(t, k, r, ts);
+		/* after the handler's regions that interrupted it, as the
+		 * kernel side sends it (bpf/annot.bpf.c's take_ring_rec) */
+		send(t, k, r, ts < st->probe_last ? st->probe_last : ts);
 	}
 	lost_add(lr->lost, k->tgid, DFT_NR_MAX + DFT_EV_RING_TIME, bad);
 }
