@@ -41,7 +41,12 @@ def regions(trace):
 
 
 def diff(what, want, got):
-    want, got = collections.Counter(want), collections.Counter(got)
+    """want and got: lists of items, or Counters of them (a Counter of bytes
+    is compared as it is, never expanded into one item a byte)."""
+    if not isinstance(want, collections.Counter):
+        want = collections.Counter(want)
+    if not isinstance(got, collections.Counter):
+        got = collections.Counter(got)
     if want == got:
         return []
     return ["%s differ: missing %s; unexpected %s" % (
@@ -83,7 +88,7 @@ def check_io(trace, recs):
             got[(e["pid"], DATA_NAMES[e["name"]], trace.path(e), a.get("phase_cat"),
                  a.get("phase"), a.get("epoch", -1), a.get("step", -1))] += a["ret"]
     return diff("bytes by (pid, op, path, phase cat, phase, epoch, step)",
-                list(want.elements()), list(got.elements()))
+                want, got)
 
 
 def check_links(trace):
