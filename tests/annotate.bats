@@ -73,6 +73,7 @@ for l in sys.stdin:
 }
 
 @test "annotate: minitrain_cpp's regions have DFTracer's exact names, cats and parents, one per scope it ran" {
+	host_only "the C++ API's scopes; its probes are the C API's, which the guest runs"
 	traced -- "$EX/minitrain_cpp" "$D/cpp" 2 3
 	valid
 	expect_minitrain_names
@@ -106,6 +107,7 @@ print(" ".join(json.loads(l)["args"]["name"] for l in sys.stdin if l.strip()))')
 }
 
 @test "annotate: C++ RAII scopes end on return, exception, lambda exit and iterator destruction; bytes by phase/epoch/step match" {
+	host_only "the C++ API's scopes; its probes are the C API's, which the guest runs"
 	traced -- "$EX/minitrain_cpp" "$D/cpp" 2 3
 	valid
 	annot check "$TRACE" "$TRUTH"
@@ -207,15 +209,18 @@ dlopen_traced() {
 }
 
 @test "annotate: threads sharing one fd table: every region, and each read inside its own (regions kept with the calls)" {
-	traced -- "$WL/annotate" "$D" threads 3000
+	local n
+	n=$(lab_size 3000 600)
+	traced -- "$WL/annotate" "$D" threads "$n"
 	valid
-	expect_eq "regions" "$(tpy count "$TRACE" --cat compute --name forward)" 4500
+	expect_eq "regions" "$(tpy count "$TRACE" --cat compute --name forward)" $((n * 3 / 2))
 	annot check "$TRACE" "$TRUTH"
 }
 
 @test "annotate: regions from the threads' rings, from pinned registers, or through the specs where a file also has an older header's notes: every region and read" {
 	# the pinned build's notes are all pinned, the older one's are not
-	local pinned wl how
+	local pinned wl how n
+	n=$(lab_size 3000 600)
 	pinned=$(pinned_args)
 	[ -n "$pinned" ]
 	readelf -n "$WL/annotate" | grep -A3 -E 'Name: (region_|regions$)' | grep 'Arguments:' >"$T/notes"
@@ -228,7 +233,7 @@ dlopen_traced() {
 		[ "$how" = pinned ] && set -- --no-region-rings
 		[ "$how" = older ] && wl=annotate-oldnotes
 		: >"$TRUTH"
-		dft -v "$@" -o "$TRACE" -- "$WL/$wl" "$D" threads 3000
+		dft -v "$@" -o "$TRACE" -- "$WL/$wl" "$D" threads "$n"
 		expect_eq "$how: status" "$DFT_STATUS" 0
 		# the rings take the begins and ends of the header's literal
 		# names, the pinned probes' own programs take them without
@@ -240,7 +245,7 @@ dlopen_traced() {
 		older) grep -qE "annotations in '[^']*/$wl': [0-9]+ probes attached, regions from threads' rings$" "$T/dft.err" ;;
 		esac
 		valid
-		expect_eq "$how: regions" "$(tpy count "$TRACE" --cat compute --name forward)" 4500
+		expect_eq "$how: regions" "$(tpy count "$TRACE" --cat compute --name forward)" $((n * 3 / 2))
 		annot check "$TRACE" "$TRUTH"
 	done
 }

@@ -56,12 +56,13 @@ load lib/common
 }
 
 # lossy_attach -o|-D: attach with the smallest ring buffer (16 KiB) to
-# the loss workload (50000 reads), writing $TRACE, or the directory $T/dir
+# the loss workload (LOSS_N reads: 50000, 10000 in the lab), writing $TRACE, or the directory $T/dir
 # whose file for the workload becomes LOSSY; wait until that file shows
 # the workload, let it finish. PARENT is the workload's parent.
 lossy_attach() {
 	local out="$TRACE"
-	start_workload "$WL/attach" loss "$D" 50000
+	LOSS_N=$(lab_size 50000 10000)
+	start_workload "$WL/attach" loss "$D" "$LOSS_N"
 	PARENT=$(awk '{print $4}' "/proc/$WL_PID/stat")
 	LOSSY="$TRACE"
 	if [ "$1" = -D ]; then
@@ -83,7 +84,7 @@ lossy_attach() {
 expect_exact_loss() {
 	local n got folded lost total sum summary
 	n=$(awk -F'\t' '$1=="count" && $2=="read" {print $3}' "$TRUTH")
-	expect_eq "reads made" "$n" 50000
+	expect_eq "reads made" "$n" "$LOSS_N"
 	got=$(tpy events "$1" --name read --pid "$WL_PID" --fields args.calls |
 		awk '{ s += $1 == "-" ? 1 : $1 } END { printf "%d", s }')
 	folded=$(tpy events "$1" --name read --pid "$WL_PID" --fields args.folded,args.calls |
@@ -225,6 +226,7 @@ signal_test() {
 }
 
 @test "signals: SIGHUP stops the tracer with a complete file" {
+	host_only "the same handler as SIGTERM's, which the guest runs"
 	signal_test HUP
 }
 
@@ -282,6 +284,7 @@ sigs_at_least() {
 }
 
 @test "signals: a second SIGTERM while the tracer waits for the command is passed on, and the tracer returns the command's status" {
+	host_only "signals passed on by the tracer"
 	"${DEFAULT_SIGNALS[@]}" "$DFT" -q -o "$TRACE" -- "$PY" -c "$(sig_command)" "$WL_CTL" 2>"$T/dft.err" &
 	DFT_PID=$!
 	BG_PIDS+=("$DFT_PID")
@@ -313,6 +316,7 @@ waiting_for_command() {
 }
 
 @test "signals: SIGTERM or SIGHUP sent to the process group reaches the command once, not again through the tracer" {
+	host_only "signals passed on by the tracer"
 	[ "$(uname -m)" = x86_64 ] || skip "syscall numbers of x86_64"
 	for sig in TERM HUP; do
 		rm -f "$WL_CTL/ready" "$WL_CTL/sigs"
@@ -335,6 +339,7 @@ waiting_for_command() {
 }
 
 @test "signals: SIGKILL leaves a gzip readable up to the last flush, with events older than 2.5 s" {
+	host_only "the writer's flushes"
 	"${DEFAULT_SIGNALS[@]}" "$DFT" -q -o "$TRACE" -- "$WL/util" marker "$D" >>"$TRUTH" 2>"$T/dft.err" &
 	DFT_PID=$!
 	BG_PIDS+=("$DFT_PID")
@@ -372,6 +377,7 @@ waiting_for_command() {
 }
 
 @test "-b accepts K and M suffixes" {
+	host_only "the option's parsing"
 	dft -q -b 64K -o "$TRACE" -- "$WL/util" exit 0
 	expect_eq "status with -b 64K" "$DFT_STATUS" 0
 	dft -q -b 1M -o "$TRACE" -- "$WL/util" exit 0

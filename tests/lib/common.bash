@@ -129,6 +129,19 @@ end_test_processes() {
 	fi
 }
 
+# The kernel lab's guest (tests/kernels/guest-suite sets DFT_LAB_GUEST)
+# runs the suite under TCG, 15 to 50 times slower than here, and the
+# whole suite shares one hour there.
+#   lab_size HOST GUEST   a workload's size: HOST here, GUEST in the guest
+#   host_only WHY         skips the test in the guest: what it checks is
+#                         user space, and other tests take the same
+#                         kernel paths there
+#   host_also CMD...      runs CMD here, not in the guest: a variant of a
+#                         check before it that takes the same kernel path
+lab_size() { if [ -n "${DFT_LAB_GUEST:-}" ]; then echo "$2"; else echo "$1"; fi; }
+host_only() { [ -z "${DFT_LAB_GUEST:-}" ] || skip "on the host only: $1"; }
+host_also() { [ -n "${DFT_LAB_GUEST:-}" ] || "$@"; }
+
 # trace.py, the trace reader and checker
 tpy() { "$PY" "$TRACEPY" "$@"; }
 
