@@ -94,6 +94,89 @@ int BPF_PROG(tree_exit, struct pt_regs *regs, long ret)
 	return 0;
 }
 
+/* What keeping each call costs on top of the tree floor, in two ways: a
+ * record in a BPF ring buffer, reserved, filled and submitted without a
+ * wakeup (what the full trace sends; user space drains it every 10 ms),
+ * or a slot of a per-CPU window the kernel overwrites in turn and user
+ * space reads only when it wants (what a flight recorder could keep).
+ * 56 bytes each, as the tracer's struct dft_io. */
+struct kept_call {
+	__u64 ts, dur, pid_tgid;
+	__s64 ret;
+	__u64 a0, a1, a2;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 22);
+} kept_ring SEC(".maps");
+
+/* the window: WINDOW_SLOTS a CPU (max_entries: CPUs x slots, set by the
+ * loader), each CPU's next slot in its own head */
+#define WINDOW_SLOTS 4096
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, WINDOW_SLOTS);
+	__type(key, __u32);
+	__type(value, struct kept_call);
+} kept_window SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} window_head SEC(".maps");
+
+/* the arguments stand in for those the tracer keeps from the enter
+ * hook: the cost measured is the store's */
+static __always_inline void fill_call(struct kept_call *k, __u64 start, long ret)
+{
+	k->ts = start;
+	k->dur = bpf_ktime_get_ns() - start;
+	k->pid_tgid = bpf_get_current_pid_tgid();
+	k->ret = ret;
+	k->a0 = start;
+	k->a1 = ret;
+	k->a2 = k->pid_tgid;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(ring_exit, struct pt_regs *regs, long ret)
+{
+	__u64 *ts = bpf_task_storage_get(&marks, bpf_get_current_task_btf(), 0, 0);
+	struct kept_call *k;
+
+	if (!ts)
+		return 0;
+	k = bpf_ringbuf_reserve(&kept_ring, sizeof(*k), 0);
+	if (!k)
+		return 0;
+	fill_call(k, *ts, ret);
+	bpf_ringbuf_submit(k, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(window_exit, struct pt_regs *regs, long ret)
+{
+	__u64 *ts = bpf_task_storage_get(&marks, bpf_get_current_task_btf(), 0, 0);
+	__u32 zero = 0, slot;
+	struct kept_call *k;
+	__u64 *head;
+
+	if (!ts)
+		return 0;
+	head = bpf_map_lookup_elem(&window_head, &zero);
+	if (!head)
+		return 0;
+	slot = bpf_get_smp_processor_id() * WINDOW_SLOTS + (*head)++ % WINDOW_SLOTS;
+	k = bpf_map_lookup_elem(&kept_window, &slot);
+	if (k)
+		fill_call(k, *ts, ret);
+	return 0;
+}
+
 /* The floor of an annotation tracer: the least a region's begin or end
  * needs to become a timestamped record of its thread, the same three
  * calls, with the record kept nowhere. dftrace-bpf's annotation programs

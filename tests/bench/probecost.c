@@ -8,6 +8,9 @@
  * make bench to time beside the tracer on the same loop.
  * probecost tree -- CMD...: the same with task storage as the filter, the
  * floor of a tracer that follows a process tree.
+ * probecost ring|window -- CMD...: the tree floor, each call then kept: a
+ * 56-byte record in a ring buffer drained every 10 ms, or a slot of a
+ * per-CPU window the kernel overwrites in turn (nothing reads it).
  * probecost annot -- CMD...: runs CMD (a path) with its dftrace
  * region_begin and region_end probes under the floor of an annotation
  * tracer (the task, its storage and the clock at each hit, kept nowhere);
@@ -98,11 +101,13 @@ static void print_stats(struct bpf_program *prog)
 			(unsigned long long)info.run_cnt, (unsigned long long)info.run_time_ns);
 }
 
-enum floor { FLOOR_PID, FLOOR_TREE, FLOOR_ANNOT, FLOOR_COUNT, FLOOR_CLOCK, FLOOR__N };
+enum floor { FLOOR_PID, FLOOR_TREE, FLOOR_RING, FLOOR_WINDOW, FLOOR_ANNOT, FLOOR_COUNT,
+	     FLOOR_CLOCK, FLOOR__N };
 
 static const char *const floor_names[FLOOR__N] = {
-	[FLOOR_PID] = "floor", [FLOOR_TREE] = "tree", [FLOOR_ANNOT] = "annot",
-	[FLOOR_COUNT] = "count", [FLOOR_CLOCK] = "clock",
+	[FLOOR_PID] = "floor", [FLOOR_TREE] = "tree", [FLOOR_RING] = "ring",
+	[FLOOR_WINDOW] = "window", [FLOOR_ANNOT] = "annot", [FLOOR_COUNT] = "count",
+	[FLOOR_CLOCK] = "clock",
 };
 
 /* A floor's programs: a and b on the syscall hooks, or a alone (b NULL)
@@ -117,8 +122,11 @@ static void floor_programs(struct probecost_bpf *skel, enum floor f, struct bpf_
 		*b = skel->progs.floor_exit;
 		break;
 	case FLOOR_TREE:
+	case FLOOR_RING:
+	case FLOOR_WINDOW:
 		*a = skel->progs.tree_enter;
-		*b = skel->progs.tree_exit;
+		*b = f == FLOOR_RING ? skel->progs.ring_exit :
+		     f == FLOOR_WINDOW ? skel->progs.window_exit : skel->progs.tree_exit;
 		break;
 	case FLOOR_ANNOT:
 		*a = skel->progs.annot_floor;
@@ -143,6 +151,38 @@ static bool attach_floor(struct bpf_program *a, struct bpf_program *b, const cha
 	if (!b)
 		return attach_annot(a, path);
 	return bpf_program__attach(a) && bpf_program__attach(b);
+}
+
+static int count_record(void *ctx, void *data, size_t size)
+{
+	(void)data;
+	(void)size;
+	++*(long *)ctx;
+	return 0;
+}
+
+/* waitpid for pid; with skel, its ring buffer drained meanwhile every 10
+ * ms, as the tracer drains its own, and after. */
+static int wait_draining(struct probecost_bpf *skel, pid_t pid, int *status)
+{
+	struct ring_buffer *rb = NULL;
+	long records = 0;
+	pid_t got;
+
+	if (skel)
+		rb = ring_buffer__new(bpf_map__fd(skel->maps.kept_ring), count_record,
+				      &records, NULL);
+	if (!rb)
+		return waitpid(pid, status, 0) < 0 ? -1 : 0;
+	/* the records come without a wakeup: read them on a timer */
+	while ((got = waitpid(pid, status, WNOHANG)) == 0) {
+		nanosleep(&(struct timespec){ 0, 10 * 1000 * 1000 }, NULL);
+		ring_buffer__consume(rb);
+	}
+	ring_buffer__consume(rb);
+	ring_buffer__free(rb);
+	fprintf(stderr, "ring records %ld\n", records);
+	return got < 0 ? -1 : 0;
 }
 
 /* CMD, started held so that the filter knows its pid, under a floor. */
@@ -170,13 +210,17 @@ static int run_floor(char **cmd, enum floor f)
 	if (pid > 0 && skel) {
 		floor_programs(skel, f, &a, &b);
 		skel->rodata->target_tgid = pid;
+		/* the window: its slots on every CPU */
+		bpf_map__set_max_entries(skel->maps.kept_window,
+					 bpf_map__max_entries(skel->maps.kept_window) *
+					 libbpf_num_possible_cpus());
 		load_only(skel, a, b);
 		if (!probecost_bpf__load(skel) && attach_floor(a, b, cmd[0]) &&
 		    write(go[1], "g", 1) == 1)
 			status = 0;
 	}
 	close(go[1]);
-	if (pid > 0 && waitpid(pid, &status, 0) < 0)
+	if (pid > 0 && wait_draining(f == FLOOR_RING && !status ? skel : NULL, pid, &status))
 		status = 1;
 	if (a && !status) {
 		print_stats(a);
