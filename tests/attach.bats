@@ -56,9 +56,10 @@ load lib/common
 }
 
 # lossy_attach -o|-D: attach with the smallest ring buffer (16 KiB) to
-# the loss workload (LOSS_N reads: 50000, 10000 in the lab), writing $TRACE, or the directory $T/dir
-# whose file for the workload becomes LOSSY; wait until that file shows
-# the workload, let it finish. PARENT is the workload's parent.
+# the loss workload (LOSS_N reads: 50000, 10000 in the lab), writing
+# $TRACE, or the directory $T/dir whose file for the workload becomes
+# LOSSY; wait until that file shows the workload, let it finish. PARENT
+# is the workload's parent.
 lossy_attach() {
 	local out="$TRACE"
 	LOSS_N=$(lab_size 50000 10000)

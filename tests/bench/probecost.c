@@ -122,11 +122,16 @@ static void floor_programs(struct probecost_bpf *skel, enum floor f, struct bpf_
 		*b = skel->progs.floor_exit;
 		break;
 	case FLOOR_TREE:
+		*a = skel->progs.tree_enter;
+		*b = skel->progs.tree_exit;
+		break;
 	case FLOOR_RING:
+		*a = skel->progs.tree_enter;
+		*b = skel->progs.ring_exit;
+		break;
 	case FLOOR_WINDOW:
 		*a = skel->progs.tree_enter;
-		*b = f == FLOOR_RING ? skel->progs.ring_exit :
-		     f == FLOOR_WINDOW ? skel->progs.window_exit : skel->progs.tree_exit;
+		*b = skel->progs.window_exit;
 		break;
 	case FLOOR_ANNOT:
 		*a = skel->progs.annot_floor;

@@ -85,6 +85,16 @@ def judge(base, other, higher=False, target=None, absolute=False):
     return cost, noise, "within target" if cost < target else "over target"
 
 
+def per_call(base, other, n):
+    """other over base in ns a call of n calls: (the medians' difference,
+    the fastest and the slowest run's over the base's median, the noise
+    and the verdict as judge() gives them)"""
+    mb = statistics.median(base)
+    _, noise, verdict = judge(base, other)
+    return ((statistics.median(other) - mb) / n, (min(other) - mb) / n,
+            (max(other) - mb) / n, noise, verdict)
+
+
 # the least confidence an interval for a median is given at
 CONFIDENCE = 0.95
 

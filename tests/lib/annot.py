@@ -41,12 +41,9 @@ def regions(trace):
 
 
 def diff(what, want, got):
-    """want and got: lists of items, or Counters of them (a Counter of bytes
-    is compared as it is, never expanded into one item a byte)."""
-    if not isinstance(want, collections.Counter):
-        want = collections.Counter(want)
-    if not isinstance(got, collections.Counter):
-        got = collections.Counter(got)
+    """want and got: lists of items, or Counters of them, which Counter()
+    copies count for count (bytes are never one item a byte)."""
+    want, got = collections.Counter(want), collections.Counter(got)
     if want == got:
         return []
     return ["%s differ: missing %s; unexpected %s" % (
