@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include "write/sink.h"
 
 /* Room for two batches: one being drained, one being built. */
@@ -52,6 +53,13 @@ struct sink *sink_memory(void)
 	return sink_new();
 }
 
+void sink_forget_seen(struct sink *s)
+{
+	hmap_free(&s->seen);
+	hmap_free(&s->named);
+	memset(&s->last_named, 0, sizeof(s->last_named));
+}
+
 bool sink_first_sight(struct sink *s, uint64_t hash)
 {
 	/* Out of memory: say yes, a repeated line is harmless. */
@@ -75,6 +83,32 @@ void sink_new_run(struct sink *s, uint32_t tid)
 	}
 	if (!s->runs_failed)
 		s->runs[s->nruns++] = (struct sink_run){ tid, (uint32_t)s->buf.len };
+}
+
+void sink_tee_line(struct sink *s, uint32_t tid)
+{
+	struct sink *t = s->tee;
+	uint32_t from = s->nruns ? s->runs[s->nruns - 1].end : 0;
+	uint32_t marked = t->nruns ? t->runs[t->nruns - 1].end : 0;
+
+	if (s->tee_off || tid == SINK_LAST || s->runs_failed || s->buf.len <= from)
+		return;
+	if (t->buf.len > marked)
+		sink_line_end(t, SINK_META); /* the flight sink's own, unmarked */
+	jb_mem(&t->buf, s->buf.p + from, s->buf.len - from);
+	if (tid != SINK_META)
+		sink_event_end(t, s->last_end_ns);
+	sink_line_end(t, tid);
+}
+
+void sink_set_tee(struct sink *s, struct sink *tee)
+{
+	uint32_t marked = s->nruns ? s->runs[s->nruns - 1].end : 0;
+
+	s->tee = NULL;
+	if (s->buf.len > marked)
+		sink_line_end(s, SINK_META);
+	s->tee = tee;
 }
 
 /* The group of a run of tid's lines: 0 for metadata, then the threads

@@ -46,18 +46,35 @@ struct sink {
 	uint32_t slot;		/* index in the outdir's list */
 	bool suspended;		/* its descriptor is closed for now */
 	uint64_t last_use;
+	/* --flight: every line of this sink, but the start, end and what
+	 * tee_off keeps out (totals), is copied to tee, the flight sink.
+	 * end_lo, end_hi: the earliest and latest end of the events written
+	 * since the flight sink was last emptied (write/flightbuf.h). */
+	struct sink *tee;
+	bool tee_off;
+	uint64_t end_lo, end_hi;
+	uint64_t last_end_ns;	/* the end of the event being written */
 };
 
 int sink_open(const struct output_opts *o, struct sink **out, char *err,
 	      size_t errlen);
 /* A sink whose lines stay in memory, in s->buf: for tests. */
 struct sink *sink_memory(void);
+/* Every FH/SH/HH and name line is written again at its next use. */
+void sink_forget_seen(struct sink *s);
 /* True the first time hash is offered: the caller then writes its line. */
 bool sink_first_sight(struct sink *s, uint64_t hash);
 /* Ends a line of buf: one of thread tid's events, or SINK_META/LAST. */
 void sink_new_run(struct sink *s, uint32_t tid);
+/* Copies the line(s) being ended to s->tee. */
+void sink_tee_line(struct sink *s, uint32_t tid);
+/* From now, s's lines are copied to tee (NULL: no more); what s holds
+ * but has not yet marked (its start) is not. */
+void sink_set_tee(struct sink *s, struct sink *tee);
 static inline void sink_line_end(struct sink *s, uint32_t tid)
 {
+	if (__builtin_expect(s->tee != NULL, 0))
+		sink_tee_line(s, tid);
 	if (s->nruns && s->runs[s->nruns - 1].tid == tid)
 		s->runs[s->nruns - 1].end = (uint32_t)s->buf.len;
 	else
@@ -72,6 +89,15 @@ static inline void sink_meta_so_far(struct sink *s)
 
 	if (s->buf.len > marked)
 		sink_line_end(s, SINK_META);
+}
+/* An event that ends at end_ns was written (the flight window's times). */
+static inline void sink_event_end(struct sink *s, uint64_t end_ns)
+{
+	s->last_end_ns = end_ns;
+	if (!s->end_lo || end_ns < s->end_lo)
+		s->end_lo = end_ns;
+	if (end_ns > s->end_hi)
+		s->end_hi = end_ns;
 }
 /* Hands buf to the output, its lines grouped by thread. */
 int sink_write_lines(struct sink *s);

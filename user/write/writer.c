@@ -203,6 +203,7 @@ void writer_begin_event(struct writer *w, struct sink *s, const struct proc *p,
 	uint64_t wall_ns = (uint64_t)((int64_t)ts_ns + w->clock_offset_ns);
 
 	sink_meta_so_far(s);
+	sink_event_end(s, ts_ns + dur_ns);
 	s->line_tid = tid;
 	JB_LIT(b, "{\"id\":");
 	jb_u64(b, n->id);

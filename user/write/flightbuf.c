@@ -1,0 +1,467 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lib/gz.h"
+#include "lib/hash.h"
+#include "lib/vec.h"
+#include "write/flightbuf.h"
+
+/* A new newest generation of metadata: 0 or -ENOMEM. */
+static int new_gen(struct flightbuf *fb)
+{
+	struct flight_meta g = { .last_chunk = UINT64_MAX };
+
+	if (fb->ngens)
+		fb->gens[fb->ngens - 1].last_chunk = fb->sealed; /* pending's, to come */
+	if (fb->gfirst > 16 && fb->gfirst * 2 > fb->ngens) {
+		memmove(fb->gens, fb->gens + fb->gfirst,
+			(fb->ngens - fb->gfirst) * sizeof(*fb->gens));
+		fb->ngens -= fb->gfirst;
+		fb->gfirst = 0;
+	}
+	if (jb_init(&g.lines, 16u << 10))
+		return -ENOMEM;
+	if (VEC_PUSH(fb->gens, fb->ngens, fb->capgens, g)) {
+		jb_free(&g.lines);
+		return -ENOMEM;
+	}
+	hmap_free(&fb->meta_seen);
+	return 0;
+}
+
+/* Generations no chunk left can use go. */
+static void drop_gens(struct flightbuf *fb)
+{
+	while (fb->ngens - fb->gfirst > 1 && fb->gens[fb->gfirst].last_chunk < fb->dropped) {
+		fb->used -= fb->gens[fb->gfirst].lines.len;
+		jb_free(&fb->gens[fb->gfirst++].lines);
+	}
+}
+
+int flightbuf_init(struct flightbuf *fb, uint64_t keep_ns, size_t cap)
+{
+	memset(fb, 0, sizeof(*fb));
+	fb->keep_ns = keep_ns;
+	fb->cap = cap;
+	if (jb_init(&fb->pending, FLIGHT_CHUNK_BYTES + (64u << 10)) || new_gen(fb)) {
+		flightbuf_free(fb);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void flightbuf_free(struct flightbuf *fb)
+{
+	for (uint32_t i = fb->first; i < fb->n; i++)
+		free(fb->chunks[i].z);
+	free(fb->chunks);
+	jb_free(&fb->pending);
+	for (uint32_t i = fb->gfirst; i < fb->ngens; i++)
+		jb_free(&fb->gens[i].lines);
+	free(fb->gens);
+	hmap_free(&fb->meta_seen);
+	memset(fb, 0, sizeof(*fb));
+}
+
+/* ---- taking lines ---- */
+
+/* What a line between events is: kept for every dump (names), an event
+ * of the window (a CM mark), or nothing a dump wants (the losses, said
+ * by the trace's own end; the file's "["). */
+enum meta_kind { META_KEEP, META_EVENT, META_DROP };
+
+static enum meta_kind meta_kind(const char *line, size_t len)
+{
+	const char *name = memmem(line, len < 48 ? len : 48, "\"name\":\"", 8);
+
+	if (!name)
+		return META_DROP; /* "[": the file's own */
+	name += 8;
+	if (!strncmp(name, "CM\"", 3))
+		return META_EVENT;
+	if (!strncmp(name, "lost_events\"", 12))
+		return META_DROP;
+	/* an event among them: only where the sink lost its runs */
+	return memmem(line, len, "\"ph\":\"M\"", 8) ? META_KEEP : META_EVENT;
+}
+
+/* What makes a metadata line a repeat: an FH, SH or HH line's kind and
+ * value (the same file met by two processes, or by the window and a
+ * process's file), any other line's whole text. */
+static uint64_t meta_key(const char *line, size_t len)
+{
+	const char *v = memmem(line, len, "\",\"value\":\"", 11);
+	bool hashed = len > 12 && line[10] == 'H' && line[11] == '"' && v;
+
+	if (!hashed)
+		return dft_hash64(line, len);
+	v += 11;
+	return dft_hash64(v, line + len - v) ^ (uint64_t)(unsigned char)line[9] << 56;
+}
+
+static void keep_meta(struct flightbuf *fb, const char *line, size_t len)
+{
+	uint64_t h = meta_key(line, len);
+	struct jbuf *m = &fb->gens[fb->ngens - 1].lines;
+	size_t had;
+
+	if (m->len > FLIGHT_META_GEN && m->len > fb->cap / 16 && !new_gen(fb)) {
+		fb->names_lost = true;
+		m = &fb->gens[fb->ngens - 1].lines;
+	}
+	if (hmap_add(&fb->meta_seen, h, 0) == 0)
+		return; /* written already (also when out of memory: a repeat is harmless) */
+	had = m->len;
+	jb_mem(m, line, len);
+	if (m->err)
+		fb->err = m->err;
+	else
+		fb->used += m->len - had;
+}
+
+static uint32_t count_lines(const char *p, size_t len)
+{
+	uint32_t n = 0;
+
+	for (const char *end = p + len; (p = memchr(p, '\n', end - p)); p++)
+		n++;
+	return n;
+}
+
+static void take_event(struct flightbuf *fb, const char *p, size_t len)
+{
+	uint32_t n = count_lines(p, len);
+
+	jb_mem(&fb->pending, p, len);
+	fb->pend_events += n;
+	fb->events_in += n;
+}
+
+static void take_meta(struct flightbuf *fb, const char *p, size_t len)
+{
+	for (const char *end = p + len, *nl; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', end - p);
+		if (!nl)
+			nl = end - 1;
+		switch (meta_kind(p, nl + 1 - p)) {
+		case META_KEEP:
+			keep_meta(fb, p, nl + 1 - p);
+			break;
+		case META_EVENT:
+			take_event(fb, p, nl + 1 - p);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+void flightbuf_take(struct flightbuf *fb, struct sink *s, uint64_t now_ns)
+{
+	uint32_t from = 0;
+	size_t before = fb->pending.len;
+
+	if (!s->buf.len)
+		return;
+	if (!fb->pending.len)
+		fb->pend_since = now_ns;
+	if (s->runs_failed) { /* out of memory: no runs to tell them apart */
+		take_meta(fb, s->buf.p, s->buf.len);
+	} else {
+		for (uint32_t i = 0; i < s->nruns; from = s->runs[i++].end) {
+			if (s->runs[i].tid == SINK_META)
+				take_meta(fb, s->buf.p + from, s->runs[i].end - from);
+			else if (s->runs[i].tid != SINK_LAST)
+				take_event(fb, s->buf.p + from, s->runs[i].end - from);
+		}
+	}
+	if (fb->pending.len > before && s->end_hi) {
+		if (!fb->pend_lo || s->end_lo < fb->pend_lo)
+			fb->pend_lo = s->end_lo;
+		if (s->end_hi > fb->pend_hi)
+			fb->pend_hi = s->end_hi;
+	}
+	if (fb->pending.err)
+		fb->err = fb->pending.err;
+	fb->used += fb->pending.len - before;
+	jb_reset(&s->buf);
+	s->nruns = 0;
+	s->runs_failed = false;
+	s->end_lo = s->end_hi = 0;
+}
+
+/* ---- chunks ---- */
+
+struct zbuf {
+	unsigned char *p;
+	size_t len, cap;
+};
+
+static int zbuf_put(void *ctx, const void *bytes, size_t len)
+{
+	struct zbuf *z = ctx;
+
+	if (z->len + len > z->cap) {
+		size_t cap = (z->len + len) * 2;
+		unsigned char *p = realloc(z->p, cap);
+
+		if (!p)
+			return -ENOMEM;
+		z->p = p;
+		z->cap = cap;
+	}
+	memcpy(z->p + z->len, bytes, len);
+	z->len += len;
+	return 0;
+}
+
+static int compress(const struct jbuf *lines, struct zbuf *z)
+{
+	struct gz_writer *w = gz_writer_new(1);
+	unsigned char *p;
+	int ret;
+
+	if (!w)
+		return -ENOMEM;
+	ret = gz_writer_put(w, lines->p, lines->len, GZ_FINISH, zbuf_put, z);
+	gz_writer_free(w);
+	if (ret) {
+		free(z->p);
+		return ret;
+	}
+	/* kept for long: no room to grow */
+	p = realloc(z->p, z->len);
+	if (p)
+		z->p = p;
+	return 0;
+}
+
+static void drop_pending(struct flightbuf *fb)
+{
+	fb->used -= fb->pending.len;
+	jb_reset(&fb->pending);
+	fb->pend_lo = fb->pend_hi = 0;
+	fb->pend_events = 0;
+}
+
+void flightbuf_seal(struct flightbuf *fb)
+{
+	struct flight_chunk c = { fb->pend_lo, fb->pend_hi, fb->pend_events,
+				  (uint32_t)fb->pending.len, 0, NULL };
+	struct zbuf z = { 0 };
+	int ret;
+
+	if (!fb->pending.len)
+		return;
+	/* compact the array's dropped head now and then */
+	if (fb->first > 64 && fb->first * 2 > fb->n) {
+		memmove(fb->chunks, fb->chunks + fb->first,
+			(fb->n - fb->first) * sizeof(*fb->chunks));
+		fb->n -= fb->first;
+		fb->first = 0;
+	}
+	ret = compress(&fb->pending, &z);
+	if (!ret) {
+		c.z = z.p;
+		c.z_len = (uint32_t)z.len;
+		ret = VEC_PUSH(fb->chunks, fb->n, fb->capchunks, c);
+		if (ret)
+			free(z.p);
+	}
+	if (ret && !fb->err)
+		fb->err = ret;
+	if (!ret) {
+		fb->used += c.z_len;
+		fb->sealed++;
+	}
+	drop_pending(fb);
+}
+
+static void drop_oldest(struct flightbuf *fb)
+{
+	struct flight_chunk *c = &fb->chunks[fb->first++];
+
+	fb->used -= c->z_len;
+	free(c->z);
+	c->z = NULL;
+	fb->dropped++;
+}
+
+void flightbuf_tick(struct flightbuf *fb, uint64_t now_ns, uint64_t hold_ns)
+{
+	uint64_t floor = now_ns > fb->keep_ns ? now_ns - fb->keep_ns : 0;
+
+	if (fb->pending.len >= FLIGHT_CHUNK_BYTES ||
+	    (fb->pending.len && now_ns - fb->pend_since >= FLIGHT_CHUNK_NS))
+		flightbuf_seal(fb);
+	if (hold_ns && hold_ns < floor)
+		floor = hold_ns;
+	while (fb->first < fb->n && fb->chunks[fb->first].hi_ns < floor)
+		drop_oldest(fb);
+	while (fb->first < fb->n && fb->used > fb->cap) {
+		drop_oldest(fb);
+		fb->capped++;
+		drop_gens(fb);
+	}
+	drop_gens(fb);
+}
+
+static bool in_span(const struct flight_chunk *c, uint64_t from_ns, uint64_t to_ns)
+{
+	return c->hi_ns >= from_ns && c->lo_ns <= to_ns;
+}
+
+struct flight_span flightbuf_span(const struct flightbuf *fb, uint64_t from_ns,
+				  uint64_t to_ns)
+{
+	struct flight_span s = { 0 };
+
+	for (uint32_t i = fb->first; i < fb->n; i++) {
+		const struct flight_chunk *c = &fb->chunks[i];
+
+		if (!in_span(c, from_ns, to_ns))
+			continue;
+		if (!s.chunks || c->lo_ns < s.from_ns)
+			s.from_ns = c->lo_ns;
+		if (c->hi_ns > s.to_ns)
+			s.to_ns = c->hi_ns;
+		s.events += c->events;
+		s.chunks++;
+	}
+	return s;
+}
+
+/* Whether an event line ended before from_us (wall-clock µs, as its ts
+ * and dur): a line without them (a CM mark) did not. */
+static bool ended_before(const char *line, size_t len, uint64_t from_us)
+{
+	const char *ts = memmem(line, len, ",\"ts\":", 6);
+	const char *dur = ts ? memmem(ts, len - (ts - line), ",\"dur\":", 7) : NULL;
+
+	return dur && strtoull(ts + 6, NULL, 10) + strtoull(dur + 7, NULL, 10) < from_us;
+}
+
+struct line_filter {
+	uint64_t from_us;	/* 0: every line */
+	uint64_t *lines;	/* counts those handed out */
+	int (*out)(void *ctx, const void *bytes, size_t len);
+	void *ctx;
+};
+
+/* Hands out the whole lines of [p, p + len), those that ended before the
+ * window left out. */
+static int put_lines(const struct line_filter *f, const char *p, size_t len)
+{
+	const char *end = p + len, *run = p, *nl;
+	int ret = 0;
+
+	if (!f->from_us) {
+		*f->lines += count_lines(p, len);
+		return f->out(f->ctx, p, len);
+	}
+	for (; p < end && !ret; p = nl + 1) {
+		nl = memchr(p, '\n', end - p);
+		if (!nl)
+			nl = end - 1;
+		if (!ended_before(p, nl + 1 - p, f->from_us)) {
+			++*f->lines;
+			continue;
+		}
+		if (p > run)
+			ret = f->out(f->ctx, run, p - run);
+		run = nl + 1;
+	}
+	return !ret && end > run ? f->out(f->ctx, run, end - run) : ret;
+}
+
+/* A chunk's lines, inflated in pieces of whole lines. */
+static int write_chunk(const struct flight_chunk *c, struct gz_reader *r, char *buf,
+		       size_t size, const struct line_filter *f)
+{
+	const unsigned char *in = c->z;
+	size_t in_len = c->z_len, have = 0, whole;
+	bool done = false;
+	ssize_t n;
+	char *nl;
+	int ret;
+
+	gz_reader_reset(r);
+	while (!done) {
+		n = gz_reader_get(r, &in, &in_len, buf + have, size - have, &done);
+		if (n < 0)
+			return (int)n;
+		if (n == 0 && !done && !in_len)
+			return GZ_CORRUPT;
+		have += n;
+		nl = memrchr(buf, '\n', have);
+		if (!nl)
+			continue; /* lines are far shorter than buf */
+		whole = nl + 1 - buf;
+		ret = put_lines(f, buf, whole);
+		if (ret)
+			return ret;
+		memmove(buf, buf + whole, have - whole);
+		have -= whole;
+	}
+	return have ? put_lines(f, buf, have) : 0;
+}
+
+/* Every generation's lines, the newest first, each line once. */
+static int write_meta(const struct flightbuf *fb,
+		      int (*out)(void *ctx, const void *bytes, size_t len), void *ctx)
+{
+	struct hmap seen = { 0 };
+	int ret = 0;
+
+	for (uint32_t i = fb->ngens; i-- > fb->gfirst && !ret;) {
+		const struct jbuf *m = &fb->gens[i].lines;
+		const char *p = m->p, *end = p + m->len, *run = p, *nl;
+
+		for (; p < end && !ret; p = nl + 1) {
+			nl = memchr(p, '\n', end - p);
+			if (!nl)
+				nl = end - 1;
+			if (hmap_add(&seen, meta_key(p, nl + 1 - p), 0) != 0)
+				continue; /* new (or no memory to tell: written) */
+			if (p > run)
+				ret = out(ctx, run, p - run);
+			run = nl + 1;
+		}
+		if (!ret && end > run)
+			ret = out(ctx, run, end - run);
+	}
+	hmap_free(&seen);
+	return ret;
+}
+
+int flightbuf_write(const struct flightbuf *fb, uint64_t from_ns, uint64_t to_ns,
+		    int64_t wall_offset_ns, uint64_t *events,
+		    int (*out)(void *ctx, const void *bytes, size_t len), void *ctx)
+{
+	size_t size = 256u << 10;
+	struct gz_reader *r;
+	char *buf;
+	int ret = write_meta(fb, out, ctx);
+
+	if (ret)
+		return ret;
+	r = gz_reader_new();
+	buf = malloc(size);
+	if (!r || !buf)
+		ret = -ENOMEM;
+	for (uint32_t i = fb->first; i < fb->n && !ret; i++) {
+		const struct flight_chunk *c = &fb->chunks[i];
+		/* a chunk that began before the window: its lines one by one */
+		struct line_filter f = { c->lo_ns < from_ns ?
+						 (uint64_t)((int64_t)from_ns + wall_offset_ns) / 1000 : 0,
+					 events, out, ctx };
+
+		if (in_span(c, from_ns, to_ns))
+			ret = write_chunk(c, r, buf, size, &f);
+	}
+	free(buf);
+	if (r)
+		gz_reader_free(r);
+	return ret;
+}

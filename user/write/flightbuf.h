@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * --flight's window: the last SECONDS of the lines a full trace would
+ * have written, kept in memory and nowhere else until a dump asks.
+ *
+ * Lines come from the flight sink (write/files.c routes to it) in
+ * batches. Event lines gather in a pending buffer, which is sealed into
+ * a chunk, one gzip member, every FLIGHT_CHUNK_BYTES or
+ * FLIGHT_CHUNK_NS; a chunk knows the earliest and latest end of its
+ * events. Chunks go, oldest first, once their last event ended before
+ * the window, or while the memory cap binds (the window is then
+ * shorter: flightbuf_span() says what it covers). The metadata lines
+ * (FH, SH, HH, process and thread names, PR) are kept apart and whole,
+ * so that a dump names files and processes met before its window.
+ */
+#ifndef WRITE_FLIGHTBUF_H
+#define WRITE_FLIGHTBUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "lib/hmap.h"
+#include "lib/json.h"
+#include "write/sink.h"
+
+#define FLIGHT_CHUNK_BYTES (256u << 10)
+#define FLIGHT_CHUNK_NS 100000000ull
+
+struct flight_chunk {
+	uint64_t lo_ns, hi_ns;	/* its events' earliest and latest end */
+	uint32_t events;
+	uint32_t raw_len;	/* the lines' bytes */
+	uint32_t z_len;
+	unsigned char *z;	/* one gzip member of the lines */
+};
+
+/* One generation of metadata lines. */
+struct flight_meta {
+	struct jbuf lines;
+	uint64_t last_chunk;	/* the last chunk that may use it: sealed's */
+};
+
+#define FLIGHT_META_GEN (64u << 10)
+
+struct flight_span {
+	uint64_t from_ns, to_ns;	/* the events' earliest and latest end */
+	uint64_t events;
+	uint64_t chunks;
+};
+
+struct flightbuf {
+	uint64_t keep_ns;	/* --flight SECONDS */
+	size_t cap;		/* --flight-mem */
+	struct flight_chunk *chunks;	/* oldest first, from first */
+	uint32_t first, n, capchunks;
+	struct jbuf pending;	/* event lines not yet sealed */
+	uint64_t pend_lo, pend_hi, pend_since;
+	uint32_t pend_events;
+	/* The metadata lines, once each, in generations: when the newest
+	 * passes FLIGHT_META_GEN bytes (or a sixteenth of the cap), a new one
+	 * begins and names_lost is set: the sink writes its names again as
+	 * they are used. A generation goes once every chunk that may use
+	 * it has gone, so a window always holds the names it uses. */
+	struct flight_meta *gens;	/* oldest first, from gfirst */
+	uint32_t gfirst, ngens, capgens;
+	struct hmap meta_seen;	/* keys of the newest's lines (meta_key()) */
+	bool names_lost;
+	uint64_t sealed, dropped;	/* chunks sealed and let go, ever */
+	size_t used;		/* chunks' gzip, meta and pending */
+	uint64_t capped;	/* chunks dropped inside the window by the cap */
+	uint64_t events_in;	/* event lines taken, for the bench */
+	int err;		/* the first failure (-ENOMEM) */
+};
+
+int flightbuf_init(struct flightbuf *fb, uint64_t keep_ns, size_t cap);
+void flightbuf_free(struct flightbuf *fb);
+/* Takes s's lines and empties it: metadata to meta, events to pending
+ * (their ends: s->end_lo, s->end_hi). */
+void flightbuf_take(struct flightbuf *fb, struct sink *s, uint64_t now_ns);
+/* Seals pending when it is big or old enough, then lets go of what the
+ * window no longer needs: chunks whose last event ended before
+ * min(now - keep, hold_ns) (hold_ns: 0, none), and more while over the
+ * cap. */
+void flightbuf_tick(struct flightbuf *fb, uint64_t now_ns, uint64_t hold_ns);
+/* Seals pending now, whatever its size. */
+void flightbuf_seal(struct flightbuf *fb);
+/* What a dump of [from_ns, to_ns] would hold now. */
+struct flight_span flightbuf_span(const struct flightbuf *fb, uint64_t from_ns,
+				  uint64_t to_ns);
+/* Hands out(ctx, bytes, len) the metadata lines, then the lines of the
+ * chunks that ended at or after from_ns and began at or before to_ns,
+ * but for events that ended before from_ns (their ts and dur: wall-clock
+ * µs, wall_offset_ns past CLOCK_MONOTONIC), whole lines each time;
+ * *events counts the event lines: 0, or out's error, or GZ_CORRUPT. */
+int flightbuf_write(const struct flightbuf *fb, uint64_t from_ns, uint64_t to_ns,
+		    int64_t wall_offset_ns, uint64_t *events,
+		    int (*out)(void *ctx, const void *bytes, size_t len), void *ctx);
+
+#endif
