@@ -335,7 +335,7 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	long nr = SC_NR(regs);
 	struct dft_task *st = traced_call(nr);
 	const volatile struct dft_sc_cfg *c;
-	bool sent = false, model;
+	bool sent = false, model, full;
 	__u64 now;
 
 	if (!st || st->nr != nr)
@@ -348,10 +348,11 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	}
 	now = bpf_ktime_get_ns();
 	/* under --profile only what changes the fd tables goes, for the
-	 * model only; past calls_max, only that too */
+	 * model only (but --flight's, whole); past calls_max, only that too */
 	model = c->interest == DFT_INTEREST_MODEL;
-	if ((model || !profile_on) && fds_known(st))
-		sent = emit_syscall(st, c, nr, ret, now, profile_on || quiet_step(), model);
+	full = !profile_on || flight_on;
+	if ((model || full) && fds_known(st))
+		sent = emit_syscall(st, c, nr, ret, now, !full || quiet_step(), model);
 	if (model && !sent) {
 		/* user space's fd table can't follow it: it learns that
 		 * ahead of the thread's next record. Not folded, where it

@@ -93,7 +93,8 @@ static int configure(struct dftrace_bpf *skel, const struct loader_opts *o)
 	set_calls_limit(skel, o->ringbuf_size, ncpus);
 	skel->rodata->lost_by_proc_on = o->lost_by_proc;
 	skel->rodata->hide_privileged = o->hide_privileged;
-	skel->rodata->profile_on = o->profile;
+	skel->rodata->profile_on = o->profile || o->flight;
+	skel->rodata->flight_on = o->flight;
 	skel->rodata->scope.self_tgid = getpid();
 	if (o->scope) {
 		skel->rodata->scope_on = true;

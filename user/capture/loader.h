@@ -21,6 +21,7 @@ struct loader_opts {
 	const struct dft_steps *steps;	/* --steps, or NULL */
 	const struct dft_scope *scope;	/* -a, --cgroup, --uid, --comm, or NULL */
 	bool profile;		/* --profile: every call folded into totals */
+	bool flight;		/* --flight: and sent whole too */
 	const struct features *features;	/* this kernel's */
 };
 
