@@ -3,6 +3,7 @@
  * dftrace-bpf: the tracer (capture/ -> correlate/ -> write/), or one of
  * the offline tools that read traces (read/ -> analyze/ -> render/).
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include "capture/tracer.h"
@@ -12,10 +13,14 @@
 static const struct subcommand {
 	const char *name;
 	int (*main)(int argc, char **argv);
+	bool as_invoker;	/* reads files: as the user behind sudo */
 } subcommands[] = {
-	{ "merge", merge_main },
-	{ "summary", summary_main },
-	{ "report", report_main },
+	{ "merge", merge_main, true },
+	{ "summary", summary_main, true },
+	{ "report", report_main, true },
+	/* signals a tracer: with the privilege it was given (a root
+	 * tracer takes SIGUSR1 from root alone) */
+	{ "dump", dump_main, false },
 };
 
 /* The offline tools need no privilege: under sudo they become the user
@@ -44,7 +49,7 @@ int main(int argc, char **argv)
 			/* messages and --help say "dftrace-bpf merge" */
 			snprintf(name, sizeof(name), "dftrace-bpf %s", argv[1]);
 			argv[1] = name;
-			if (become_invoker(name))
+			if (subcommands[i].as_invoker && become_invoker(name))
 				return 1;
 			return subcommands[i].main(argc - 1, argv + 1);
 		}

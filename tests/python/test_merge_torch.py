@@ -483,3 +483,23 @@ def test_summary_of_a_trace_and_its_torch_trace_has_one_process_as_merge_does(tm
     assert [p for p, _, _ in merged[0] if p.endswith(" [%d]" % pid)] == ["python3 [%d]" % pid]
     assert rows(trace, torch_trace) == merged
     assert rows(torch_trace, trace) == merged
+
+
+def test_flight_dump_merges_with_torch(tmp_path, built):
+    """--flight's dump of a --torch job (the shell around it fails: the exit
+    trigger) is a trace like any: it merges with the torch trace it holds."""
+    out = tmp_path / "job"
+    out.mkdir()
+    trace = str(tmp_path / "t.pfw.gz")
+    r = subprocess.run([DFT, "-q", "--torch", "--flight", "120", "--trigger", "exit",
+                        "-o", trace, "--", "sh", "-c", '"$0" "$@"; exit 3', PY, JOB, str(out)],
+                       env=private_env(tmp_path), capture_output=True, text=True, timeout=300)
+    assert r.returncode == 3, r.stderr
+    dump = str(tmp_path / "t-flight-1-exit.pfw.gz")
+    assert os.path.exists(dump), r.stderr
+    view = str(tmp_path / "view.json")
+    m = merge(["-o", view, dump])
+    assert len(alignments(m.stderr)) == 1, m.stderr
+    doc = chrome.load(view)
+    assert chrome.shape_problems(doc) == []
+    check_rank(doc, Trace.load(dump), truth_of(r.stdout), 0)

@@ -68,6 +68,10 @@ static const char doc[] =
 "    sudo dftrace-bpf --torch -- python3 train.py  # PyTorch phases, no edits\n"
 "    sudo dftrace-bpf --steps 1:1:3 -- ./train # steps 2-4 of 0, 1, 2...\n"
 "    sudo dftrace-bpf --profile=10 -a -D prof/ # always on: totals every 10 s\n"
+"    sudo dftrace-bpf --flight 30 --trigger hang=120 -D t/ -- ./train\n"
+"                                              # totals, and the last 30 s of\n"
+"                                              # events when a step is slow or\n"
+"                                              # hangs (and on SIGUSR1)\n"
 "    sudo dftrace-bpf -a -d 60 -D node/        # every process for a minute\n"
 "    sudo dftrace-bpf --cgroup /sys/fs/cgroup/system.slice/slurmstepd.scope -D t/\n"
 "    sudo dftrace-bpf --comm python3 --uid alice  # by name, or a user's\n"
@@ -79,7 +83,8 @@ static const char doc[] =
 "the trace file belongs to that user.\n";
 
 enum { OPT_CGROUP = 0x100, OPT_UID, OPT_COMM, OPT_PROFILE, OPT_PID_FILE, OPT_NO_GPU,
-       OPT_NO_REGION_RINGS };
+       OPT_NO_REGION_RINGS, OPT_FLIGHT, OPT_FLIGHT_MEM, OPT_FLIGHT_AFTER, OPT_FLIGHT_MAX,
+       OPT_TRIGGER };
 
 static const struct argp_option opts[] = {
 	{ "pid", 'p', "PID", 0, "Attach to PID, its threads and descendants (repeatable)", 0 },
@@ -99,6 +104,11 @@ static const struct argp_option opts[] = {
 	{ "uid", OPT_UID, "USER", 0, "A user's processes (real uid; name or number; repeatable), those that become the user's at an exec too", 0 },
 	{ "comm", OPT_COMM, "NAME", 0, "Processes whose command name is NAME (repeatable), from an exec or a rename (prctl) that gives it", 0 },
 	{ "profile", OPT_PROFILE, "SECONDS", OPTION_ARG_OPTIONAL, "Totals, not events: the kernel adds up each (process, thread, call, file, phase)'s calls, bytes, time and latency histogram, written as one event each every SECONDS (default 1) and at the end", 0 },
+	{ "flight", OPT_FLIGHT, "SECONDS", 0, "Always on: write the totals as --profile does, keep the last SECONDS (1 to 3600) of every event in memory, and write them out as DIR/flight-N-REASON.pfw.gz (beside -o's file) when a trigger fires, or on SIGUSR1 and `dftrace-bpf dump PID`", 0 },
+	{ "flight-mem", OPT_FLIGHT_MEM, "MB", 0, "--flight's memory for the window (default 256): where it binds first, the window is shorter, and each dump says what it covers", 0 },
+	{ "flight-after", OPT_FLIGHT_AFTER, "SECONDS", 0, "A dump runs on this long after its trigger (default 1, 0 to 600)", 0 },
+	{ "flight-max", OPT_FLIGHT_MAX, "N", 0, "At most N dumps in all (default 20); at most one of each trigger per window", 0 },
+	{ "trigger", OPT_TRIGGER, "SPEC", 0, "When --flight dumps (repeatable; default slow-step and exit): slow-step[=K] a step over K (3) times the median, hang=SECONDS no step ended for so long, slow-io=MS one I/O call so slow, exit a traced process killed or failing, signal (always on)", 0 },
 	{ "no-region-rings", OPT_NO_REGION_RINGS, NULL, 0, "Take each region's begin and end from its probe, a trap each, rather than from the thread's ring of them that dftrace/usdt.h writes with no trap", 0 },
 	{ "no-gpu", OPT_NO_GPU, NULL, 0, "No probes on the GPU and collective libraries (libcuda, libnccl, libcufile): their calls are not traced", 0 },
 	{ "steps", 's', "W:U:A[:R[:S]]", 0, "Record only the active steps of torch.profiler's schedule: skip S steps, then wait W, warm up U, record A, R times (0: forever). Steps are the step annotation's (DFT_USDT_SET_STEP, ai.update(step=), dftrace.profiler's step(), --torch's optimizer steps); the kernel drops the other steps' I/O", 0 },
@@ -169,6 +179,65 @@ static void check_output_options(const struct env *env, struct argp_state *state
 	if (env->gzip_level_given && env->output && !ends_with(env->output, ".gz"))
 		argp_error(state, "-z sets the gzip level, but '%s' is written plain (name it *.gz)",
 			   env->output);
+}
+
+static double parse_seconds(const char *arg, double lo, double hi, const char *what,
+			    struct argp_state *state)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || *end || end == arg || !(v >= lo && v <= hi))
+		argp_error(state, "invalid %s '%s': need %g to %g", what, arg, lo, hi);
+	return v;
+}
+
+/* slow-step[=K], hang=SECONDS, slow-io=MS, exit, signal */
+static void parse_trigger(struct flight_opts *f, const char *arg, struct argp_state *state)
+{
+	const char *eq = strchr(arg, '=');
+	size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
+
+#define IS(name) (n == sizeof(name) - 1 && !strncmp(arg, name, n))
+	if (IS("slow-step")) {
+		f->on[FLIGHT_slow_step] = true;
+		f->step_k = eq ? parse_seconds(eq + 1, 1.01, 1e6, "slow-step factor", state) : 3;
+	} else if (IS("hang") && eq) {
+		f->on[FLIGHT_hang] = true;
+		f->hang_ns = parse_seconds(eq + 1, 0.1, 86400, "hang time", state) * 1e9;
+	} else if (IS("slow-io") && eq) {
+		f->on[FLIGHT_slow_io] = true;
+		f->io_ns = parse_seconds(eq + 1, 0.001, 3600000, "slow-io time (ms)", state) * 1e6;
+	} else if ((IS("exit") || IS("signal")) && !eq) {
+		f->on[IS("exit") ? FLIGHT_exit : FLIGHT_signal] = true;
+	} else {
+		argp_error(state, "invalid --trigger '%s': need slow-step[=K], hang=SECONDS, slow-io=MS, exit or signal",
+			   arg);
+	}
+#undef IS
+}
+
+/* --flight's options need it, and it needs a whole trace and no -d/-P
+ * loss: what would silently do nothing is refused. */
+static void check_flight(struct env *env, struct argp_state *state)
+{
+	if (!env->flight_on) {
+		if (env->triggers_given || env->flight_tuned)
+			argp_error(state, "--trigger and --flight-* tune --flight: give --flight SECONDS");
+		return;
+	}
+	if (env->steps_on)
+		argp_error(state, "--flight keeps every step, --steps only some: give one");
+	if (env->output && !strcmp(env->output, "-"))
+		argp_error(state, "--flight writes its dumps beside the totals: give -o FILE or -D DIR, not -o -");
+	if (!env->triggers_given) {
+		env->flight.on[FLIGHT_slow_step] = env->flight.on[FLIGHT_exit] = true;
+		env->flight.step_k = 3;
+	}
+	if (!env->profile_s)
+		env->profile_s = 1.0;
 }
 
 /* W:U:A[:R[:S]], as torch.profiler.schedule(wait, warmup, active,
@@ -263,6 +332,26 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_NO_REGION_RINGS:
 		env->no_region_rings = true;
 		break;
+	case OPT_FLIGHT:
+		env->flight_on = true;
+		env->flight.keep_ns = parse_seconds(arg, 1, 3600, "--flight window (seconds)", state) * 1e9;
+		break;
+	case OPT_FLIGHT_MEM:
+		env->flight_tuned = true;
+		env->flight.mem = (size_t)parse_long(arg, 1, 1 << 20, "--flight-mem (MB)", state) << 20;
+		break;
+	case OPT_FLIGHT_AFTER:
+		env->flight_tuned = true;
+		env->flight.after_ns = parse_seconds(arg, 0, 600, "--flight-after (seconds)", state) * 1e9;
+		break;
+	case OPT_FLIGHT_MAX:
+		env->flight_tuned = true;
+		env->flight.max_dumps = parse_long(arg, 0, 1000000, "--flight-max", state);
+		break;
+	case OPT_TRIGGER:
+		env->triggers_given = true;
+		parse_trigger(&env->flight, arg, state);
+		break;
 	case OPT_PID_FILE:
 		if (!*arg)
 			argp_error(state, "invalid --pid-file '': need a path");
@@ -296,6 +385,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (env->torch && !env->command)
 			argp_error(state, "--torch labels a launched program: give -- CMD");
 		check_output_options(env, state);
+		check_flight(env, state);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -308,7 +398,9 @@ void env_parse(struct env *env, int argc, char **argv)
 	static const struct argp argp = { opts, parse_opt, NULL, doc, NULL, NULL, NULL };
 
 	*env = (struct env){ .gzip_level = DEFAULT_GZIP_LEVEL,
-			     .ringbuf_size = DEFAULT_RINGBUF_SIZE };
+			     .ringbuf_size = DEFAULT_RINGBUF_SIZE,
+			     .flight = { .mem = 256u << 20, .after_ns = 1000000000ull,
+					 .max_dumps = 20 } };
 	/* Messages start "dftrace-bpf: " however the binary was invoked. */
 	argv[0] = "dftrace-bpf";
 	program_invocation_name = program_invocation_short_name = argv[0];

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "capture/scope.h"
+#include "correlate/flight.h"
 #include "dftrace.h"
 
 #define ENV_MAX_PIDS 64
@@ -30,6 +31,10 @@ struct env {
 	bool no_region_rings;	/* --no-region-rings: a probe on each begin and end */
 	struct scope_opts scope;	/* -a, --cgroup, --uid, --comm */
 	double profile_s;	/* --profile: totals every so many seconds; 0: off */
+	bool flight_on;		/* --flight: totals, and a window dumped on triggers */
+	bool triggers_given;	/* --trigger */
+	bool flight_tuned;	/* --flight-mem, -after or -max */
+	struct flight_opts flight;	/* its times, cap and triggers */
 	bool steps_on;		/* --steps */
 	struct dft_steps steps;
 	char **command;		/* argv after "--", NULL-terminated */

@@ -41,6 +41,7 @@ _Static_assert(sizeof(stop_signals) / sizeof(stop_signals[0]) == STOP_SIGNALS,
 /* Set from a signal handler, so globals; read by the loops below. */
 static volatile sig_atomic_t stop_signal;
 static volatile sig_atomic_t stops_got[STOP_SIGNALS];
+static volatile sig_atomic_t dump_asked;	/* --flight: SIGUSR1 */
 
 static void on_signal(int sig)
 {
@@ -180,6 +181,11 @@ int run_loop(struct tracer *tr)
 		if (trace_stats(tr->trace)->write_error)
 			break;
 		folds_tick(&tr->folds, tr->trace, clock_mono_ns());
+		if (dump_asked) {
+			dump_asked = 0;
+			trace_flight_signal(tr->trace, clock_mono_ns());
+		}
+		trace_flight_tick(tr->trace, clock_mono_ns());
 		if (clock_mono_ns() >= next_tick) {
 			next_tick = clock_mono_ns() + FLUSH_INTERVAL_NS;
 			if (!tick(tr))
@@ -218,6 +224,20 @@ void run_install_signals(struct launch *l)
 	if (!sigismember(&l->ignored, SIGHUP))
 		sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+}
+
+static void on_dump_signal(int sig)
+{
+	(void)sig;
+	dump_asked = 1;
+}
+
+void run_install_dump_signal(void)
+{
+	struct sigaction sa = { .sa_handler = on_dump_signal, .sa_flags = SA_RESTART };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
 }
 
 /* ---- the target ---- */

@@ -57,6 +57,7 @@ struct tracer {
 	struct bpf_link *signals_link;
 	uint64_t stops_forwarded[STOP_SIGNALS];
 	char features_list[256];	/* as the trace's start says them */
+	char flight_prefix[4096];	/* --flight's dumps: the path up to flight- */
 	struct rlimit nofile_at_start;	/* the command gets it back */
 	char program[PATH_MAX];	/* -- CMD: the file it execs, or "" */
 	char *target;		/* what start and end say was traced */
@@ -71,6 +72,8 @@ struct tracer {
 /* From here a stop signal ends the run, not the process (a file would
  * be left half made); l->ignored says which were ignored before. */
 void run_install_signals(struct launch *l);
+/* --flight: SIGUSR1 asks for a dump (dftrace-bpf dump PID sends it). */
+void run_install_dump_signal(void);
 /* A stop signal has come. */
 bool run_stopped(void);
 /* Marks what is traced: a scope's processes, -p's, or the command,

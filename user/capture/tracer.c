@@ -118,6 +118,7 @@ static int load_and_attach(struct tracer *tr)
 				 .steps = tr->env.steps_on ? &tr->env.steps : NULL,
 				 .scope = tr->env.scope.on ? &tr->env.scope.k : NULL,
 				 .profile = tr->env.profile_s > 0,
+				 .flight = tr->env.flight_on,
 				 .features = &tr->features };
 	int err = loader_open(&tr->skel, &o);
 
@@ -219,6 +220,35 @@ static void forked(void *ctx, uint32_t parent, uint32_t child)
 	probed_forked(ctx, parent, child);
 }
 
+/* --flight's dumps: DIR/flight-N-REASON.pfw.gz with -D, else beside
+ * -o's file, named after it: t.pfw.gz -> t-flight-N-REASON.pfw.gz. */
+static int start_flight(struct tracer *tr)
+{
+	struct flight_opts o = tr->env.flight;
+	const char *out = tr->env.output;
+	size_t n;
+
+	if (tr->outdir) {
+		n = strlen(tr->env.output_dir);
+		while (n > 1 && tr->env.output_dir[n - 1] == '/')
+			n--;
+		snprintf(tr->flight_prefix, sizeof(tr->flight_prefix), "%.*s/", (int)n,
+			 tr->env.output_dir);
+		o.dir_fd = &tr->outdir->dir_fd;
+	} else {
+		n = strlen(out);
+		if (n > 7 && !strcmp(out + n - 7, ".pfw.gz"))
+			n -= 7;
+		else if (n > 4 && !strcmp(out + n - 4, ".pfw"))
+			n -= 4;
+		snprintf(tr->flight_prefix, sizeof(tr->flight_prefix), "%.*s-", (int)n, out);
+	}
+	o.prefix = tr->flight_prefix;
+	o.gzip_level = tr->env.gzip_level;
+	o.as = &tr->who;
+	return trace_flight_start(tr->trace, &o);
+}
+
 static int start_trace(struct tracer *tr)
 {
 	struct trace_config cfg = {
@@ -243,6 +273,8 @@ static int start_trace(struct tracer *tr)
 	int err;
 
 	err = trace_new(&tr->trace, &cfg);
+	if (!err && tr->env.flight_on)
+		err = start_flight(tr);
 	if (err) {
 		report_error("cannot start the trace: %s", strerror(-err));
 		return err;
@@ -498,6 +530,8 @@ int tracer_main(int argc, char **argv)
 	/* From here a signal must not kill us: a file would be left half
 	 * made. */
 	run_install_signals(&tr.launch);
+	if (tr.env.flight_on)
+		run_install_dump_signal();
 	if (check_outputs_differ(&tr.env))
 		goto cleanup;
 	tr.recording = open_recording(&tr.who);

@@ -6,5 +6,6 @@
 int merge_main(int argc, char **argv);
 int summary_main(int argc, char **argv);
 int report_main(int argc, char **argv);
+int dump_main(int argc, char **argv);
 
 #endif

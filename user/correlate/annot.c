@@ -253,8 +253,10 @@ static void set_context(struct trace *t, struct proc *p,
 	case DFT_ANNOT_CTX_INT:
 		if (key)
 			ctx_set(&p->ctx, key, NULL, e->value);
-		if (key == t->writer.key_step)
+		if (key == t->writer.key_step) {
 			window_step(&t->window, e->value);
+			flight_step(t, p, e->value, e->h.ts);
+		}
 		break;
 	case DFT_ANNOT_CTX_STR:
 		if (key)

@@ -70,6 +70,8 @@ void end_event(struct trace *t, struct sink *s)
 {
 	if (writer_end_event(s))
 		files_failed(&t->files, -EIO, "cannot write the trace");
+	if (__builtin_expect(s == t->files.flight, 0) && s->buf.len >= FLIGHT_TAKE_BYTES)
+		flight_take(t);
 }
 
 /* The file(s) a syscall touches, resolved before its effects apply. */
@@ -307,13 +309,15 @@ void on_syscall(struct trace *t, const struct dft_syscall *e,
 	if (d->effect == FX_MUNMAP && !f.f[0])
 		return; /* anonymous memory: not file I/O */
 	th = trace_thread(t, p, e->h.tid);
-	s = files_sink(&t->files, p);
+	s = files_event_sink(&t->files, p);
 	if (s) {
 		n = nest_in(p, th);
 		writer_syscall(&t->writer, s, p, th, &n, d, e, f.f[0], f.f[1]);
 		end_event(t, s);
+		flight_io(t, p, e->h.tid, e->h.ts, e->dur, f.f[0]);
 	}
-	count_op(t, d, th, e->ret);
+	if (!t->cfg.profile) /* --flight: the kernel's totals count it */
+		count_op(t, d, th, e->ret);
 	if (d->moves_bytes && e->ret > 0 && !is_error(e->ret))
 		th->data_ts = e->h.ts;
 	apply_effect(t, p, d, e, &f);
@@ -493,29 +497,22 @@ static struct thread *become_new_program(struct trace *t, struct proc *p,
 /* A thread has ended: nothing of it is kept. */
 static void forget_thread(struct trace *t, struct proc *p, uint32_t tid)
 {
-	struct sink *s;
-
 	if (p)
 		fold_write_totals(t, p, tid);
-	s = p ? files_sink_if_open(&t->files, p) : NULL;
-	if (s)
-		writer_forget_names(s, 0, tid);
+	files_forget_names(&t->files, p, 0, tid);
 	thread_free(&t->model, tid);
 }
 
 static void forget_process(struct trace *t, struct proc *p, uint32_t tid,
 			   uint64_t ts_ns)
 {
-	struct sink *s;
-
 	fold_write_totals(t, p, 0);
+	flight_forget(t, p->pid);
 	fileid_forget_process(&t->fileids, p->pid);
 	forget_sites(t, p, 0, UINT64_MAX);
 	if (t->cfg.on_unmapped)
 		t->cfg.on_unmapped(t->cfg.on_program_ctx, p->pid, 0, 0, UINT64_MAX, 0);
-	s = files_sink_if_open(&t->files, p);
-	if (s)
-		writer_forget_names(s, p->pid, tid);
+	files_forget_names(&t->files, p, p->pid, tid);
 	thread_free(&t->model, tid);
 	files_close_process(&t->files, p, writer_wall_us(&t->writer, ts_ns));
 	proc_free(&t->model, p);
@@ -539,8 +536,8 @@ void on_exec(struct trace *t, const struct dft_exec *e)
 	files_renamed(&t->files, p);
 	/* the new name may have been written already (a record the exec
 	 * itself made came first): again, now with the rank */
-	if (p->job.rank >= 0 && (s = files_sink_if_open(&t->files, p)))
-		writer_forget_names(s, p->pid, e->h.tid);
+	if (p->job.rank >= 0)
+		files_forget_names(&t->files, p, p->pid, e->h.tid);
 	/* A new program may carry annotations. */
 	if (p->exe && !privileged && !left && t->cfg.on_program)
 		t->cfg.on_program(t->cfg.on_program_ctx, p->pid, p->exe->str, 0, 0);
@@ -592,6 +589,7 @@ void on_exit_record(struct trace *t, const struct dft_exit *e)
 	}
 	if (t->cfg.process_ended)
 		t->cfg.process_ended(t->cfg.lost_name_ctx, t, p->pid);
+	flight_exit(t, p, e->h.tid, p->end_code, e->h.ts);
 	if ((s = proc_event(t, p, e->h.tid, "exit", e->h.ts))) {
 		writer_exit_args(s, p->end_code);
 		end_event(t, s);

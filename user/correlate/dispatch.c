@@ -76,6 +76,7 @@ void trace_free(struct trace *t)
 {
 	if (!t)
 		return;
+	flight_free(t);
 	files_free(&t->files);
 	writer_free(&t->writer);
 	model_free(&t->model);
@@ -214,6 +215,7 @@ int trace_handle_record(void *ctx, void *data, size_t size)
 
 void trace_finish(struct trace *t, const uint64_t *lost, size_t nslots)
 {
+	flight_finish(t);
 	files_finish(&t->files, &t->model, lost, nslots);
 }
 

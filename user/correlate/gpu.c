@@ -418,12 +418,15 @@ void on_gpu(struct trace *t, const struct dft_gpu *e, size_t size)
 	bytes = describe(&ev, d, th, p->gpu, e, undone);
 	if (t->cfg.profile) {
 		fold(t, p, th, d, e, &ev, bytes);
-		return;
+		if (!t->files.flight)
+			return;
 	}
-	s = files_sink(&t->files, p);
+	s = files_event_sink(&t->files, p);
 	if (!s)
 		return;
 	n = nest_in(p, th);
 	writer_gpu(&t->writer, s, p, th, &n, &ev);
 	end_event(t, s);
+	if (d->family == DFT_GPU_CUFILE)
+		flight_io(t, p, e->h.tid, e->h.ts, e->dur, ev.file);
 }

@@ -89,6 +89,7 @@ static void write_io(struct trace *t, struct proc *p, struct thread *th,
 		n = nest_in(p, th);
 		writer_hidden_io(&t->writer, s, p, th, &n, io);
 		end_event(t, s);
+		flight_io(t, p, th->tid, io->ts_ns, io->dur_ns, io->file);
 	}
 	count(t, io->name, th, io->ret);
 }

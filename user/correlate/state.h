@@ -4,6 +4,7 @@
 #ifndef CORRELATE_STATE_H
 #define CORRELATE_STATE_H
 
+#include "correlate/flight.h"
 #include "correlate/trace.h"
 #include "model/fileids.h"
 #include "model/window.h"
@@ -22,6 +23,7 @@ struct trace {
 	struct hmap phase_ids;	/* dft_phase_id -> its cat and name */
 	struct hmap uring_pending; /* io_uring requests submitted, not done */
 	uint32_t region_names;	/* region cats and names interned (annot.c) */
+	struct flight *flight;	/* --flight, or NULL */
 	/* the record in hand: its process, alive at its time */
 	uint32_t rec_pid;
 	uint64_t rec_ns;
@@ -78,5 +80,24 @@ void on_annot(struct trace *t, const struct dft_annot *e);
 /* Ends every open region of th from the innermost down to depth `to`. */
 void close_regions(struct trace *t, struct proc *p, struct thread *th,
 		   uint32_t to, uint64_t end_ns, const char *why);
+
+/* flight.c: --flight's triggers (each a no-op without --flight) */
+/* One I/O call, cuFile call or hidden I/O of dur_ns: slow-io. */
+void flight_io(struct trace *t, const struct proc *p, uint32_t tid, uint64_t ts_ns,
+	       uint64_t dur_ns, const struct istr *file);
+/* p's last thread exited with a wait(2) status: exit. */
+void flight_exit(struct trace *t, const struct proc *p, uint32_t tid, int status,
+		 uint64_t ts_ns);
+/* pid is gone: its running step with it. */
+void flight_forget(struct trace *t, uint32_t pid);
+/* p set its step annotation: the step before ends (slow-step, hang). */
+void flight_step(struct trace *t, const struct proc *p, int64_t step, uint64_t ts_ns);
+/* The window takes the flight sink's lines (the sink holds no more
+ * than about FLIGHT_TAKE_BYTES between batches of records). */
+#define FLIGHT_TAKE_BYTES (256u << 10)
+void flight_take(struct trace *t);
+/* The dumps still waiting are written (the end), then all is freed. */
+void flight_finish(struct trace *t);
+void flight_free(struct trace *t);
 
 #endif

@@ -78,7 +78,32 @@ static struct sink *open_file(struct files *f, struct proc *p)
 	}
 	l = lifecycle_of(p, writer_now_us());
 	writer_start(f->w, s, &l, lost_so_far(f, p->pid));
+	if (f->flight)
+		sink_set_tee(s, f->flight);
 	return s;
+}
+
+void files_set_flight(struct files *f, struct sink *flight)
+{
+	f->flight = flight;
+	if (f->single)
+		sink_set_tee(f->single, flight);
+}
+
+struct sink *files_event_sink(struct files *f, struct proc *p)
+{
+	return f->flight ? f->flight : files_sink(f, p);
+}
+
+void files_forget_names(struct files *f, const struct proc *p, uint32_t pid,
+			uint32_t tid)
+{
+	struct sink *s = p ? files_sink_if_open(f, p) : NULL;
+
+	if (s)
+		writer_forget_names(s, pid, tid);
+	if (f->flight)
+		writer_forget_names(f->flight, pid, tid);
 }
 
 void files_adopted(struct files *f, struct proc *p)

@@ -33,6 +33,7 @@ struct files {
 	struct loss_reader lost;
 	struct writer *w;
 	struct trace_stats *stats;
+	struct sink *flight;	/* --flight: the window's sink, or NULL */
 	struct lifecycle root;	/* -o: what start and end describe */
 	uint32_t root_ids;	/* -o: ids the root process used up, once gone */
 };
@@ -43,6 +44,22 @@ void files_init(struct files *f, struct sink *single, struct outdir *outdir,
 		struct trace_stats *stats, const struct lifecycle *root);
 void files_free(struct files *f);
 
+/* --flight: the events a full trace would write go to flight; the
+ * files get what --profile writes, copied to flight too but the totals
+ * (files_totals()). */
+void files_set_flight(struct files *f, struct sink *flight);
+/* Where the events go that only a full trace writes (syscalls, GPU
+ * calls): flight under --flight, else p's file. */
+struct sink *files_event_sink(struct files *f, struct proc *p);
+/* Writing totals to s (or done: off false): not copied to flight. */
+static inline void files_totals(struct sink *s, bool on)
+{
+	s->tee_off = on;
+}
+/* A task has ended: what every sink wrote of its names is forgotten
+ * (writer_forget_names; pid 0: a thread alone). */
+void files_forget_names(struct files *f, const struct proc *p, uint32_t pid,
+			uint32_t tid);
 /* p is newly known: -o's start line used the root process's first id. */
 void files_adopted(struct files *f, struct proc *p);
 /* The sink for p's events, its file opened first under -D; NULL when it

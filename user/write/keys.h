@@ -37,8 +37,12 @@
 	X(grid_z) X(block_x) X(block_y) X(block_z) X(shared_bytes)            \
 	X(datatype) X(comm_rank) X(comm_size) X(root) X(peer) X(api) X(via)
 
-/* Keys only start and end have: a context key may share their name. */
-#define LIFECYCLE_KEYS(X) X(rank) X(world_size) X(steps) X(steps_active) X(features)
+/* Keys only start, end and --flight's record have: a context key may
+ * share their name. */
+#define LIFECYCLE_KEYS(X) X(rank) X(world_size) X(steps) X(steps_active) X(features) \
+	X(reason) X(trigger_step) X(trigger_dur_ns) X(median_ns) X(window_from)      \
+	X(window_to) X(window_s) X(window_events) X(capped) X(dump) X(flight_dumps)  \
+	X(flight_skipped)
 
 enum writer_key {
 #define KEY_ENUM(k) WK_##k,

@@ -200,6 +200,26 @@ static void write_window(struct jbuf *b, const struct step_window *win, bool end
 	JB_KEY_STR(b, steps_active, text, strlen(text));
 }
 
+/* The head of one of the tracer's own events (start, end, flight), up to
+ * and with args.hhash. */
+static void write_tracer_event(struct writer *w, struct jbuf *b, uint64_t id,
+			       const char *name, uint32_t pid, uint32_t tid, uint64_t ts_us)
+{
+	JB_LIT(b, "{\"id\":");
+	jb_u64(b, id);
+	JB_LIT(b, ",\"name\":\"");
+	jb_mem(b, name, strlen(name));
+	JB_LIT(b, "\",\"cat\":\"dftracer\",\"pid\":");
+	jb_u64(b, pid);
+	JB_LIT(b, ",\"tid\":");
+	jb_u64(b, tid);
+	JB_LIT(b, ",\"ts\":");
+	jb_u64(b, ts_us);
+	JB_LIT(b, ",\"dur\":0,\"ph\":\"X\",\"args\":{\"hhash\":\"");
+	jb_mem(b, w->hhash_hex, 16);
+	jb_char(b, '"');
+}
+
 static void write_lifecycle(struct writer *w, struct sink *s, const char *name,
 			    const struct lifecycle *l, int64_t lost)
 {
@@ -214,19 +234,7 @@ static void write_lifecycle(struct writer *w, struct sink *s, const char *name,
 		writer_sh(w, s, l->pid, w->cmdline);
 	if (l->exe)
 		writer_sh(w, s, l->pid, l->exe);
-	JB_LIT(b, "{\"id\":");
-	jb_u64(b, l->id);
-	JB_LIT(b, ",\"name\":\"");
-	jb_mem(b, name, strlen(name));
-	JB_LIT(b, "\",\"cat\":\"dftracer\",\"pid\":");
-	jb_u64(b, l->pid);
-	JB_LIT(b, ",\"tid\":");
-	jb_u64(b, l->pid);
-	JB_LIT(b, ",\"ts\":");
-	jb_u64(b, l->ts_us);
-	JB_LIT(b, ",\"dur\":0,\"ph\":\"X\",\"args\":{\"hhash\":\"");
-	jb_mem(b, w->hhash_hex, 16);
-	jb_char(b, '"');
+	write_tracer_event(w, b, l->id, name, l->pid, l->pid, l->ts_us);
 	JB_KEY_STR(b, version, DFTRACE_VERSION, sizeof(DFTRACE_VERSION) - 1);
 	if (w->cmdline) {
 		JB_KEY_HASH(b, cmd_hash, w->cmdline->hash);
@@ -250,6 +258,10 @@ static void write_lifecycle(struct writer *w, struct sink *s, const char *name,
 	JB_KEY_STR(b, date, date, strlen(date));
 	if (!strcmp(name, "end"))
 		JB_KEY_INT(b, num_events, s->events);
+	if (!strcmp(name, "end") && w->flight) {
+		JB_KEY_INT(b, flight_dumps, w->flight->dumps);
+		JB_KEY_INT(b, flight_skipped, w->flight->skipped);
+	}
 	if (lost >= 0)
 		JB_KEY_INT(b, lost, lost);
 	JB_LIT(b, "}}\n");
@@ -269,6 +281,32 @@ void writer_end(struct writer *w, struct sink *s, const struct lifecycle *l,
 {
 	write_lifecycle(w, s, "end", l, lost);
 	JB_LIT(&s->buf, "]\n");
+}
+
+void writer_flight(struct writer *w, struct sink *s, const struct flight_record *r)
+{
+	struct jbuf *b = &s->buf;
+
+	sink_meta_so_far(s);
+	write_tracer_event(w, b, r->id, "flight", r->pid, r->tid, writer_wall_us(w, r->at_ns));
+	JB_KEY_STR(b, reason, r->reason, strlen(r->reason));
+	JB_KEY_INT(b, dump, r->dump);
+	JB_KEY_INT(b, window_from, writer_wall_us(w, r->from_ns));
+	JB_KEY_INT(b, window_to, writer_wall_us(w, r->to_ns));
+	JB_KEY_INT(b, window_s, r->keep_ns / 1000000000ull);
+	JB_KEY_INT(b, window_events, r->events);
+	if (r->has_step)
+		JB_KEY_INT(b, trigger_step, r->step);
+	if (r->dur_ns)
+		JB_KEY_INT(b, trigger_dur_ns, r->dur_ns);
+	if (r->median_ns)
+		JB_KEY_INT(b, median_ns, r->median_ns);
+	if (r->file)
+		JB_KEY_HASH(b, fhash, r->file->hash);
+	if (r->capped)
+		JB_LIT(b, KEY(capped) "true");
+	JB_LIT(b, "}}\n");
+	sink_line_end(s, SINK_META);
 }
 
 static void write_lost_line(struct sink *s, uint32_t pid, const char *op,

@@ -20,6 +20,11 @@
 #include "write/keys.h"
 #include "write/sink.h"
 
+/* --flight's dumps written and skipped, for the end event. */
+struct flight_counts {
+	uint64_t dumps, skipped;
+};
+
 struct writer {
 	int64_t clock_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	char hhash_hex[17];
@@ -32,6 +37,7 @@ struct writer {
 	const char *features;	/* the kernel's, for start and end; or NULL */
 	const struct istr *key_epoch, *key_step;
 	struct trace_stats *stats;	/* counts the events written */
+	const struct flight_counts *flight;	/* --flight's, for end; or NULL */
 	struct jbuf scratch;		/* a region's "name":..,"cat":.. */
 };
 
@@ -185,6 +191,26 @@ void writer_start(struct writer *w, struct sink *s, const struct lifecycle *l,
 		  int64_t lost);
 void writer_end(struct writer *w, struct sink *s, const struct lifecycle *l,
 		int64_t lost);
+/* --flight: what a dump holds and why it was written. */
+struct flight_record {
+	uint64_t id;
+	const char *reason;
+	uint32_t pid, tid;	/* the trigger's */
+	uint64_t at_ns;		/* the trigger's time */
+	uint64_t from_ns, to_ns;	/* the span the dump covers */
+	uint64_t keep_ns;	/* --flight SECONDS */
+	bool has_step;
+	int64_t step;
+	uint64_t dur_ns, median_ns;
+	const struct istr *file;
+	uint64_t events;
+	uint64_t dump;		/* its number */
+	bool capped;		/* --flight-mem cut the window at least once */
+};
+
+/* The file's FH line is the window's: not written here. */
+void writer_flight(struct writer *w, struct sink *s, const struct flight_record *r);
+
 /* lost_events lines for every slot with losses; returns their sum. */
 uint64_t writer_lost(struct sink *s, uint32_t pid, const uint64_t *lost,
 		     size_t nslots);
