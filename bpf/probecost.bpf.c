@@ -53,6 +53,26 @@ int BPF_PROG(floor_exit, struct pt_regs *regs, long ret)
 	return 0;
 }
 
+/* The same floor attached to the one syscall the bench's loop makes
+ * (pread64) through BPF trampolines: the syscall slow path stays off,
+ * so the other syscalls, and every process's, pay nothing; a pread of
+ * any process pays the trampoline and the filter. x86-64's symbol. */
+SEC("fentry/__x64_sys_pread64")
+int BPF_PROG(fentry_enter, struct pt_regs *regs)
+{
+	if (bpf_get_current_pid_tgid() >> 32 == target_tgid)
+		last_ns = bpf_ktime_get_ns();
+	return 0;
+}
+
+SEC("fexit/__x64_sys_pread64")
+int BPF_PROG(fentry_exit, struct pt_regs *regs, long ret)
+{
+	if (bpf_get_current_pid_tgid() >> 32 == target_tgid)
+		last_ns = bpf_ktime_get_ns() - last_ns;
+	return 0;
+}
+
 /* The same floor for a tracer that follows a process tree, whose filter
  * is the task's own storage (children get theirs at fork; here the
  * target's task marks itself at its first call): what following a tree

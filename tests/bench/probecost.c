@@ -11,6 +11,9 @@
  * probecost ring|window -- CMD...: the tree floor, each call then kept: a
  * 56-byte record in a ring buffer drained every 10 ms, or a slot of a
  * per-CPU window the kernel overwrites in turn (nothing reads it).
+ * probecost fentry -- CMD...: the floor on pread64 alone, through BPF
+ * trampolines (fentry/fexit), not the raw syscall tracepoints: what a
+ * per-syscall attachment costs the traced loop and everyone else.
  * probecost annot -- CMD...: runs CMD (a path) with its dftrace
  * region_begin and region_end probes under the floor of an annotation
  * tracer (the task, its storage and the clock at each hit, kept nowhere);
@@ -102,12 +105,12 @@ static void print_stats(struct bpf_program *prog)
 }
 
 enum floor { FLOOR_PID, FLOOR_TREE, FLOOR_RING, FLOOR_WINDOW, FLOOR_ANNOT, FLOOR_COUNT,
-	     FLOOR_CLOCK, FLOOR__N };
+	     FLOOR_CLOCK, FLOOR_FENTRY, FLOOR__N };
 
 static const char *const floor_names[FLOOR__N] = {
 	[FLOOR_PID] = "floor", [FLOOR_TREE] = "tree", [FLOOR_RING] = "ring",
 	[FLOOR_WINDOW] = "window", [FLOOR_ANNOT] = "annot", [FLOOR_COUNT] = "count",
-	[FLOOR_CLOCK] = "clock",
+	[FLOOR_CLOCK] = "clock", [FLOOR_FENTRY] = "fentry",
 };
 
 /* A floor's programs: a and b on the syscall hooks, or a alone (b NULL)
@@ -138,6 +141,10 @@ static void floor_programs(struct probecost_bpf *skel, enum floor f, struct bpf_
 		break;
 	case FLOOR_COUNT:
 		*a = skel->progs.annot_count;
+		break;
+	case FLOOR_FENTRY:
+		*a = skel->progs.fentry_enter;
+		*b = skel->progs.fentry_exit;
 		break;
 	default:
 		*a = skel->progs.annot_clock;
