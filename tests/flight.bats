@@ -285,3 +285,21 @@ flood_traced() {
 	assert 0 < len(files) < int(sys.argv[2]), len(files)
 	EOF
 }
+
+@test "flight: I/O through a mapping (fio mmap) is in the totals as --profile writes it, and in the dump, named" {
+	require_feature mmap_read
+	[ -x /usr/bin/fio ] || skip "needs fio (scripts/install-deps)"
+	head -c 1048576 /dev/urandom >"$D/f"
+	dft -q -o "$TRACE" --flight 30 --trigger exit -- sh -c '"$@"; exit 1' sh /usr/bin/fio \
+		--name=j --filename="$D/f" --size=1M --bs=4k --rw=read --ioengine=mmap \
+		--output-format=json --output="$T/fio.json"
+	expect_eq "status (the command's)" "$DFT_STATUS" 1
+	want=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["jobs"][0]["read"]["io_bytes"])' \
+		"$T/fio.json")
+	expect_eq "fio's bytes" "$want" 1048576
+	for f in "$TRACE" "$T/t-flight-1-exit.pfw.gz"; do
+		TRACE="$f" valid
+		run tpy bytes "$f" --by name --path "$D/f" --name mmap_read
+		expect_eq "mmap_read bytes on $D/f in $(basename "$f")" "$(cut -f3 <<<"$output")" "$want"
+	done
+}

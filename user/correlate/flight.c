@@ -335,63 +335,67 @@ static void say_dump(const struct flight_req *r, const char *path,
  * takes (one an event), so never one of the window's. */
 #define DUMP_IDS (1ull << 48)
 
+/* A dump's lines, into d->s: start, the names and the window, the
+ * regions open now, the flight record (rec), end. */
+static int dump_lines(struct trace *t, struct flight *f, const struct flight_req *r,
+		      struct dump *d, struct flight_record *rec)
+{
+	struct flight_span sp = flightbuf_span(&f->buf, r->from_ns, r->due_ns);
+	/* the window as it is: later than asked where the run, or the cap */
+	uint64_t from = sp.events && sp.from_ns > r->from_ns ? sp.from_ns : r->from_ns;
+	struct lifecycle l = t->files.root;
+	int ret;
+
+	l.id = DUMP_IDS;
+	l.ts_us = writer_wall_us(&t->writer, from);
+	writer_start(&t->writer, d->s, &l, -1);
+	ret = sink_write_lines(d->s);
+	if (!ret)
+		ret = flightbuf_write(&f->buf, r->from_ns, r->due_ns, t->writer.clock_offset_ns,
+				      &d->events, put_lines, d->s->out);
+	if (ret)
+		return ret;
+	threads_each(&t->model, write_open, d);
+	*rec = (struct flight_record){
+		.id = DUMP_IDS + 1, .reason = flight_reason_name(r->why), .pid = r->pid,
+		.tid = r->tid, .at_ns = r->at_ns, .from_ns = from,
+		.to_ns = sp.events ? sp.to_ns : r->due_ns, .keep_ns = f->o.keep_ns,
+		.has_step = r->has_step, .step = r->step, .dur_ns = r->dur_ns,
+		.median_ns = r->median_ns, .file = r->file, .events = d->events,
+		.dump = f->counts.dumps + 1, .capped = f->buf.capped > 0,
+	};
+	writer_flight(&t->writer, d->s, rec);
+	d->s->events = d->events + d->regions;
+	l.ts_us = writer_wall_us(&t->writer, d->now_ns);
+	l.id = DUMP_IDS + 2;
+	t->writer.flight = NULL; /* a dump's end: its record says the rest */
+	writer_end(&t->writer, d->s, &l, -1);
+	t->writer.flight = &f->counts;
+	return d->err ? d->err : sink_write_lines(d->s);
+}
+
+/* Made as the invoker, put in place whole, or nothing is left. */
 static int write_dump(struct trace *t, struct flight *f, const struct flight_req *r,
 		      uint64_t now_ns)
 {
-	struct flight_span sp = flightbuf_span(&f->buf, r->from_ns, r->due_ns);
-	struct lifecycle l = t->files.root;
 	struct output_opts oo = { .gzip_level = f->o.gzip_level, .as = f->o.as,
 				  .dir_fd = f->o.dir_fd };
 	struct dump d = { .t = t, .now_ns = now_ns };
 	uint64_t began = clock_mono_ns();
+	char path[PATH_MAX], err[TRACE_ERR_LEN] = "", close_err[TRACE_ERR_LEN];
 	struct flight_record rec;
-	char path[PATH_MAX], err[TRACE_ERR_LEN] = "";
-	int ret;
+	int ret, rc;
 
 	dump_path(f, r, path, sizeof(path));
 	oo.path = path;
 	ret = sink_open(&oo, &d.s, err, sizeof(err));
-	if (ret)
-		goto out;
-	l.id = DUMP_IDS;
-	l.ts_us = writer_wall_us(&t->writer, sp.events && sp.from_ns > r->from_ns ?
-						     sp.from_ns : r->from_ns);
-	writer_start(&t->writer, d.s, &l, -1);
-	ret = sink_write_lines(d.s);
 	if (!ret)
-		ret = flightbuf_write(&f->buf, r->from_ns, r->due_ns,
-				      t->writer.clock_offset_ns, &d.events, put_lines, d.s->out);
-	if (ret)
-		goto out;
-	threads_each(&t->model, write_open, &d);
-	rec = (struct flight_record){
-		.id = DUMP_IDS + 1, .reason = flight_reason_name(r->why), .pid = r->pid, .tid = r->tid,
-		.at_ns = r->at_ns,
-		.from_ns = sp.events && sp.from_ns > r->from_ns ? sp.from_ns : r->from_ns,
-		.to_ns = sp.events ? sp.to_ns : r->due_ns, .keep_ns = f->o.keep_ns,
-		.has_step = r->has_step, .step = r->step, .dur_ns = r->dur_ns,
-		.median_ns = r->median_ns, .file = r->file, .events = d.events,
-		.dump = f->counts.dumps + 1, .capped = f->buf.capped > 0,
-	};
-	writer_flight(&t->writer, d.s, &rec);
-	d.s->events = d.events + d.regions;
-	l.ts_us = writer_wall_us(&t->writer, now_ns);
-	l.id = DUMP_IDS + 2;
-	t->writer.flight = NULL; /* a dump's end: its record says the rest */
-	writer_end(&t->writer, d.s, &l, -1);
-	t->writer.flight = &f->counts;
-	ret = d.err ? d.err : sink_write_lines(d.s);
+		ret = dump_lines(t, f, r, &d, &rec);
 	if (!ret)
 		ret = output_commit(d.s->out, err, sizeof(err));
-out:
-	if (d.s) {
-		char close_err[TRACE_ERR_LEN];
-		int rc = sink_close(d.s, close_err, sizeof(close_err));
-
-		if (rc && !ret) {
-			ret = rc;
-			snprintf(err, sizeof(err), "%s", close_err);
-		}
+	if (d.s && (rc = sink_close(d.s, close_err, sizeof(close_err))) && !ret) {
+		ret = rc;
+		snprintf(err, sizeof(err), "%s", close_err);
 	}
 	if (ret) {
 		fprintf(stderr, "dftrace-bpf: flight: cannot write the %s dump: %s\n",

@@ -184,12 +184,12 @@ static void write_total(struct trace *t, struct proc *p, const struct dft_fold_k
 		gpu_fold_event(p, gpu, k, &ev);
 	}
 	own = calls_context(t, p, k, &saved);
-	files_totals(s, true);
+	files_own(s, true);
 	writer_fold(&t->writer, s, p, th, &ev);
 	if (own)
 		restore_context(p, &saved);
 	end_event(t, s);
-	files_totals(s, false);
+	files_own(s, false);
 }
 
 struct fold_total {

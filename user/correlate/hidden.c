@@ -79,16 +79,24 @@ static void count(struct trace *t, const char *name, const struct thread *th,
 		    top ? top->cat : NULL, top ? top->name : NULL);
 }
 
+/* --profile writes these too. Under --flight they go to the window
+ * apart, not through the file's copy: there the window's own FH lines
+ * name their files, written again whenever the window let them go. */
 static void write_io(struct trace *t, struct proc *p, struct thread *th,
 		     const struct hidden_io *io)
 {
-	struct sink *s = files_sink(&t->files, p);
-	struct nesting n;
+	struct sink *s = files_sink(&t->files, p), *w = t->files.flight;
+	struct nesting n = nest_in(p, th);
 
 	if (s) {
-		n = nest_in(p, th);
+		files_own(s, true);
 		writer_hidden_io(&t->writer, s, p, th, &n, io);
 		end_event(t, s);
+		files_own(s, false);
+	}
+	if (w) {
+		writer_hidden_io(&t->writer, w, p, th, &n, io);
+		end_event(t, w);
 		flight_io(t, p, th->tid, io->ts_ns, io->dur_ns, io->file);
 	}
 	count(t, io->name, th, io->ret);

@@ -45,14 +45,16 @@ void files_init(struct files *f, struct sink *single, struct outdir *outdir,
 void files_free(struct files *f);
 
 /* --flight: the events a full trace would write go to flight; the
- * files get what --profile writes, copied to flight too but the totals
- * (files_totals()). */
+ * files get what --profile writes, copied to flight too but for what is
+ * written with files_own() (totals, and what is written to flight
+ * itself). */
 void files_set_flight(struct files *f, struct sink *flight);
 /* Where the events go that only a full trace writes (syscalls, GPU
  * calls): flight under --flight, else p's file. */
 struct sink *files_event_sink(struct files *f, struct proc *p);
-/* Writing totals to s (or done: off false): not copied to flight. */
-static inline void files_totals(struct sink *s, bool on)
+/* What is written to s from here (on) or no more (off) is s's own: not
+ * copied to flight. */
+static inline void files_own(struct sink *s, bool on)
 {
 	s->tee_off = on;
 }

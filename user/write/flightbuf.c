@@ -389,10 +389,8 @@ static int write_chunk(const struct flight_chunk *c, struct gz_reader *r, char *
 	gz_reader_reset(r);
 	while (!done) {
 		n = gz_reader_get(r, &in, &in_len, buf + have, size - have, &done);
-		if (n < 0)
-			return (int)n;
-		if (n == 0 && !done && !in_len)
-			return GZ_CORRUPT;
+		if (n < 0 || (n == 0 && !done && !in_len))
+			return -EIO; /* our own chunk: memory gone bad */
 		have += n;
 		nl = memrchr(buf, '\n', have);
 		if (!nl)

@@ -91,7 +91,8 @@ struct flight_span flightbuf_span(const struct flightbuf *fb, uint64_t from_ns,
  * chunks that ended at or after from_ns and began at or before to_ns,
  * but for events that ended before from_ns (their ts and dur: wall-clock
  * µs, wall_offset_ns past CLOCK_MONOTONIC), whole lines each time;
- * *events counts the event lines: 0, or out's error, or GZ_CORRUPT. */
+ * *events counts the event lines: 0, or out's error, or -EIO (a chunk
+ * that does not inflate). */
 int flightbuf_write(const struct flightbuf *fb, uint64_t from_ns, uint64_t to_ns,
 		    int64_t wall_offset_ns, uint64_t *events,
 		    int (*out)(void *ctx, const void *bytes, size_t len), void *ctx);
