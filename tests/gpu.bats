@@ -165,6 +165,16 @@ truth_count() {
 	gpu_check
 }
 
+@test "gpu: --flight: the file holds the GPU calls' totals, a dump each call whole" {
+	# the first call of 1 us or more fires; the dump waits for the end
+	gpu_traced "$GPUJOB" run --flight 30 --flight-after 600 --trigger slow-io=0.001
+	valid
+	run tpy events "$TRACE" --cat CUDA_DRIVER_API,NCCL,CUFILE --fields args.folded
+	expect_eq "GPU events in the file, each a total" "$(sort -u <<<"$output")" profile
+	TRACE="$T/t-flight-1-slow-io.pfw.gz" valid
+	TRACE="$T/t-flight-1-slow-io.pfw.gz" gpu_check
+}
+
 @test "gpu: --profile folds GPU calls like any call: calls and bytes per call exact, launches by kernel" {
 	gpu_traced "$GPUJOB" run --profile
 	valid
