@@ -43,13 +43,11 @@ struct flight {
 	struct flightbuf buf;
 	struct flight_req *pending;
 	uint32_t npending, cappending;
-	uint64_t last_fire[FLIGHT__COUNT];
-	bool fired[FLIGHT__COUNT];
+	uint64_t last_fire[FLIGHT__COUNT];	/* CLOCK_MONOTONIC; 0: never */
 	struct flight_counts counts;
 	struct hmap steps;		/* pid -> struct step_clock */
-	uint64_t durs[STEP_SAMPLES];	/* the last steps' durations */
-	uint32_t ndurs;
-	uint64_t nsteps;
+	uint64_t durs[STEP_SAMPLES];	/* the last steps' durations, in turn */
+	uint64_t nsteps;		/* steps ended, ever */
 	uint64_t last_step_ns;		/* the last step's end (any process) */
 	bool hang_said;			/* fired since that step */
 };
@@ -120,14 +118,13 @@ static void fire(struct flight *f, struct flight_req *r)
 		f->counts.skipped++;
 		return;
 	}
-	if (f->fired[r->why] && r->at_ns < f->last_fire[r->why] + f->o.keep_ns) {
+	if (f->last_fire[r->why] && r->at_ns < f->last_fire[r->why] + f->o.keep_ns) {
 		snprintf(why, sizeof(why), "one a window (%.3g s) of each kind",
 			 f->o.keep_ns / 1e9);
 		say_skipped(r, why);
 		f->counts.skipped++;
 		return;
 	}
-	f->fired[r->why] = true;
 	f->last_fire[r->why] = r->at_ns;
 	r->due_ns = r->at_ns + f->o.after_ns;
 	if (!r->from_ns || r->from_ns > r->at_ns - f->o.keep_ns)
@@ -179,13 +176,20 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* How many of the last steps' durations durs holds. */
+static uint32_t step_samples(const struct flight *f)
+{
+	return f->nsteps < STEP_SAMPLES ? (uint32_t)f->nsteps : STEP_SAMPLES;
+}
+
 static uint64_t median_step(const struct flight *f)
 {
+	uint32_t n = step_samples(f);
 	uint64_t v[STEP_SAMPLES];
 
-	memcpy(v, f->durs, f->ndurs * sizeof(v[0]));
-	qsort(v, f->ndurs, sizeof(v[0]), cmp_u64);
-	return f->ndurs % 2 ? v[f->ndurs / 2] : (v[f->ndurs / 2 - 1] + v[f->ndurs / 2]) / 2;
+	memcpy(v, f->durs, n * sizeof(v[0]));
+	qsort(v, n, sizeof(v[0]), cmp_u64);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* A step has ended after dur_ns: slow if K times the median before it. */
@@ -195,7 +199,7 @@ static void judge_step(struct flight *f, uint32_t pid, const struct step_clock *
 	uint64_t dur = end_ns > c->start_ns ? end_ns - c->start_ns : 0, median;
 	struct flight_req r;
 
-	if (f->o.on[FLIGHT_slow_step] && f->ndurs >= STEP_MIN_SAMPLES) {
+	if (f->o.on[FLIGHT_slow_step] && step_samples(f) >= STEP_MIN_SAMPLES) {
 		median = median_step(f);
 		if ((double)dur > f->o.step_k * (double)median) {
 			r = (struct flight_req){ .why = FLIGHT_slow_step, .at_ns = end_ns,
@@ -206,8 +210,6 @@ static void judge_step(struct flight *f, uint32_t pid, const struct step_clock *
 		}
 	}
 	f->durs[f->nsteps++ % STEP_SAMPLES] = dur;
-	if (f->ndurs < STEP_SAMPLES)
-		f->ndurs++;
 }
 
 void flight_step(struct trace *t, const struct proc *p, int64_t step, uint64_t ts_ns)

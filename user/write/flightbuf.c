@@ -66,6 +66,14 @@ void flightbuf_free(struct flightbuf *fb)
 
 /* ---- taking lines ---- */
 
+/* Past the line that begins at p: its newline, or end. */
+static const char *line_end(const char *p, const char *end)
+{
+	const char *nl = memchr(p, '\n', end - p);
+
+	return nl ? nl + 1 : end;
+}
+
 /* What a line between events is: kept for every dump (names), an event
  * of the window (a CM mark), or nothing a dump wants (the losses, said
  * by the trace's own end; the file's "["). */
@@ -140,16 +148,14 @@ static void take_event(struct flightbuf *fb, const char *p, size_t len)
 
 static void take_meta(struct flightbuf *fb, const char *p, size_t len)
 {
-	for (const char *end = p + len, *nl; p < end; p = nl + 1) {
-		nl = memchr(p, '\n', end - p);
-		if (!nl)
-			nl = end - 1;
-		switch (meta_kind(p, nl + 1 - p)) {
+	for (const char *end = p + len, *next; p < end; p = next) {
+		next = line_end(p, end);
+		switch (meta_kind(p, next - p)) {
 		case META_KEEP:
-			keep_meta(fb, p, nl + 1 - p);
+			keep_meta(fb, p, next - p);
 			break;
 		case META_EVENT:
-			take_event(fb, p, nl + 1 - p);
+			take_event(fb, p, next - p);
 			break;
 		default:
 			break;
@@ -247,8 +253,7 @@ static void drop_pending(struct flightbuf *fb)
 
 void flightbuf_seal(struct flightbuf *fb)
 {
-	struct flight_chunk c = { fb->pend_lo, fb->pend_hi, fb->pend_events,
-				  (uint32_t)fb->pending.len, 0, NULL };
+	struct flight_chunk c = { fb->pend_lo, fb->pend_hi, fb->pend_events, 0, NULL };
 	struct zbuf z = { 0 };
 	int ret;
 
@@ -332,47 +337,59 @@ struct flight_span flightbuf_span(const struct flightbuf *fb, uint64_t from_ns,
 	return s;
 }
 
+typedef int (*lines_out)(void *ctx, const void *bytes, size_t len);
+
+/* Hands out the lines of [p, end) but those leave_out(line, arg) says
+ * to, in runs; the number handed out is added to *kept. */
+static int put_lines_but(const char *p, const char *end,
+			 bool (*leave_out)(const char *line, size_t len, void *arg), void *arg,
+			 uint64_t *kept, lines_out out, void *ctx)
+{
+	const char *run = p, *next;
+	int ret = 0;
+
+	for (; p < end && !ret; p = next) {
+		next = line_end(p, end);
+		if (!leave_out(p, next - p, arg)) {
+			++*kept;
+			continue;
+		}
+		if (p > run)
+			ret = out(ctx, run, p - run);
+		run = next;
+	}
+	return !ret && end > run ? out(ctx, run, end - run) : ret;
+}
+
+struct line_filter {
+	uint64_t from_us;	/* 0: every line */
+	uint64_t *lines;	/* counts those handed out */
+	lines_out out;
+	void *ctx;
+};
+
 /* Whether an event line ended before from_us (wall-clock µs, as its ts
  * and dur): a line without them (a CM mark) did not. */
-static bool ended_before(const char *line, size_t len, uint64_t from_us)
+static bool ended_before(const char *line, size_t len, void *arg)
 {
+	uint64_t from_us = *(const uint64_t *)arg;
 	const char *ts = memmem(line, len, ",\"ts\":", 6);
 	const char *dur = ts ? memmem(ts, len - (ts - line), ",\"dur\":", 7) : NULL;
 
 	return dur && strtoull(ts + 6, NULL, 10) + strtoull(dur + 7, NULL, 10) < from_us;
 }
 
-struct line_filter {
-	uint64_t from_us;	/* 0: every line */
-	uint64_t *lines;	/* counts those handed out */
-	int (*out)(void *ctx, const void *bytes, size_t len);
-	void *ctx;
-};
-
 /* Hands out the whole lines of [p, p + len), those that ended before the
  * window left out. */
 static int put_lines(const struct line_filter *f, const char *p, size_t len)
 {
-	const char *end = p + len, *run = p, *nl;
-	int ret = 0;
+	uint64_t from_us = f->from_us;
 
-	if (!f->from_us) {
+	if (!from_us) {
 		*f->lines += count_lines(p, len);
 		return f->out(f->ctx, p, len);
 	}
-	for (; p < end && !ret; p = nl + 1) {
-		nl = memchr(p, '\n', end - p);
-		if (!nl)
-			nl = end - 1;
-		if (!ended_before(p, nl + 1 - p, f->from_us)) {
-			++*f->lines;
-			continue;
-		}
-		if (p > run)
-			ret = f->out(f->ctx, run, p - run);
-		run = nl + 1;
-	}
-	return !ret && end > run ? f->out(f->ctx, run, end - run) : ret;
+	return put_lines_but(p, p + len, ended_before, &from_us, f->lines, f->out, f->ctx);
 }
 
 /* A chunk's lines, inflated in pieces of whole lines. */
@@ -405,37 +422,30 @@ static int write_chunk(const struct flight_chunk *c, struct gz_reader *r, char *
 	return have ? put_lines(f, buf, have) : 0;
 }
 
+/* A metadata line already handed out (or no memory to tell: not). */
+static bool seen_before(const char *line, size_t len, void *seen)
+{
+	return hmap_add(seen, meta_key(line, len), 0) == 0;
+}
+
 /* Every generation's lines, the newest first, each line once. */
-static int write_meta(const struct flightbuf *fb,
-		      int (*out)(void *ctx, const void *bytes, size_t len), void *ctx)
+static int write_meta(const struct flightbuf *fb, lines_out out, void *ctx)
 {
 	struct hmap seen = { 0 };
+	uint64_t lines = 0;
 	int ret = 0;
 
 	for (uint32_t i = fb->ngens; i-- > fb->gfirst && !ret;) {
 		const struct jbuf *m = &fb->gens[i].lines;
-		const char *p = m->p, *end = p + m->len, *run = p, *nl;
 
-		for (; p < end && !ret; p = nl + 1) {
-			nl = memchr(p, '\n', end - p);
-			if (!nl)
-				nl = end - 1;
-			if (hmap_add(&seen, meta_key(p, nl + 1 - p), 0) != 0)
-				continue; /* new (or no memory to tell: written) */
-			if (p > run)
-				ret = out(ctx, run, p - run);
-			run = nl + 1;
-		}
-		if (!ret && end > run)
-			ret = out(ctx, run, end - run);
+		ret = put_lines_but(m->p, m->p + m->len, seen_before, &seen, &lines, out, ctx);
 	}
 	hmap_free(&seen);
 	return ret;
 }
 
 int flightbuf_write(const struct flightbuf *fb, uint64_t from_ns, uint64_t to_ns,
-		    int64_t wall_offset_ns, uint64_t *events,
-		    int (*out)(void *ctx, const void *bytes, size_t len), void *ctx)
+		    int64_t wall_offset_ns, uint64_t *events, lines_out out, void *ctx)
 {
 	size_t size = 256u << 10;
 	struct gz_reader *r;

@@ -29,7 +29,6 @@
 struct flight_chunk {
 	uint64_t lo_ns, hi_ns;	/* its events' earliest and latest end */
 	uint32_t events;
-	uint32_t raw_len;	/* the lines' bytes */
 	uint32_t z_len;
 	unsigned char *z;	/* one gzip member of the lines */
 };
@@ -68,7 +67,7 @@ struct flightbuf {
 	uint64_t sealed, dropped;	/* chunks sealed and let go, ever */
 	size_t used;		/* chunks' gzip, meta and pending */
 	uint64_t capped;	/* chunks dropped inside the window by the cap */
-	uint64_t events_in;	/* event lines taken, for the bench */
+	uint64_t events_in;	/* event lines taken, ever */
 	int err;		/* the first failure (-ENOMEM) */
 };
 
