@@ -37,19 +37,29 @@ int BPF_PROG(raw_enter, struct pt_regs *regs, long nr)
  * and a clock read each, nothing kept. */
 __u64 last_ns;
 
-SEC("tp_btf/sys_enter")
-int BPF_PROG(floor_enter, struct pt_regs *regs, long nr)
+static __always_inline void floor_begin(void)
 {
 	if (bpf_get_current_pid_tgid() >> 32 == target_tgid)
 		last_ns = bpf_ktime_get_ns();
+}
+
+static __always_inline void floor_end(void)
+{
+	if (bpf_get_current_pid_tgid() >> 32 == target_tgid)
+		last_ns = bpf_ktime_get_ns() - last_ns;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(floor_enter, struct pt_regs *regs, long nr)
+{
+	floor_begin();
 	return 0;
 }
 
 SEC("tp_btf/sys_exit")
 int BPF_PROG(floor_exit, struct pt_regs *regs, long ret)
 {
-	if (bpf_get_current_pid_tgid() >> 32 == target_tgid)
-		last_ns = bpf_ktime_get_ns() - last_ns;
+	floor_end();
 	return 0;
 }
 
@@ -60,16 +70,14 @@ int BPF_PROG(floor_exit, struct pt_regs *regs, long ret)
 SEC("fentry/__x64_sys_pread64")
 int BPF_PROG(fentry_enter, struct pt_regs *regs)
 {
-	if (bpf_get_current_pid_tgid() >> 32 == target_tgid)
-		last_ns = bpf_ktime_get_ns();
+	floor_begin();
 	return 0;
 }
 
 SEC("fexit/__x64_sys_pread64")
 int BPF_PROG(fentry_exit, struct pt_regs *regs, long ret)
 {
-	if (bpf_get_current_pid_tgid() >> 32 == target_tgid)
-		last_ns = bpf_ktime_get_ns() - last_ns;
+	floor_end();
 	return 0;
 }
 

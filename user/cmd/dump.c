@@ -20,18 +20,10 @@
 /* Whether the process's command line holds --flight (argv, NUL apart). */
 static bool runs_flight(pid_t pid)
 {
-	char path[64], buf[8192];
-	FILE *f;
-	size_t n;
+	char buf[8192];
+	ssize_t n = procfs_read_text(pid, "cmdline", buf, sizeof(buf));
 
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	for (size_t i = 0; i < n; i += strlen(buf + i) + 1)
+	for (ssize_t i = 0; i < n; i += strlen(buf + i) + 1)
 		if (!strcmp(buf + i, "--flight") || !strncmp(buf + i, "--flight=", 9))
 			return true;
 	return false;
