@@ -90,7 +90,9 @@ void flight_free(struct trace *t)
 
 	if (!f)
 		return;
-	files_set_flight(&t->files, NULL);
+	/* the sinks that copied lines to it are closed by now (the tracer
+	 * closes its file before it frees the trace): not touched */
+	t->files.flight = NULL;
 	sink_close(f->sink, NULL, 0);
 	flightbuf_free(&f->buf);
 	hmap_free_ptrs(&f->steps);
