@@ -2,14 +2,19 @@
 /* Unit tests for write/flightbuf.c, --flight's window: lines taken from
  * a sink, sealed into gzip chunks, let go by time and by the cap, written
  * back whole with the events that ended before the window left out; the
- * metadata kept apart, once each, in generations no chunk outlives. */
+ * metadata kept apart, once each, in generations no chunk outlives. And
+ * write/flightrec.c: syscalls kept as records write the lines a full
+ * trace writes. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include <errno.h>
+#include <sys/syscall.h>
 #include "write/flightbuf.h"
+#include "write/flightrec.h"
 #include "write/sink.h"
 
 #define MS 1000000ull
@@ -104,7 +109,7 @@ static void test_window_by_time(void)
 	/* the window: 3 s to 5 s; chunks before it are gone */
 	CHECK(fb.chunks[fb.first].hi_ns >= 3 * S - FLIGHT_CHUNK_NS,
 	      "nothing much older than the window is kept");
-	CHECK(!flightbuf_write(&fb, 4 * S, 5 * S, 0, &events, collect, &o), "written");
+	CHECK(!flightbuf_write(&fb, 4 * S, 5 * S, 0, &events, NULL, NULL, collect, &o), "written");
 	CHECK(count(o.p, "\"name\":\"FH\"") == 1, "the name met before the window, once");
 	CHECK(strstr(o.p, "\"name\":\"FH\"") == o.p + 1, "names first: %.60s", o.p);
 	CHECK(count(o.p, "\"ph\":\"X\"") == 101 && events == 101,
@@ -145,7 +150,7 @@ static void test_cap(void)
 	}
 	CHECK(fb.used <= fb.cap, "the cap holds: %zu of %zu", fb.used, fb.cap);
 	CHECK(fb.capped > 0, "chunks went for the cap (%llu)", (unsigned long long)fb.capped);
-	CHECK(!flightbuf_write(&fb, 0, now, 0, &events, collect, &o), "written");
+	CHECK(!flightbuf_write(&fb, 0, now, 0, &events, NULL, NULL, collect, &o), "written");
 	CHECK(events > 0 && events < 20000, "a shorter window: %llu events", (unsigned long long)events);
 	CHECK(strstr(o.p, name) != NULL, "ending with the last");
 	free(o.p);
@@ -188,7 +193,7 @@ static void test_meta(void)
 	flightbuf_seal(&fb);
 	CHECK(gens > 0 && fb.ngens - fb.gfirst == (uint32_t)gens + 1,
 	      "new generations (%d), none let go while chunks may use them", gens);
-	CHECK(!flightbuf_write(&fb, 0, UINT64_MAX, 0, &events, collect, &o), "written");
+	CHECK(!flightbuf_write(&fb, 0, UINT64_MAX, 0, &events, NULL, NULL, collect, &o), "written");
 	CHECK(count(o.p, "/data/same") == 1, "a name two processes gave: once");
 	CHECK(count(o.p, "\"name\":\"FH\"") == 3001, "every name: %d", count(o.p, "\"name\":\"FH\""));
 	CHECK(count(o.p, "\"name\":\"CM\"") == 1 && !strstr(o.p, "lost_events"),
@@ -202,10 +207,187 @@ static void test_meta(void)
 	sink_close(s, NULL, 0);
 }
 
+/* ---- records: syscalls kept binary, formatted at the dump ---- */
+
+/* The lines of text that begin with prefix, in order, joined. */
+static char *lines_starting(const char *text, size_t len, const char *prefix)
+{
+	char *all = calloc(1, len + 1), *q = all;
+
+	for (const char *p = text, *end = text + len, *nl; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', end - p);
+		if (!nl)
+			nl = end;
+		if (!strncmp(p, prefix, strlen(prefix))) {
+			memcpy(q, p, nl + 1 - p);
+			q += nl + 1 - p;
+		}
+	}
+	return all;
+}
+
+struct rec_case {
+	int nr;
+	long long ret;
+	uint64_t args[DFT_SC_NARGS];
+	const char *f1, *f2;
+	bool in_phase;	/* inside a region with a step arg */
+};
+
+/* An mmap run, an io_uring completion (in a region) and a GPU call with
+ * a string arg, to both sinks: 3 events. */
+static int named_events(struct writer *w, struct sink *lines, struct sink *recs,
+			struct proc *p, struct thread *th, int round, uint64_t *at)
+{
+	struct event_arg mm[] = { IO_ARG(offset, 4096 * round), IO_ARG(pages, 3) };
+	struct event_arg ur[] = { IO_ARG(fd, 5), IO_ARG(count, -1) };
+	struct event_arg gpu[] = { GPU_ARG(bytes, 1 << 20), GPU_ARG_STR(copy_kind, istr_cstr("HtoD")),
+				   GPU_ARG_STR(kernel, istr_cstr("void k<\"x\">(int)")) };
+	struct hidden_io io[] = {
+		{ "mmap_read", *at, 900, 12288, NULL, istr_cstr("/data/m"), mm, 2 },
+		{ "io_uring_read", *at + MS, 77, -5, "io_uring", NULL, ur, 2 },
+	};
+	struct gpu_event g = { .name = "cudaMemcpy", .cat = "CUDA", .ts_ns = *at + 2 * MS,
+			       .dur_ns = 5000, .nargs = 3 };
+	struct phase_frame *f;
+	struct nesting n;
+
+	memcpy(g.args, gpu, sizeof(gpu));
+	for (int i = 0; i < 2; i++) {
+		if (i == 1) {
+			f = phase_push(&th->phases);
+			*f = (struct phase_frame){ .cat = istr_cstr("io"), .name = istr_cstr("ring"),
+						   .id = 7, .ts = *at };
+		}
+		n = nest_in(p, th);
+		writer_hidden_io(w, lines, p, th, &n, &io[i]);
+		writer_end_event(lines);
+		writer_hidden_io(w, recs, p, th, &n, &io[i]);
+		writer_end_event(recs);
+		if (i == 1)
+			phase_pop(&th->phases);
+	}
+	n = nest_in(p, th);
+	writer_gpu(w, lines, p, th, &n, &g);
+	writer_end_event(lines);
+	writer_gpu(w, recs, p, th, &n, &g);
+	writer_end_event(recs);
+	*at += 10 * MS;
+	return 3;
+}
+
+static void test_records_format_as_lines(void)
+{
+	static const struct rec_case cases[] = {
+		{ SYS_pread64, 4096, { 5, 0x7f0000001000, 4096, 1ull << 40 }, "/data/a", NULL, false },
+		{ SYS_pread64, -11, { 5, 0x7f0000001000, 4096, 0 }, "/data/a", NULL, true },
+		{ SYS_renameat2, 0, { (uint64_t)-100, 0, (uint64_t)-100, 0, 1 }, "/data/old", "/data/new", true },
+		{ SYS_ioctl, 0, { 9, 0xc020462a, 0x7ffd0000 }, "/dev/nvidia0", NULL, false },
+		{ SYS_lseek, 123456789, { 3, 123456789, 0 }, "/data/\"odd\"\n", NULL, true },
+		{ SYS_fsync, 0, { 3 }, NULL, NULL, false },
+	};
+	struct trace_stats stats = { 0 };
+	struct writer w;
+	struct proc p = { .pid = 4242, .comm = "trainer", .next_id = 1 };
+	struct thread th = { .tid = 4243, .pid = 4242, .comm = "loader" };
+	struct sink *lines = sink_memory(), *recs = sink_memory();
+	struct flightbuf fb;
+	struct phase_frame *f;
+	struct out o = { 0 };
+	uint64_t events = 0, at = 5 * S, mid = 0;
+	char *want, *got;
+	int n = 0;
+
+	CHECK(!sc_init() && !writer_init(&w, "unit", false, &stats), "writer");
+	CHECK(!flightbuf_init(&fb, 60 * S, 64 << 20), "init");
+	recs->records = true;
+	ctx_set(&p.ctx, istr_cstr("epoch"), NULL, 3);
+	ctx_set(&p.ctx, istr_cstr("run"), istr_cstr("r\"1"), 0);
+	for (int round = 0; round < 40; round++) {
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			const struct rec_case *c = &cases[i];
+			struct dft_syscall e = { { .nr = c->nr, .tgid = p.pid, .tid = th.tid,
+						   .ts = at }, 1500 + 7 * i, c->ret, { 0 } };
+			struct istr *f1 = c->f1 ? istr_cstr(c->f1) : NULL;
+			struct istr *f2 = c->f2 ? istr_cstr(c->f2) : NULL;
+			struct nesting nn;
+
+			memcpy(e.args, c->args, sizeof(e.args));
+			if (c->in_phase) {
+				f = phase_push(&th.phases);
+				*f = (struct phase_frame){ .cat = istr_cstr("dataloader"),
+							   .name = istr_cstr("fetch"), .id = 999, .ts = at };
+				ctx_set(&f->args, istr_cstr("step"), NULL, round);
+			}
+			nn = nest_in(&p, &th);
+			writer_syscall(&w, lines, &p, &th, &nn, sc_lookup(c->nr), &e, f1, f2);
+			writer_end_event(lines);
+			writer_syscall(&w, recs, &p, &th, &nn, sc_lookup(c->nr), &e, f1, f2);
+			writer_end_event(recs);
+			if (c->in_phase)
+				phase_pop(&th.phases);
+			at += 10 * MS;
+			n++;
+		}
+		n += named_events(&w, lines, recs, &p, &th, round, &at);
+		if (round == 20)
+			mid = at;
+		if (round % 8 == 7)
+			flightbuf_take(&fb, recs, at);
+		if (round % 16 == 15)
+			flightbuf_seal(&fb);
+	}
+	flightbuf_take(&fb, recs, at);
+	flightbuf_seal(&fb);
+	CHECK(recs->events == (uint64_t)n && fb.events_in == (uint64_t)n, "records counted and taken");
+	CHECK(!flightbuf_write(&fb, 0, UINT64_MAX, w.clock_offset_ns, &events, flightrec_format, &w,
+			       collect, &o), "written");
+	want = lines_starting(lines->buf.p, lines->buf.len, "{\"id\":");
+	got = lines_starting(o.p, o.len, "{\"id\":");
+	CHECK(events == (uint64_t)n && !strcmp(want, got),
+	      "every record formats as the line a full trace writes (%llu of %d)",
+	      (unsigned long long)events, n);
+	CHECK(count(o.p, "\"phase\":\"fetch\"") == 40 * 3 && count(o.p, "\"step\":39") == 3 &&
+	      count(o.p, "\"fname_truncated\"") == 0 && count(o.p, "\"device\":\"nvidia\"") == 40,
+	      "contexts, steps and device classes kept");
+	CHECK(count(o.p, "\"copy_kind\":\"HtoD\"") == 40 && count(o.p, "\"op\":\"io_uring\"") == 40 &&
+	      count(o.p, "\"phase\":\"ring\"") == 40 && count(o.p, "\"name\":\"mmap_read\"") == 40,
+	      "I/O outside syscalls and GPU calls kept as records too");
+	CHECK(!strchr(o.p, FLIGHT_CTX) && !strchr(o.p, FLIGHT_REC), "no record or context line handed out");
+	free(want);
+	free(got);
+	/* a window from the middle: the records that ended before it left out */
+	o.len = 0;
+	events = 0;
+	CHECK(!flightbuf_write(&fb, mid, UINT64_MAX, w.clock_offset_ns, &events, flightrec_format, &w,
+			       collect, &o), "written from the middle");
+	CHECK(events == 19 * 9, "the events that ended in the window: %llu",
+	      (unsigned long long)events);
+	/* a record gone bad is said, not formatted */
+	{
+		unsigned char bad[] = { 0, 0, 0x80, 0x80 };
+		struct hmap none = { 0 };
+		struct jbuf b;
+
+		jb_init(&b, 64);
+		CHECK(flightrec_format(&w, bad, sizeof(bad), &none, 0, &b) == -EIO && !b.len,
+		      "a truncated record: -EIO");
+		jb_free(&b);
+	}
+	free(o.p);
+	flightbuf_free(&fb);
+	sink_close(lines, NULL, 0);
+	sink_close(recs, NULL, 0);
+	phase_stack_free(&th.phases);
+	ctx_free(&p.ctx);
+	writer_free(&w);
+}
+
 int main(void)
 {
 	test_window_by_time();
 	test_cap();
 	test_meta();
+	test_records_format_as_lines();
 	return check_done();
 }

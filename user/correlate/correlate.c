@@ -70,7 +70,8 @@ void end_event(struct trace *t, struct sink *s)
 {
 	if (writer_end_event(s))
 		files_failed(&t->files, -EIO, "cannot write the trace");
-	if (__builtin_expect(s == t->files.flight, 0) && s->buf.len >= FLIGHT_TAKE_BYTES)
+	if (__builtin_expect(s == t->files.flight, 0) &&
+	    s->buf.len + s->recs.len >= FLIGHT_TAKE_BYTES)
 		flight_take(t);
 }
 

@@ -14,6 +14,7 @@
 #include "lib/clock.h"
 #include "lib/vec.h"
 #include "write/flightbuf.h"
+#include "write/flightrec.h"
 
 /* Steps judged against the median of this many before them, at most. */
 #define STEP_SAMPLES 1024u
@@ -78,6 +79,8 @@ int trace_flight_start(struct trace *t, const struct flight_opts *o)
 		free(f);
 		return -ENOMEM;
 	}
+	/* -P writes each file's name in its events: lines keep them */
+	f->sink->records = !t->writer.inline_paths;
 	t->flight = f;
 	t->writer.flight = &f->counts;
 	files_set_flight(&t->files, f->sink);
@@ -356,7 +359,8 @@ static int dump_lines(struct trace *t, struct flight *f, const struct flight_req
 	ret = sink_write_lines(d->s);
 	if (!ret)
 		ret = flightbuf_write(&f->buf, r->from_ns, r->due_ns, t->writer.clock_offset_ns,
-				      &d->events, put_lines, d->s->out);
+				      &d->events, flightrec_format, &t->writer, put_lines,
+				      d->s->out);
 	if (ret)
 		return ret;
 	threads_each(&t->model, write_open, d);

@@ -151,7 +151,7 @@ static void learn(struct proc *p, const struct gpu_desc *d, const struct dft_gpu
 /* ---- the event ---- */
 
 #define ADD(ev, ...) ((ev)->nargs < GPU_ARGS_MAX ? \
-	(void)((ev)->args[(ev)->nargs++] = (struct gpu_arg)__VA_ARGS__) : (void)0)
+	(void)((ev)->args[(ev)->nargs++] = (struct event_arg)__VA_ARGS__) : (void)0)
 
 static void add_kernel(struct gpu_event *ev, const struct gpu_state *g, uint64_t handle)
 {

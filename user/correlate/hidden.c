@@ -176,7 +176,7 @@ void on_mmap(struct trace *t, const struct dft_mmap *e)
 	if (fileid_is_code(&t->fileids, e->file.dev, e->file.ino))
 		return;
 	pages = run_pages(p, e, &first, &end);
-	struct io_arg args[] = {
+	struct event_arg args[] = {
 		IO_ARG(offset, first * page),
 		IO_ARG(span, (end - first) * page),
 		IO_ARG(pages, pages),
@@ -274,7 +274,7 @@ static void on_async(struct trace *t, const struct dft_async *e)
 	struct proc *p = trace_proc(t, e->h.tgid);
 	struct thread *th = p ? trace_thread(t, p, e->h.tid) : NULL;
 	bool uring = e->engine == DFT_ASYNC_URING;
-	struct io_arg args[] = {
+	struct event_arg args[] = {
 		IO_ARG(fd, e->fd),
 		IO_ARG(opcode, e->opcode),
 		IO_ARG(fixed, e->fixed),

@@ -83,6 +83,8 @@ static enum meta_kind meta_kind(const char *line, size_t len)
 {
 	const char *name = memmem(line, len < 48 ? len : 48, "\"name\":\"", 8);
 
+	if (line[0] == FLIGHT_CTX)
+		return META_KEEP;
 	if (!name)
 		return META_DROP; /* "[": the file's own */
 	name += 8;
@@ -168,7 +170,7 @@ void flightbuf_take(struct flightbuf *fb, struct sink *s, uint64_t now_ns)
 	uint32_t from = 0;
 	size_t before = fb->pending.len;
 
-	if (!s->buf.len)
+	if (!s->buf.len && !s->recs.len)
 		return;
 	if (!fb->pending.len)
 		fb->pend_since = now_ns;
@@ -182,6 +184,12 @@ void flightbuf_take(struct flightbuf *fb, struct sink *s, uint64_t now_ns)
 				take_event(fb, s->buf.p + from, s->runs[i].end - from);
 		}
 	}
+	if (s->recs.err && !fb->err)
+		fb->err = s->recs.err;
+	else if (s->recs.len)
+		jb_mem(&fb->pending, s->recs.p, s->recs.len);
+	fb->pend_events += s->nrecs;
+	fb->events_in += s->nrecs;
 	if (fb->pending.len > before && s->end_hi) {
 		if (!fb->pend_lo || s->end_lo < fb->pend_lo)
 			fb->pend_lo = s->end_lo;
@@ -192,6 +200,9 @@ void flightbuf_take(struct flightbuf *fb, struct sink *s, uint64_t now_ns)
 		fb->err = fb->pending.err;
 	fb->used += fb->pending.len - before;
 	jb_reset(&s->buf);
+	jb_reset(&s->recs);
+	s->recs.err = 0;
+	s->nrecs = 0;
 	s->nruns = 0;
 	s->runs_failed = false;
 	s->end_lo = s->end_hi = 0;
@@ -253,7 +264,8 @@ static void drop_pending(struct flightbuf *fb)
 
 void flightbuf_seal(struct flightbuf *fb)
 {
-	struct flight_chunk c = { fb->pend_lo, fb->pend_hi, fb->pend_events, 0, NULL };
+	struct flight_chunk c = { fb->pend_lo, fb->pend_hi, fb->pend_events,
+				  (uint32_t)fb->pending.len, 0, NULL };
 	struct zbuf z = { 0 };
 	int ret;
 
@@ -361,115 +373,184 @@ static int put_lines_but(const char *p, const char *end,
 	return !ret && end > run ? out(ctx, run, end - run) : ret;
 }
 
-struct line_filter {
-	uint64_t from_us;	/* 0: every line */
-	uint64_t *lines;	/* counts those handed out */
-	lines_out out;
-	void *ctx;
-};
-
 /* Whether an event line ended before from_us (wall-clock µs, as its ts
  * and dur): a line without them (a CM mark) did not. */
-static bool ended_before(const char *line, size_t len, void *arg)
+static bool ended_before(const char *line, size_t len, uint64_t from_us)
 {
-	uint64_t from_us = *(const uint64_t *)arg;
 	const char *ts = memmem(line, len, ",\"ts\":", 6);
 	const char *dur = ts ? memmem(ts, len - (ts - line), ",\"dur\":", 7) : NULL;
 
 	return dur && strtoull(ts + 6, NULL, 10) + strtoull(dur + 7, NULL, 10) < from_us;
 }
 
-/* Hands out the whole lines of [p, p + len), those that ended before the
- * window left out. */
-static int put_lines(const struct line_filter *f, const char *p, size_t len)
-{
-	uint64_t from_us = f->from_us;
+/* A dump being written: the events of the chunks, lines and records
+ * alike, gathered in buf and handed out in batches. */
+struct dump_walk {
+	uint64_t from_ns, from_us;	/* 0: every event of the chunk */
+	uint64_t *events;		/* counts those handed out */
+	flight_rec_fmt fmt;
+	void *fmt_ctx;
+	const struct hmap *ctx_lines;
+	struct jbuf buf;
+	lines_out out;
+	void *ctx;
+};
 
-	if (!from_us) {
-		*f->lines += count_lines(p, len);
-		return f->out(f->ctx, p, len);
-	}
-	return put_lines_but(p, p + len, ended_before, &from_us, f->lines, f->out, f->ctx);
+#define DUMP_BATCH (256u << 10)
+
+static int dump_flush(struct dump_walk *d)
+{
+	int ret = d->buf.err ? d->buf.err : d->buf.len ? d->out(d->ctx, d->buf.p, d->buf.len) : 0;
+
+	jb_reset(&d->buf);
+	return ret;
 }
 
-/* A chunk's lines, inflated in pieces of whole lines. */
-static int write_chunk(const struct flight_chunk *c, struct gz_reader *r, char *buf,
-		       size_t size, const struct line_filter *f)
+/* The event at p (a record or a line) into d->buf, but for one that
+ * ended before the window; how far it went, or NULL (not an event). */
+static const char *put_event(struct dump_walk *d, const char *p, const char *end)
+{
+	const char *next;
+	uint16_t len;
+	int ret;
+
+	if (*p != FLIGHT_REC) {
+		next = line_end(p, end);
+		if (!d->from_us || !ended_before(p, next - p, d->from_us)) {
+			jb_mem(&d->buf, p, next - p);
+			++*d->events;
+		}
+		return next;
+	}
+	if (end - p < FLIGHT_REC_HEAD)
+		return NULL;
+	memcpy(&len, p + 1, 2);
+	if (end - p - FLIGHT_REC_HEAD < len)
+		return NULL;
+	ret = d->fmt(d->fmt_ctx, (const unsigned char *)p + FLIGHT_REC_HEAD, len,
+		     d->ctx_lines, d->from_ns, &d->buf);
+	if (ret < 0)
+		return NULL;
+	*d->events += ret;
+	return p + FLIGHT_REC_HEAD + len;
+}
+
+static int inflate_chunk(const struct flight_chunk *c, struct gz_reader *r, char *buf)
 {
 	const unsigned char *in = c->z;
-	size_t in_len = c->z_len, have = 0, whole;
+	size_t in_len = c->z_len, have = 0;
 	bool done = false;
 	ssize_t n;
-	char *nl;
-	int ret;
 
 	gz_reader_reset(r);
 	while (!done) {
-		n = gz_reader_get(r, &in, &in_len, buf + have, size - have, &done);
-		if (n < 0 || (n == 0 && !done && !in_len))
+		n = gz_reader_get(r, &in, &in_len, buf + have, c->raw_len - have, &done);
+		if (n < 0 || (n == 0 && !done && (!in_len || have == c->raw_len)))
 			return -EIO; /* our own chunk: memory gone bad */
 		have += n;
-		nl = memrchr(buf, '\n', have);
-		if (!nl)
-			continue; /* lines are far shorter than buf */
-		whole = nl + 1 - buf;
-		ret = put_lines(f, buf, whole);
-		if (ret)
-			return ret;
-		memmove(buf, buf + whole, have - whole);
-		have -= whole;
 	}
-	return have ? put_lines(f, buf, have) : 0;
+	return have == c->raw_len ? 0 : -EIO;
 }
 
-/* A metadata line already handed out (or no memory to tell: not). */
-static bool seen_before(const char *line, size_t len, void *seen)
+static int write_chunk(const struct flight_chunk *c, struct gz_reader *r, char **buf,
+		       size_t *size, struct dump_walk *d)
 {
-	return hmap_add(seen, meta_key(line, len), 0) == 0;
+	const char *p, *end;
+	int ret = 0;
+
+	if (c->raw_len > *size) {
+		char *bigger = realloc(*buf, c->raw_len);
+
+		if (!bigger)
+			return -ENOMEM;
+		*buf = bigger;
+		*size = c->raw_len;
+	}
+	if ((ret = inflate_chunk(c, r, *buf)))
+		return ret;
+	for (p = *buf, end = p + c->raw_len; p < end && !ret; p = put_event(d, p, end)) {
+		if (!p)
+			return -EIO;
+		if (d->buf.len >= DUMP_BATCH)
+			ret = dump_flush(d);
+	}
+	return ret ? ret : p ? 0 : -EIO;
+}
+
+/* The metadata lines, each once; a context line is not handed out but
+ * kept in ctx_lines (its key: the 16 hex digits after its mark). */
+struct meta_walk {
+	struct hmap seen;
+	struct hmap *ctx_lines;
+};
+
+static uint64_t hex_key(const char *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < 16; i++)
+		v = v << 4 | (uint64_t)(p[i] <= '9' ? p[i] - '0' : p[i] - 'a' + 10);
+	return v;
+}
+
+static bool meta_left_out(const char *line, size_t len, void *arg)
+{
+	struct meta_walk *m = arg;
+
+	if (line[0] != FLIGHT_CTX)
+		return hmap_add(&m->seen, meta_key(line, len), 0) == 0;
+	if (len > FLIGHT_CTX_HEAD && line[len - 1] == '\n')
+		hmap_add(m->ctx_lines, hex_key(line + 1), (uintptr_t)line);
+	return true;
 }
 
 /* Every generation's lines, the newest first, each line once. */
-static int write_meta(const struct flightbuf *fb, lines_out out, void *ctx)
+static int write_meta(const struct flightbuf *fb, struct hmap *ctx_lines, lines_out out,
+		      void *ctx)
 {
-	struct hmap seen = { 0 };
+	struct meta_walk m = { { 0 }, ctx_lines };
 	uint64_t lines = 0;
 	int ret = 0;
 
 	for (uint32_t i = fb->ngens; i-- > fb->gfirst && !ret;) {
-		const struct jbuf *m = &fb->gens[i].lines;
+		const struct jbuf *g = &fb->gens[i].lines;
 
-		ret = put_lines_but(m->p, m->p + m->len, seen_before, &seen, &lines, out, ctx);
+		ret = put_lines_but(g->p, g->p + g->len, meta_left_out, &m, &lines, out, ctx);
 	}
-	hmap_free(&seen);
+	hmap_free(&m.seen);
 	return ret;
 }
 
 int flightbuf_write(const struct flightbuf *fb, uint64_t from_ns, uint64_t to_ns,
-		    int64_t wall_offset_ns, uint64_t *events, lines_out out, void *ctx)
+		    int64_t wall_offset_ns, uint64_t *events, flight_rec_fmt fmt,
+		    void *fmt_ctx, lines_out out, void *ctx)
 {
-	size_t size = 256u << 10;
-	struct gz_reader *r;
-	char *buf;
-	int ret = write_meta(fb, out, ctx);
+	struct hmap ctx_lines = { 0 };
+	struct dump_walk d = { .events = events, .fmt = fmt, .fmt_ctx = fmt_ctx,
+			       .ctx_lines = &ctx_lines, .out = out, .ctx = ctx };
+	struct gz_reader *r = NULL;
+	size_t size = 0;
+	char *buf = NULL;
+	int ret = write_meta(fb, &ctx_lines, out, ctx);
 
-	if (ret)
-		return ret;
-	r = gz_reader_new();
-	buf = malloc(size);
-	if (!r || !buf)
+	if (!ret && (!(r = gz_reader_new()) || jb_init(&d.buf, DUMP_BATCH + (64u << 10))))
 		ret = -ENOMEM;
 	for (uint32_t i = fb->first; i < fb->n && !ret; i++) {
 		const struct flight_chunk *c = &fb->chunks[i];
-		/* a chunk that began before the window: its lines one by one */
-		struct line_filter f = { c->lo_ns < from_ns ?
-						 (uint64_t)((int64_t)from_ns + wall_offset_ns) / 1000 : 0,
-					 events, out, ctx };
+		bool whole = c->lo_ns >= from_ns; /* else its events one by one */
 
-		if (in_span(c, from_ns, to_ns))
-			ret = write_chunk(c, r, buf, size, &f);
+		if (!in_span(c, from_ns, to_ns))
+			continue;
+		d.from_ns = whole ? 0 : from_ns;
+		d.from_us = whole ? 0 : (uint64_t)((int64_t)from_ns + wall_offset_ns) / 1000;
+		ret = write_chunk(c, r, &buf, &size, &d);
 	}
+	if (!ret)
+		ret = dump_flush(&d);
+	jb_free(&d.buf);
 	free(buf);
 	if (r)
 		gz_reader_free(r);
+	hmap_free(&ctx_lines);
 	return ret;
 }

@@ -12,6 +12,9 @@
  * shorter: flightbuf_span() says what it covers). The metadata lines
  * (FH, SH, HH, process and thread names, PR) are kept apart and whole,
  * so that a dump names files and processes met before its window.
+ *
+ * Syscalls come as binary records (write/flightrec.h) and their contexts
+ * as context lines among the metadata; a dump formats them.
  */
 #ifndef WRITE_FLIGHTBUF_H
 #define WRITE_FLIGHTBUF_H
@@ -23,13 +26,22 @@
 #include "lib/json.h"
 #include "write/sink.h"
 
+/* An event kept as a binary record: FLIGHT_REC, its length (two bytes,
+ * host order), the record. A context line, among the metadata:
+ * FLIGHT_CTX, its key in 16 hex digits, the context's JSON, a newline.
+ * No JSON line begins with either byte. */
+#define FLIGHT_REC 0x01
+#define FLIGHT_REC_HEAD 3
+#define FLIGHT_CTX 0x02
+#define FLIGHT_CTX_HEAD 17
+
 #define FLIGHT_CHUNK_BYTES (256u << 10)
 #define FLIGHT_CHUNK_NS 100000000ull
 
 struct flight_chunk {
 	uint64_t lo_ns, hi_ns;	/* its events' earliest and latest end */
 	uint32_t events;
-	uint32_t z_len;
+	uint32_t raw_len, z_len;
 	unsigned char *z;	/* one gzip member of the lines */
 };
 
@@ -73,8 +85,8 @@ struct flightbuf {
 
 int flightbuf_init(struct flightbuf *fb, uint64_t keep_ns, size_t cap);
 void flightbuf_free(struct flightbuf *fb);
-/* Takes s's lines and empties it: metadata to meta, events to pending
- * (their ends: s->end_lo, s->end_hi). */
+/* Takes s's lines and records and empties it: metadata to meta, events
+ * to pending (their ends: s->end_lo, s->end_hi). */
 void flightbuf_take(struct flightbuf *fb, struct sink *s, uint64_t now_ns);
 /* Seals pending when it is big or old enough, then lets go of what the
  * window no longer needs: chunks whose last event ended before
@@ -86,14 +98,22 @@ void flightbuf_seal(struct flightbuf *fb);
 /* What a dump of [from_ns, to_ns] would hold now. */
 struct flight_span flightbuf_span(const struct flightbuf *fb, uint64_t from_ns,
 				  uint64_t to_ns);
+/* Formats a record's event as a line into out, unless it ended before
+ * from_ns (0: it is wanted): 1 written, 0 left out, -EIO (not a record).
+ * ctx_lines: the context lines' keys to the lines. */
+typedef int (*flight_rec_fmt)(void *ctx, const unsigned char *rec, size_t len,
+			      const struct hmap *ctx_lines, uint64_t from_ns,
+			      struct jbuf *out);
+
 /* Hands out(ctx, bytes, len) the metadata lines, then the lines of the
  * chunks that ended at or after from_ns and began at or before to_ns,
- * but for events that ended before from_ns (their ts and dur: wall-clock
- * µs, wall_offset_ns past CLOCK_MONOTONIC), whole lines each time;
- * *events counts the event lines: 0, or out's error, or -EIO (a chunk
- * that does not inflate). */
+ * records formatted by fmt(fmt_ctx), but for events that ended before
+ * from_ns (their ts and dur: wall-clock µs, wall_offset_ns past
+ * CLOCK_MONOTONIC), whole lines each time; *events counts the event
+ * lines: 0, or out's error, or -EIO (a chunk that does not inflate). */
 int flightbuf_write(const struct flightbuf *fb, uint64_t from_ns, uint64_t to_ns,
-		    int64_t wall_offset_ns, uint64_t *events,
-		    int (*out)(void *ctx, const void *bytes, size_t len), void *ctx);
+		    int64_t wall_offset_ns, uint64_t *events, flight_rec_fmt fmt,
+		    void *fmt_ctx, int (*out)(void *ctx, const void *bytes, size_t len),
+		    void *ctx);
 
 #endif

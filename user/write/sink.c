@@ -25,6 +25,7 @@ static struct sink *sink_new(void)
 static void sink_free(struct sink *s)
 {
 	jb_free(&s->buf);
+	jb_free(&s->recs);
 	free(s->runs);
 	hmap_free(&s->seen);
 	hmap_free(&s->named);

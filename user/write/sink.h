@@ -54,6 +54,12 @@ struct sink {
 	bool tee_off;
 	uint64_t end_lo, end_hi;
 	uint64_t last_end_ns;	/* the end of the event being written */
+	/* --flight without -P: syscalls are kept as binary records
+	 * (write/flightrec.h) in recs, not as lines in buf; rec_open: the
+	 * event being written is one. */
+	bool records, rec_open;
+	struct jbuf recs;
+	uint32_t nrecs;
 };
 
 int sink_open(const struct output_opts *o, struct sink **out, char *err,

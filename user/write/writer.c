@@ -15,6 +15,7 @@
 #include "model/ioctl_decode.h"
 #include "write/keys.h"
 #include "lib/jobenv.h"
+#include "write/flightrec.h"
 #include "write/writer.h"
 
 static bool in_list(const char *k, const char *const *list, size_t n)
@@ -166,8 +167,8 @@ static const struct ctx_entry *region_arg(const struct phase_stack *st,
  * process's. A region event's own args override the process's keys, so
  * that no key is written twice.
  */
-static void write_context(struct writer *w, struct jbuf *b,
-			  const struct proc *p, const struct nesting *n)
+void writer_context(const struct writer *w, struct jbuf *b, const struct proc *p,
+		    const struct nesting *n)
 {
 	const struct ctx_entry *epoch = NULL, *step = NULL;
 
@@ -193,48 +194,102 @@ static void write_context(struct writer *w, struct jbuf *b,
 		write_entry(b, step);
 }
 
-void writer_begin_event(struct writer *w, struct sink *s, const struct proc *p,
-			uint32_t tid, const struct nesting *n,
-			const char *name_cat, size_t name_cat_len,
-			uint64_t ts_ns, uint64_t dur_ns)
+/* What writer_context() writes depends on, as one number. */
+static uint64_t key_mix(uint64_t k, uint64_t v)
 {
-	struct jbuf *b = &s->buf;
-	uint64_t ts = writer_wall_us(w, ts_ns);
-	uint64_t wall_ns = (uint64_t)((int64_t)ts_ns + w->clock_offset_ns);
+	k = (k ^ v) * 0x9e3779b97f4a7c15ull;
+	return k ^ k >> 29;
+}
 
-	sink_meta_so_far(s);
-	sink_event_end(s, ts_ns + dur_ns);
-	s->line_tid = tid;
+static uint64_t key_mix_entry(uint64_t k, const struct ctx_entry *e)
+{
+	if (!e)
+		return key_mix(k, 0x6e6f6e65ull); /* none */
+	k = key_mix(k, e->key->hash);
+	return e->str ? key_mix(k, e->str->hash) : key_mix(k ^ 0x6e756dull, (uint64_t)e->num);
+}
+
+uint64_t writer_context_key(const struct writer *w, const struct proc *p,
+			    const struct nesting *n)
+{
+	uint64_t k = 0x63747800ull;
+
+	if (!n->phase && !p->ctx.n)
+		return 0;
+	if (n->phase) {
+		k = key_mix(key_mix(k, n->phase->cat->hash), n->phase->name->hash);
+		if (!n->own) {
+			k = key_mix_entry(k, region_arg(n->stack, w->key_epoch));
+			k = key_mix_entry(k, region_arg(n->stack, w->key_step));
+		}
+	}
+	for (uint32_t i = 0; i < p->ctx.n; i++)
+		k = key_mix_entry(k, &p->ctx.e[i]);
+	for (uint32_t i = 0; n->own && i < n->own->n; i++)
+		k = key_mix_entry(k, &n->own->e[i]);
+	return k ? k : 1;
+}
+
+void writer_head(const struct writer *w, struct jbuf *b, const struct event_head *h,
+		 const char *name_cat, size_t name_cat_len)
+{
+	uint64_t ts = writer_wall_us(w, h->ts_ns);
+	uint64_t wall_ns = (uint64_t)((int64_t)h->ts_ns + w->clock_offset_ns);
+
 	JB_LIT(b, "{\"id\":");
-	jb_u64(b, n->id);
+	jb_u64(b, h->id);
 	jb_char(b, ',');
 	jb_mem(b, name_cat, name_cat_len);
 	JB_LIT(b, "\"pid\":");
-	jb_u64(b, p->pid);
+	jb_u64(b, h->pid);
 	JB_LIT(b, ",\"tid\":");
-	jb_u64(b, tid);
+	jb_u64(b, h->tid);
 	JB_LIT(b, ",\"ts\":");
 	jb_u64(b, ts);
 	JB_LIT(b, ",\"dur\":");
 	/* Round both ends down so nested events stay nested in µs. */
-	jb_u64(b, writer_wall_us(w, ts_ns + dur_ns) - ts);
+	jb_u64(b, writer_wall_us(w, h->ts_ns + h->dur_ns) - ts);
 	JB_LIT(b, ",\"ph\":\"X\",\"args\":{\"hhash\":\"");
 	jb_mem(b, w->hhash_hex, 16);
 	jb_char(b, '"');
-	JB_KEY_INT(b, level, n->level);
-	JB_KEY_INT(b, p_idx, n->parent_id);
+	JB_KEY_INT(b, level, h->level);
+	JB_KEY_INT(b, p_idx, h->parent_id);
 	/* The µs of ts and dur, as DFTracer's readers want them, hide the
 	 * order of calls within a µs: "ns10d" keeps both ends to 10 ns as
 	 * D…DSS, the duration in 10 ns and then the start's digits. A call's
 	 * duration repeats from call to call where its end's digits don't,
 	 * so gzip matches it (doc/trace-format.md has the figures). */
-	JB_KEY_INT(b, ns10d, ((wall_ns + dur_ns) / 10 - wall_ns / 10) * 100 + wall_ns / 10 % 100);
-	write_context(w, b, p, n);
+	JB_KEY_INT(b, ns10d, ((wall_ns + h->dur_ns) / 10 - wall_ns / 10) * 100 + wall_ns / 10 % 100);
+}
+
+void writer_event_starts(struct writer *w, struct sink *s, uint32_t tid,
+			 uint64_t end_ns)
+{
+	sink_meta_so_far(s);
+	sink_event_end(s, end_ns);
+	s->line_tid = tid;
 	w->stats->events++;
+}
+
+void writer_begin_event(struct writer *w, struct sink *s, const struct proc *p,
+			uint32_t tid, const struct nesting *n,
+			const char *name_cat, size_t name_cat_len,
+			uint64_t ts_ns, uint64_t dur_ns)
+{
+	struct event_head h = { n->id, n->level, n->parent_id, p->pid, tid, ts_ns, dur_ns };
+
+	writer_event_starts(w, s, tid, ts_ns + dur_ns);
+	writer_head(w, &s->buf, &h, name_cat, name_cat_len);
+	writer_context(w, &s->buf, p, n);
 }
 
 int writer_end_event(struct sink *s)
 {
+	if (s->rec_open) { /* a flight record: whole already */
+		s->rec_open = false;
+		s->events++;
+		return s->recs.err;
+	}
 	JB_LIT(&s->buf, "}}\n");
 	sink_line_end(s, s->line_tid);
 	s->events++;
@@ -255,21 +310,36 @@ struct file_keys {
 #define FILE1_KEYS FILE_KEYS(fhash, fname)
 #define FILE2_KEYS FILE_KEYS(fhash2, fname2)
 
-static void key_file(struct writer *w, struct jbuf *b, const struct file_keys *k,
-		     const struct istr *path)
+static void key_file_ref(const struct writer *w, struct jbuf *b, const struct file_keys *k,
+			 const struct file_ref *f)
 {
+	const struct istr *path = f->path;
+
 	jb_mem(b, k->hash, k->hash_len);
-	jb_hex16(b, path->hash);
+	jb_hex16(b, f->hash);
 	jb_char(b, '"');
-	if (path->truncated) {
+	if (f->truncated) {
 		jb_mem(b, k->name, k->name_len);
 		JB_LIT(b, "_truncated\":true");
 	}
-	if (w->inline_paths) {
+	if (w->inline_paths && path) {
 		jb_mem(b, k->name, k->name_len);
 		JB_LIT(b, "\":");
 		jb_str(b, path->str, path->len);
 	}
+}
+
+static struct file_ref file_ref_of(const struct istr *path)
+{
+	return (struct file_ref){ path->hash, path->truncated, path };
+}
+
+static void key_file(const struct writer *w, struct jbuf *b, const struct file_keys *k,
+		     const struct istr *path)
+{
+	struct file_ref f = file_ref_of(path);
+
+	key_file_ref(w, b, k, &f);
 }
 
 /* ,"key":"0x..." without leading zeros */
@@ -343,36 +413,57 @@ static void write_ioctl_args(struct jbuf *b, const struct dft_syscall *e,
 	}
 }
 
+void writer_syscall_args(const struct writer *w, struct jbuf *b, const struct sc_desc *d,
+			 const struct dft_syscall *e, const struct file_ref *f1,
+			 const struct file_ref *f2, enum dev_class cls)
+{
+	jb_mem(b, d->json_syscall_ret, d->json_syscall_ret_len);
+	jb_i64(b, e->ret);
+	write_args(b, d, e);
+	if (f1)
+		key_file_ref(w, b, FILE1_KEYS, f1);
+	if (f2)
+		key_file_ref(w, b, FILE2_KEYS, f2);
+	if (d->effect == FX_IOCTL)
+		write_ioctl_args(b, e, cls);
+}
+
+void writer_syscall_name(const struct sc_desc *d, enum dev_class cls,
+			 const char **name_cat, size_t *len)
+{
+	static const char device[] = "\"name\":\"ioctl\",\"cat\":\"DEVICE\",";
+
+	*name_cat = cls != DEV_NONE ? device : d->json_name_cat;
+	*len = cls != DEV_NONE ? sizeof(device) - 1 : d->json_name_cat_len;
+}
+
 void writer_syscall(struct writer *w, struct sink *s, const struct proc *p,
 		    const struct thread *t, const struct nesting *n,
 		    const struct sc_desc *d, const struct dft_syscall *e,
 		    const struct istr *f1, const struct istr *f2)
 {
-	static const char device[] = "\"name\":\"ioctl\",\"cat\":\"DEVICE\",";
 	enum dev_class cls = d->effect == FX_IOCTL && f1 ?
 				     dev_classify(f1->str) : DEV_NONE;
-	struct jbuf *b = &s->buf;
+	struct file_ref r1, r2;
+	const char *name_cat;
+	size_t len;
 
 	writer_names(s, p, t);
 	if (f1)
 		writer_fh(w, s, p->pid, f1);
 	if (f2)
 		writer_fh(w, s, p->pid, f2);
-	if (cls != DEV_NONE)
-		writer_begin_event(w, s, p, e->h.tid, n, device,
-				   sizeof(device) - 1, e->h.ts, e->dur);
-	else
-		writer_begin_event(w, s, p, e->h.tid, n, d->json_name_cat,
-				   d->json_name_cat_len, e->h.ts, e->dur);
-	jb_mem(b, d->json_syscall_ret, d->json_syscall_ret_len);
-	jb_i64(b, e->ret);
-	write_args(b, d, e);
 	if (f1)
-		key_file(w, b, FILE1_KEYS, f1);
+		r1 = file_ref_of(f1);
 	if (f2)
-		key_file(w, b, FILE2_KEYS, f2);
-	if (d->effect == FX_IOCTL)
-		write_ioctl_args(b, e, cls);
+		r2 = file_ref_of(f2);
+	if (s->records) {
+		flightrec_syscall(w, s, p, n, d, e, f1 ? &r1 : NULL, f2 ? &r2 : NULL, cls);
+		return;
+	}
+	writer_syscall_name(d, cls, &name_cat, &len);
+	writer_begin_event(w, s, p, e->h.tid, n, name_cat, len, e->h.ts, e->dur);
+	writer_syscall_args(w, &s->buf, d, e, f1 ? &r1 : NULL, f2 ? &r2 : NULL, cls);
 }
 
 /* ---- processes ---- */
@@ -451,52 +542,69 @@ void writer_region(struct writer *w, struct sink *s, const struct proc *p,
 
 /* ---- I/O the kernel saw outside a syscall ---- */
 
+int writer_named_name(const struct named_event *ev, char *buf, size_t size)
+{
+	int len = snprintf(buf, size, "\"name\":\"%s\",\"cat\":\"%s\",", ev->name, ev->cat);
+
+	return len < 0 ? 0 : len >= (int)size ? (int)size - 1 : len;
+}
+
+void writer_named_args(const struct writer *w, struct jbuf *b, const struct named_event *ev)
+{
+	JB_KEY_INT(b, ret, ev->ret);
+	if (ev->op)
+		JB_KEY_STR(b, op, ev->op, strlen(ev->op));
+	for (int i = 0; i < ev->nargs; i++) {
+		const struct event_arg *a = &ev->args[i];
+
+		jb_mem(b, a->key, a->key_len);
+		if (a->str)
+			jb_str(b, a->str->str, a->str->len);
+		else
+			jb_i64(b, a->v);
+	}
+	if (ev->file)
+		key_file_ref(w, b, FILE1_KEYS, ev->file);
+}
+
+static void writer_named(struct writer *w, struct sink *s, const struct proc *p,
+			 const struct thread *t, const struct nesting *n,
+			 const struct named_event *ev, const struct istr *file)
+{
+	char name_cat[96];
+	int len;
+
+	writer_names(s, p, t);
+	if (file)
+		writer_fh(w, s, p->pid, file);
+	if (s->records) {
+		flightrec_named(w, s, p, n, t->tid, ev);
+		return;
+	}
+	len = writer_named_name(ev, name_cat, sizeof(name_cat));
+	writer_begin_event(w, s, p, t->tid, n, name_cat, len, ev->ts_ns, ev->dur_ns);
+	writer_named_args(w, &s->buf, ev);
+}
+
 void writer_hidden_io(struct writer *w, struct sink *s, const struct proc *p,
 		      const struct thread *t, const struct nesting *n,
 		      const struct hidden_io *io)
 {
-	struct jbuf *b = &s->buf;
-	char name_cat[96];
-	int len = snprintf(name_cat, sizeof(name_cat), "\"name\":\"%s\",\"cat\":\"POSIX\",",
-			   io->name);
+	struct file_ref f = io->file ? file_ref_of(io->file) : (struct file_ref){ 0 };
+	struct named_event ev = { io->name, "POSIX", io->op, io->ts_ns, io->dur_ns, io->ret,
+				  io->file ? &f : NULL, io->args, io->nargs };
 
-	writer_names(s, p, t);
-	if (io->file)
-		writer_fh(w, s, p->pid, io->file);
-	writer_begin_event(w, s, p, t->tid, n, name_cat, len, io->ts_ns, io->dur_ns);
-	JB_KEY_INT(b, ret, io->ret);
-	if (io->op)
-		JB_KEY_STR(b, op, io->op, strlen(io->op));
-	for (int i = 0; i < io->nargs; i++) {
-		jb_mem(b, io->args[i].key, io->args[i].key_len);
-		jb_i64(b, io->args[i].v);
-	}
-	if (io->file)
-		key_file(w, b, FILE1_KEYS, io->file);
+	writer_named(w, s, p, t, n, &ev, io->file);
 }
 
 void writer_gpu(struct writer *w, struct sink *s, const struct proc *p,
 		const struct thread *t, const struct nesting *n, const struct gpu_event *g)
 {
-	struct jbuf *b = &s->buf;
-	char name_cat[96];
-	int len = snprintf(name_cat, sizeof(name_cat), "\"name\":\"%s\",\"cat\":\"%s\",",
-			   g->name, g->cat);
+	struct file_ref f = g->file ? file_ref_of(g->file) : (struct file_ref){ 0 };
+	struct named_event ev = { g->name, g->cat, NULL, g->ts_ns, g->dur_ns, g->ret,
+				  g->file ? &f : NULL, g->args, g->nargs };
 
-	writer_names(s, p, t);
-	if (g->file)
-		writer_fh(w, s, p->pid, g->file);
-	writer_begin_event(w, s, p, t->tid, n, name_cat, len, g->ts_ns, g->dur_ns);
-	JB_KEY_INT(b, ret, g->ret);
-	for (int i = 0; i < g->nargs; i++) {
-		jb_mem(b, g->args[i].key, g->args[i].key_len);
-		if (g->args[i].str)
-			jb_str(b, g->args[i].str->str, g->args[i].str->len);
-		else
-			jb_i64(b, g->args[i].v);
-	}
-	if (g->file)
-		key_file(w, b, FILE1_KEYS, g->file);
+	writer_named(w, s, p, t, n, &ev, g->file);
 }
 
 /* Its own id, at the top level, in the phase the kernel saw. */

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "dftrace.h"
+#include "model/ioctl_decode.h"
 #include "model/procs.h"
 #include "model/stats.h"
 #include "model/syscalls.h"
@@ -85,6 +86,49 @@ void writer_begin_event(struct writer *w, struct sink *s, const struct proc *p,
 /* Returns non-zero when the sink could not take the line. */
 int writer_end_event(struct sink *s);
 
+/* The pieces of an X event, for the events a flight window keeps as
+ * records and writes at a dump (write/flightrec.c): the same bytes
+ * either way. */
+struct event_head {
+	uint64_t id;
+	int level;
+	int64_t parent_id;
+	uint32_t pid, tid;
+	uint64_t ts_ns, dur_ns;	/* CLOCK_MONOTONIC */
+};
+
+/* {"id":..,"name":..,"cat":..,"pid":..,"tid":..,"ts":..,"dur":..,"ph":"X",
+ * "args":{"hhash":..,"level":..,"p_idx":..,"ns10d":.. */
+void writer_head(const struct writer *w, struct jbuf *b, const struct event_head *h,
+		 const char *name_cat, size_t name_cat_len);
+/* ,"phase_cat":..,"phase":.. and the context keys (epoch, step, the
+ * process's) of an event nested as n. */
+void writer_context(const struct writer *w, struct jbuf *b, const struct proc *p,
+		    const struct nesting *n);
+/* A number that differs where writer_context() would write differently
+ * (64-bit hashes of the strings); 0: it writes nothing. */
+uint64_t writer_context_key(const struct writer *w, const struct proc *p,
+			    const struct nesting *n);
+/* s takes an event of thread tid that ends at end_ns: what was written
+ * before it is metadata, and the event is counted. */
+void writer_event_starts(struct writer *w, struct sink *s, uint32_t tid,
+			 uint64_t end_ns);
+
+/* A file an event names: its hash, and its name where -P writes it. */
+struct file_ref {
+	uint64_t hash;
+	bool truncated;
+	const struct istr *path;	/* NULL: not written */
+};
+
+/* A syscall event's "name":..,"cat":.. fragment. */
+void writer_syscall_name(const struct sc_desc *d, enum dev_class cls,
+			 const char **name_cat, size_t *len);
+/* A syscall event's args after the head and the context. */
+void writer_syscall_args(const struct writer *w, struct jbuf *b, const struct sc_desc *d,
+			 const struct dft_syscall *e, const struct file_ref *f1,
+			 const struct file_ref *f2, enum dev_class cls);
+
 /* One syscall's event, files resolved (f1, f2 may be NULL). */
 void writer_syscall(struct writer *w, struct sink *s, const struct proc *p,
 		    const struct thread *t, const struct nesting *n,
@@ -107,16 +151,39 @@ void writer_cm(struct writer *w, struct sink *s, const struct proc *p,
 	       const struct thread *t, const char *name, bool is_end,
 	       uint64_t ts_ns);
 
+/* An argument of an event the kernel or a call table names (I/O
+ * outside syscalls, GPU calls): a number, or a string. The key is a
+ * literal (IO_ARG, GPU_ARG): a flight record keeps its address. */
+struct event_arg {
+	const char *key;	/* ,"pages": */
+	size_t key_len;
+	int64_t v;
+	const struct istr *str;	/* a string value instead, or NULL */
+};
+
+#define EVENT_ARG(k, val, s) { KEY(k), sizeof(KEY(k)) - 1 + 0 * WK_##k, (val), (s) }
+
+/* Such an event: "name":name,"cat":cat, then ret, op, the args, the
+ * file. name, cat and op are literals or the call tables' (a flight
+ * record keeps their addresses). */
+struct named_event {
+	const char *name, *cat, *op;	/* op: args.op, or NULL */
+	uint64_t ts_ns, dur_ns;	/* CLOCK_MONOTONIC */
+	int64_t ret;
+	const struct file_ref *file;	/* or NULL */
+	const struct event_arg *args;
+	int nargs;
+};
+
+/* Its "name":..,"cat":.., fragment into buf: the length. */
+int writer_named_name(const struct named_event *ev, char *buf, size_t size);
+/* Its args after the head and the context. */
+void writer_named_args(const struct writer *w, struct jbuf *b, const struct named_event *ev);
+
 /* An I/O the kernel saw outside a syscall: a run of pages through a
  * mapping, an io_uring request, an AIO iocb. Written as a POSIX event
  * named for DFAnalyzer ("mmap_read", "io_uring_write", "aio_read"). */
-struct io_arg {
-	const char *key;	/* ,"pages": (IO_ARG) */
-	size_t key_len;
-	int64_t v;
-};
-
-#define IO_ARG(k, val) { KEY(k), sizeof(KEY(k)) - 1 + 0 * WK_##k, (val) }
+#define IO_ARG(k, val) EVENT_ARG(k, val, NULL)
 
 struct hidden_io {
 	const char *name;
@@ -124,7 +191,7 @@ struct hidden_io {
 	int64_t ret;		/* bytes moved, or the result (-errno) */
 	const char *op;		/* args.op, or NULL */
 	const struct istr *file;
-	const struct io_arg *args;
+	const struct event_arg *args;
 	int nargs;
 };
 
@@ -134,15 +201,8 @@ void writer_hidden_io(struct writer *w, struct sink *s, const struct proc *p,
 
 /* A GPU or collective library call (bpf/gpu.h). Its name and cat are
  * ours (the call table's), its strings the traced process's. */
-struct gpu_arg {
-	const char *key;	/* ,"bytes": (GPU_ARG) */
-	size_t key_len;
-	int64_t v;
-	const struct istr *str;	/* a string value instead, or NULL */
-};
-
-#define GPU_ARG(k, val) { KEY(k), sizeof(KEY(k)) - 1 + 0 * WK_##k, (val), NULL }
-#define GPU_ARG_STR(k, s) { KEY(k), sizeof(KEY(k)) - 1 + 0 * WK_##k, 0, (s) }
+#define GPU_ARG(k, val) EVENT_ARG(k, val, NULL)
+#define GPU_ARG_STR(k, s) EVENT_ARG(k, 0, s)
 #define GPU_ARGS_MAX 16
 
 struct gpu_event {
@@ -150,7 +210,7 @@ struct gpu_event {
 	uint64_t ts_ns, dur_ns;	/* CLOCK_MONOTONIC */
 	int64_t ret;
 	const struct istr *file;	/* cuFile's */
-	struct gpu_arg args[GPU_ARGS_MAX];
+	struct event_arg args[GPU_ARGS_MAX];
 	int nargs;
 };
 
