@@ -36,6 +36,17 @@ expect_minitrain_names() {
 	expect_minitrain_names
 }
 
+@test "annotate: the annotation programs load at the first file with probes, once; not for a program without" {
+	dft -v -o "$TRACE" -- "$WL/io" basic "$D"
+	expect_eq "status" "$DFT_STATUS" 0
+	expect_eq "programs loaded, no probes" "$(grep -c 'programs loaded in' "$T/dft.err")" 0
+	dft -v -o "$TRACE" -- "$EX/minitrain" "$D/mt" 2 3
+	expect_eq "status" "$DFT_STATUS" 0
+	expect_eq "programs loaded" "$(sed -n 's/^dftrace-bpf: \(.*\) programs loaded in .*/\1/p' "$T/dft.err")" annotation
+	valid
+	expect_minitrain_names
+}
+
 @test "annotate: minitrain: every region, bytes by phase/epoch/step, links, nesting and counts match" {
 	traced -- "$EX/minitrain" "$D/mt" 2 3
 	valid
@@ -323,6 +334,6 @@ dlopen_traced() {
 		"$(for i in $(seq "$n"); do printf 'in-%d.bin\tpreprocess\t%d\n' "$i" "$i"; done)"
 	expect_eq "copies released" \
 		"$(count_lines "^dftrace-bpf: probes in '$D/copy-[0-9]+.so' released")" "$n"
-	expect_eq "the tracer's descriptors (before the first copy: $FDS_BEFORE)" \
-		"$FDS_AFTER" "$FDS_BEFORE"
+	expect_eq "the tracer's descriptors (before the first copy: $FDS_BEFORE; its programs loaded at their first use: $FDS_LAZY)" \
+		"$FDS_AFTER" "$((FDS_BEFORE + FDS_LAZY))"
 }

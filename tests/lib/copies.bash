@@ -70,7 +70,8 @@ await_lines() {
 # is called once the tracer said it probed it (WHAT: "GPU calls",
 # "annotations"). FDS_BEFORE: the tracer's descriptors before the first
 # copy; FDS_AFTER: once it said it released all N, the workload still
-# running. The tracer must exit 0.
+# running; FDS_LAZY: those it said its programs loaded at their first use
+# hold (kept till the end, once). The tracer must exit 0.
 copies_each() {
 	local lib=$1 n=$2 what=$3 i
 	copies_traced each "$lib" "$n" ready
@@ -83,6 +84,8 @@ copies_each() {
 	wait_file "$WL_CTL/done" 60
 	await_lines "^dftrace-bpf: probes in '$D/copy-[0-9]+.so' released" "$n" "$DFT_TIMEOUT"
 	FDS_AFTER=$(tracer_fds)
+	FDS_LAZY=$(sed -n 's/^dftrace-bpf: .* programs loaded in .* (\([0-9]*\) descriptors)$/\1/p' "$T/dft.err" |
+		awk '{ n += $1 } END { print n + 0 }')
 	kill -USR1 "$COPIES_PID"
 	await "$DFT_PID" 60
 	[ "$AWAIT_STATUS" = 0 ] || { tail -20 "$T/dft.err" | sed 's/^/#   /'; return 1; }

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <linux/capability.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -13,6 +14,8 @@
 #include "capture/report.h"
 #include "dftrace.h"
 #include "dftrace.skel.h" /* after dftrace.h: its types */
+#include "lib/clock.h"
+#include "lib/fdlimit.h"
 #include "model/gpucalls.h"
 #include "model/syscalls.h"
 
@@ -80,7 +83,34 @@ static void set_calls_limit(struct dftrace_bpf *skel, size_t ringbuf_size, size_
 	skel->rodata->calls_check = check;
 }
 
-static int configure(struct dftrace_bpf *skel, const struct loader_opts *o)
+/* Which lazy group a program is of (loader.h), or LAZY_NONE. */
+static enum lazy_group lazy_group_of(const struct dftrace_bpf *skel,
+				     const struct bpf_program *p)
+{
+	const struct bpf_program *annot[] = { skel->progs.annotation, skel->progs.pinned_begin,
+					       skel->progs.pinned_end, skel->progs.ring_regions,
+					       skel->progs.ring_at_signal };
+
+	for (size_t i = 0; i < sizeof(annot) / sizeof(annot[0]); i++)
+		if (p == annot[i])
+			return LAZY_ANNOT;
+	if (p == skel->progs.gpu_enter || p == skel->progs.gpu_exit)
+		return LAZY_GPU;
+	return LAZY_NONE;
+}
+
+/* Of what the features would load, only group's programs. */
+static void load_only(struct dftrace_bpf *skel, enum lazy_group group)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, skel->obj)
+		if (bpf_program__autoload(prog) && lazy_group_of(skel, prog) != group)
+			bpf_program__set_autoload(prog, false);
+}
+
+static int configure(struct dftrace_bpf *skel, const struct loader_opts *o,
+		     enum lazy_group group)
 {
 	int possible = libbpf_num_possible_cpus();
 	size_t ncpus = possible > 0 ? possible : 1;
@@ -108,6 +138,7 @@ static int configure(struct dftrace_bpf *skel, const struct loader_opts *o)
 		/* before any step annotation it is step 0, as in torch */
 		skel->bss->step_active = dft_step_active(o->steps, 0);
 	}
+	load_only(skel, group);
 	return bpf_map__set_max_entries(skel->maps.events, o->ringbuf_size);
 }
 
@@ -125,8 +156,52 @@ static int link_annot_full(struct dftrace_bpf *skel)
 	return 0;
 }
 
+/* DFTRACE_BPF_VERIFIER_STATS=1: what the verifier said of each program
+ * (its time and the instructions it went through), for start-up work. */
+#define STATS_LOG 4096
+
+static char *stats_logs(struct dftrace_bpf *skel)
+{
+	struct bpf_program *prog;
+	char *logs;
+	int i = 0;
+
+	if (!getenv("DFTRACE_BPF_VERIFIER_STATS"))
+		return NULL;
+	logs = calloc(256, STATS_LOG);
+	bpf_object__for_each_program(prog, skel->obj) {
+		if (!logs || i == 256)
+			break;
+		bpf_program__set_log_buf(prog, logs + (size_t)STATS_LOG * i++, STATS_LOG);
+		bpf_program__set_log_level(prog, 4);
+	}
+	return logs;
+}
+
+static void say_stats(struct dftrace_bpf *skel, char *logs)
+{
+	struct bpf_program *prog;
+	int i = 0;
+
+	bpf_object__for_each_program(prog, skel->obj) {
+		const char *log = logs + (size_t)STATS_LOG * i++, *t, *n;
+
+		if (i > 256)
+			break;
+		if (!bpf_program__autoload(prog))
+			continue;
+		t = strstr(log, "verification time");
+		n = strstr(log, "processed");
+		fprintf(stderr, "dftrace-bpf: verifier: %-28s %8ld us %8ld insns\n",
+			bpf_program__name(prog), t ? strtol(t + 18, NULL, 10) : -1L,
+			n ? strtol(n + 10, NULL, 10) : -1L);
+	}
+	free(logs);
+}
+
 int loader_open(struct dftrace_bpf **out, const struct loader_opts *o)
 {
+	char *logs;
 	struct dftrace_bpf *skel = dftrace_bpf__open();
 	int err;
 
@@ -135,11 +210,12 @@ int loader_open(struct dftrace_bpf **out, const struct loader_opts *o)
 		report_error("cannot open the BPF programs: %s", strerror(errno));
 		return -errno;
 	}
-	err = configure(skel, o);
+	err = configure(skel, o, LAZY_NONE);
+	logs = err ? NULL : stats_logs(skel);
 	if (!err)
 		err = dftrace_bpf__load(skel);
-	if (!err)
-		err = link_annot_full(skel);
+	if (logs)
+		say_stats(skel, logs);
 	if (err) {
 		report_error("cannot load the BPF programs: %s (run with -v for the verifier log)",
 		     strerror(-err));
@@ -149,6 +225,86 @@ int loader_open(struct dftrace_bpf **out, const struct loader_opts *o)
 	if (err)
 		report_error("cannot attach the BPF programs: %s", strerror(-err));
 	return err;
+}
+
+void loader_lazy_init(struct lazy_progs *l, struct dftrace_bpf *main,
+		      const struct loader_opts *o, bool verbose)
+{
+	*l = (struct lazy_progs){ .main = main, .o = *o, .verbose = verbose };
+}
+
+/* Every map of inst is main's: the same object, so the same maps in the
+ * same order, and its globals the values main loaded with. */
+static int share_maps(struct dftrace_bpf *inst, struct dftrace_bpf *main)
+{
+	struct bpf_map *m = NULL, *mine = NULL;
+	int err;
+
+	while ((m = bpf_object__next_map(main->obj, m)) &&
+	       (mine = bpf_object__next_map(inst->obj, mine))) {
+		if (strcmp(bpf_map__name(m), bpf_map__name(mine)))
+			return -EINVAL;
+		if (bpf_map__fd(m) >= 0 && (err = bpf_map__reuse_fd(mine, bpf_map__fd(m))))
+			return err;
+	}
+	return 0;
+}
+
+static const char *const lazy_names[LAZY__COUNT] = { "annotation", "GPU call" };
+
+static int lazy_load(struct lazy_progs *l, enum lazy_group g)
+{
+	uint64_t t0 = clock_mono_ns();
+	unsigned int fds = l->verbose ? fd_count_open() : 0;
+	struct dftrace_bpf *skel = dftrace_bpf__open();
+	int err;
+
+	if (!skel)
+		return -errno;
+	l->inst[g] = skel;
+	err = configure(skel, &l->o, g);
+	if (!err)
+		err = share_maps(skel, l->main);
+	if (!err)
+		err = dftrace_bpf__load(skel);
+	if (!err && g == LAZY_ANNOT)
+		err = link_annot_full(skel);
+	if (!err && g == LAZY_ANNOT && bpf_program__fd(skel->progs.ring_at_signal) >= 0 &&
+	    !(l->at_signal = bpf_program__attach(skel->progs.ring_at_signal)))
+		err = -errno;
+	if (!err && l->verbose)
+		fprintf(stderr, "dftrace-bpf: %s programs loaded in %.1f ms (%d descriptors)\n",
+			lazy_names[g], (clock_mono_ns() - t0) / 1e6, (int)(fd_count_open() - fds));
+	return err;
+}
+
+struct dftrace_bpf *loader_lazy(struct lazy_progs *l, enum lazy_group g)
+{
+	if (l->inst[g] && !l->err[g])
+		return l->inst[g];
+	if (l->err[g] || l->stopped)
+		return NULL;
+	l->err[g] = lazy_load(l, g);
+	if (!l->err[g])
+		return l->inst[g];
+	report_error("cannot load the %s programs: %s; their probes are left out (-v: the "
+		     "verifier log)", lazy_names[g], strerror(-l->err[g]));
+	return NULL;
+}
+
+void loader_lazy_detach(struct lazy_progs *l)
+{
+	l->stopped = true;
+	bpf_link__destroy(l->at_signal);
+	l->at_signal = NULL;
+}
+
+void loader_lazy_free(struct lazy_progs *l)
+{
+	loader_lazy_detach(l);
+	for (int g = 0; g < LAZY__COUNT; g++)
+		dftrace_bpf__destroy(l->inst[g]);
+	*l = (struct lazy_progs){ 0 };
 }
 
 struct bpf_link *loader_iter(struct bpf_program *prog)

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct bpf_link;
 struct dftrace_bpf;
 struct features;
 
@@ -30,6 +31,34 @@ struct loader_opts {
 int loader_check_system(struct features *f);
 /* *skel is set even on failure, for the caller's cleanup to destroy. */
 int loader_open(struct dftrace_bpf **skel, const struct loader_opts *o);
+/*
+ * The programs of annotations and GPU calls are loaded at their first
+ * use (a traced process maps a file that has such probes), not at
+ * start: a third of the verifier's time at start-up. A group is a second
+ * instance of the same object, every map (its globals too) the first
+ * one's, and only the group's programs loaded.
+ */
+enum lazy_group { LAZY_NONE = -1, LAZY_ANNOT, LAZY_GPU, LAZY__COUNT };
+
+struct lazy_progs {
+	struct dftrace_bpf *main;
+	struct loader_opts o;
+	struct dftrace_bpf *inst[LAZY__COUNT];
+	int err[LAZY__COUNT];		/* a group that failed is not tried again */
+	struct bpf_link *at_signal;	/* the annotations' signal_deliver hook */
+	bool stopped;			/* nothing attached from now */
+	bool verbose;
+};
+
+void loader_lazy_init(struct lazy_progs *l, struct dftrace_bpf *main,
+		      const struct loader_opts *o, bool verbose);
+/* The instance whose programs of group g are loaded, loading them now
+ * if need be; NULL (said once on stderr) if they cannot be. */
+struct dftrace_bpf *loader_lazy(struct lazy_progs *l, enum lazy_group g);
+/* Hooks off, as the main instance's (dftrace_bpf__detach). */
+void loader_lazy_detach(struct lazy_progs *l);
+void loader_lazy_free(struct lazy_progs *l);
+
 /* A task iterator's link, which outlives the detach of the hooks: its fd
  * makes iterations (bpf_iter_create). NULL, said on stderr, on failure. */
 struct bpf_link *loader_iter(struct bpf_program *prog);

@@ -12,6 +12,7 @@
 #include "capture/attach.h"
 #include "capture/gpuprobes.h"
 #include "capture/holders.h"
+#include "capture/loader.h"
 #include "capture/probed.h"
 #include "capture/report.h"
 #include "capture/usdt.h"
@@ -294,6 +295,7 @@ static int plan_file(struct probed_files *pf, int fd, struct file_plan *fp)
 {
 	static bool elf_ready;
 	struct gpu_syms syms = { .families = 0 };
+	struct dftrace_bpf *gpu;
 	Elf *elf;
 	int err = 0;
 
@@ -306,10 +308,11 @@ static int plan_file(struct probed_files *pf, int fd, struct file_plan *fp)
 	if (!elf)
 		return 0; /* not ELF: nothing */
 	if (pf->specs_ok)
-		err = usdt_plan(pf->o.skel, &pf->specs, elf, &fp->plan, &fp->specs, &fp->usdt);
+		err = usdt_plan(pf->o.lazy, &pf->specs, elf, &fp->plan, &fp->specs, &fp->usdt);
 	if (!err && pf->o.gpu) {
 		gpu_find_syms(elf, &syms);
-		fp->calls = syms.families ? gpu_plan(pf->o.skel, &syms, &fp->plan) : 0;
+		gpu = syms.families ? loader_lazy(pf->o.lazy, LAZY_GPU) : NULL;
+		fp->calls = gpu ? gpu_plan(gpu, &syms, &fp->plan) : 0;
 		err = fp->calls < 0 ? fp->calls : 0;
 	}
 	elf_end(elf);

@@ -17,6 +17,7 @@
 #include "capture/folds.h"
 #include "capture/launch.h"
 #include "capture/liverings.h"
+#include "capture/loader.h"
 #include "capture/lost.h"
 #include "capture/probed.h"
 #include "capture/report.h"
@@ -37,6 +38,7 @@ struct trace;
 struct tracer {
 	struct env env;
 	struct dftrace_bpf *skel;
+	struct lazy_progs lazy;	/* the programs loaded at their first use */
 	struct ring ring;
 	struct trace *trace;
 	struct sink *sink;	/* -o */

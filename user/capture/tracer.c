@@ -124,6 +124,7 @@ static int load_and_attach(struct tracer *tr)
 
 	if (err)
 		return err;
+	loader_lazy_init(&tr->lazy, tr->skel, &o, tr->env.verbose);
 	tr->adopt_iter = loader_iter(tr->skel->progs.adopt_threads);
 	tr->kept_iter = loader_iter(tr->skel->progs.kept_calls);
 	if (!tr->adopt_iter || !tr->kept_iter)
@@ -133,7 +134,7 @@ static int load_and_attach(struct tracer *tr)
 	folds_init(&tr->folds, tr->skel, bpf_link__fd(tr->kept_iter), tr->env.profile_s > 0 ?
 		   (uint64_t)(tr->env.profile_s * NS_PER_S) : NS_PER_S);
 	probed_init(&tr->probed, &(struct probed_opts){
-				 .skel = tr->skel, .annotations = tr->features.on[FEATURE_annotations],
+				 .skel = tr->skel, .lazy = &tr->lazy, .annotations = tr->features.on[FEATURE_annotations],
 				 .gpu = tr->features.on[FEATURE_gpu], .verbose = tr->env.verbose,
 				 .multi = tr->features.uprobe_multi,
 				 .fd_budget = probes_fd_budget() });
@@ -400,25 +401,33 @@ static int set_up(struct tracer *tr)
 	return ret;
 }
 
-/* $DFTRACE_BPF_PROG_STATS, for make bench: each program's runs and
- * run time in the kernel (counted while kernel.bpf_stats_enabled is 1). */
-static void print_prog_stats(const struct tracer *tr)
+static void print_prog_stat(struct bpf_program *prog)
 {
 	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	if (bpf_program__fd(prog) >= 0 &&
+	    !bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) && info.run_cnt)
+		fprintf(stderr, "bpf_prog %s %llu runs %llu ns\n", bpf_program__name(prog),
+			(unsigned long long)info.run_cnt, (unsigned long long)info.run_time_ns);
+}
+
+/* $DFTRACE_BPF_PROG_STATS, for make bench: each program's runs and
+ * run time in the kernel (counted while kernel.bpf_stats_enabled is 1),
+ * those loaded at their first use too. */
+static void print_prog_stats(const struct tracer *tr)
+{
 	struct bpf_program *prog;
-	__u32 len;
 
 	if (!getenv("DFTRACE_BPF_PROG_STATS"))
 		return;
+	for (int g = LAZY_NONE; g < LAZY__COUNT; g++) {
+		struct dftrace_bpf *skel = g == LAZY_NONE ? tr->skel : tr->lazy.inst[g];
 
-	bpf_object__for_each_program(prog, tr->skel->obj) {
-		memset(&info, 0, sizeof(info));
-		len = sizeof(info);
-		if (bpf_program__fd(prog) >= 0 &&
-		    !bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) && info.run_cnt)
-			fprintf(stderr, "bpf_prog %s %llu runs %llu ns\n", bpf_program__name(prog),
-				(unsigned long long)info.run_cnt,
-				(unsigned long long)info.run_time_ns);
+		if (skel)
+			bpf_object__for_each_program(prog, skel->obj)
+				print_prog_stat(prog);
 	}
 }
 
@@ -430,6 +439,7 @@ static void print_prog_stats(const struct tracer *tr)
 static void stop_tracing(struct tracer *tr)
 {
 	dftrace_bpf__detach(tr->skel);
+	loader_lazy_detach(&tr->lazy);
 	print_prog_stats(tr);
 	set_tracer_comm(TRACER_COMM_DONE);
 }
@@ -556,6 +566,7 @@ cleanup:
 	bpf_link__destroy(tr.adopt_iter);
 	bpf_link__destroy(tr.kept_iter);
 	bpf_link__destroy(tr.signals_link);
+	loader_lazy_free(&tr.lazy);
 	dftrace_bpf__destroy(tr.skel);
 	invoker_free(&tr.who);
 	free(tr.target);

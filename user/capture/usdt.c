@@ -11,6 +11,7 @@
 #define DFT_USDT_DISABLE
 #include <dftrace/usdt.h>
 #include "capture/attach.h"
+#include "capture/loader.h"
 #include "capture/usdt.h"
 #include "dftrace.h"
 #include "dftrace.skel.h" /* after dftrace.h: its types */
@@ -344,20 +345,26 @@ static int plan_set(struct dftrace_bpf *skel, struct usdt_specs *specs, const st
 	return 0;
 }
 
-int usdt_plan(struct dftrace_bpf *skel, struct usdt_specs *specs, Elf *elf,
+int usdt_plan(struct lazy_progs *lazy, struct usdt_specs *specs, Elf *elf,
 	      struct uprobe_plan *plan, struct usdt_spec_ids *ids, struct usdt_found *found)
 {
-	/* the ring's program first, as before; a region's end before its
-	 * begin (plan_set()) */
-	struct bpf_program *order[] = { skel->progs.ring_regions, skel->progs.pinned_end,
-					skel->progs.annotation, skel->progs.pinned_begin };
+	struct dftrace_bpf *skel;
 	struct notes n = { 0 };
 	uint64_t planned = 0;
 	int err = 0;
 
 	*found = (struct usdt_found){ 0 };
 	scan_notes(elf, &n);
-	for (size_t i = 0; !err && n.probes && i < sizeof(order) / sizeof(order[0]); i++)
+	if (!n.probes || !(skel = loader_lazy(lazy, LAZY_ANNOT))) {
+		free(n.note);
+		return 0;
+	}
+	/* the ring's program first, as before; a region's end before its
+	 * begin (plan_set()) */
+	struct bpf_program *order[] = { skel->progs.ring_regions, skel->progs.pinned_end,
+					skel->progs.annotation, skel->progs.pinned_begin };
+
+	for (size_t i = 0; !err && i < sizeof(order) / sizeof(order[0]); i++)
 		if (bpf_program__fd(order[i]) >= 0)
 			err = plan_set(skel, specs, &n, order[i], plan, ids, &planned);
 	for (size_t i = 0; !err && i < NPROBES; i++) {

@@ -35,8 +35,9 @@ struct usdt_found {
 /* elf's probes of ours into plan, each site's spec in ids: 0 (nothing
  * planned where the file has none), or -errno: -ENOSPC when the specs'
  * map is full. Sites whose arguments are of a form not known here are
- * left out. */
-int usdt_plan(struct dftrace_bpf *skel, struct usdt_specs *specs, Elf *elf,
+ * left out. The annotation programs are loaded (lazy) for the first
+ * file that has probes. */
+int usdt_plan(struct lazy_progs *lazy, struct usdt_specs *specs, Elf *elf,
 	      struct uprobe_plan *plan, struct usdt_spec_ids *ids, struct usdt_found *found);
 /* Gives the indexes back; ids is left empty. */
 void usdt_put_specs(struct usdt_specs *specs, struct usdt_spec_ids *ids);

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <dirent.h>
 #include <errno.h>
 #include "lib/fdlimit.h"
 
@@ -12,4 +13,17 @@ int fd_limit_raise(struct rlimit *was)
 		*was = rl;
 	rl.rlim_cur = rl.rlim_max;
 	return setrlimit(RLIMIT_NOFILE, &rl) ? -errno : 0;
+}
+
+unsigned int fd_count_open(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	unsigned int n = 0;
+
+	if (!d)
+		return 0;
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n > 3 ? n - 3 : 0; /* ".", ".." and d's own */
 }

@@ -8,5 +8,7 @@
 
 /* 0, or -errno; *was (if not NULL) gets the limits found first. */
 int fd_limit_raise(struct rlimit *was);
+/* The descriptors this process holds now (0 if /proc cannot say). */
+unsigned int fd_count_open(void);
 
 #endif

@@ -11,6 +11,7 @@
 #include "dftrace.h"
 #include "lib/invoker.h"
 #include "lib/vec.h"
+#include "lib/fdlimit.h"
 #include "write/outdir.h"
 
 /* Descriptors kept for everything else: /proc reads, the uprobes of
@@ -20,19 +21,6 @@
 #define FD_RESERVE 64
 #define MIN_BUDGET 8
 
-static uint32_t count_open_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	uint32_t n = 0;
-
-	if (!d)
-		return 0;
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n > 2 ? n - 2 : 0;
-}
-
 static uint32_t fd_budget(void)
 {
 	struct rlimit rl;
@@ -40,8 +28,8 @@ static uint32_t fd_budget(void)
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY)
 		return UINT32_MAX;
-	room = rl.rlim_cur > count_open_fds() + FD_RESERVE ?
-		       rl.rlim_cur - count_open_fds() - FD_RESERVE : 0;
+	room = rl.rlim_cur > fd_count_open() + FD_RESERVE ?
+		       rl.rlim_cur - fd_count_open() - FD_RESERVE : 0;
 	return room < MIN_BUDGET ? MIN_BUDGET : room > UINT32_MAX ? UINT32_MAX : room;
 }
 
