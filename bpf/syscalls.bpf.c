@@ -82,8 +82,9 @@ static __always_inline void keep_close_file(struct dft_task *st)
 	st->close_file = f ? file_id(f) : none;
 }
 
-SEC("tp_btf/sys_enter")
-int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
+/* A syscall's entry, from the sys_enter tracepoint or a function's
+ * fentry (call_entry). */
+static __always_inline int on_entry(struct pt_regs *regs, long nr)
 {
 	struct dft_task *st = traced_call(nr);
 	const volatile struct dft_sc_cfg *c;
@@ -114,6 +115,12 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
 		keep_close_file(st);
 	st->ts = bpf_ktime_get_ns();
 	return 0;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
+{
+	return on_entry(regs, nr);
 }
 
 static __always_inline void fill_syscall(struct dft_syscall *e,
@@ -329,8 +336,9 @@ static __always_inline bool fds_known(struct dft_task *st)
 	return true;
 }
 
-SEC("tp_btf/sys_exit")
-int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
+/* A syscall's exit, from the sys_exit tracepoint or a function's fexit
+ * (call_exit). */
+static __always_inline int on_exit(struct pt_regs *regs, long ret)
 {
 	long nr = SC_NR(regs);
 	struct dft_task *st = traced_call(nr);
@@ -371,3 +379,46 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	st->nr = -1;
 	return 0;
 }
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
+{
+	return on_exit(regs, ret);
+}
+
+/*
+ * Per-syscall attachment (the fentry_syscalls feature), where the kernel
+ * has it: instead of the two raw tracepoints, which every syscall of
+ * every task on the host passes through while they are attached, each
+ * recorded syscall's function (__x64_sys_read...) gets a fentry and a
+ * fexit. A program can be attached to the function it was loaded for
+ * only, so user space loads a stub of a few instructions for each
+ * (capture/schooks.c), which tail-calls the entry or exit program here,
+ * loaded once. A stub may tail-call only a program whose function has
+ * the same prototype (the kernel compares the BTF types: x86-64's
+ * syscall functions come in two, a parameter named regs or __unused),
+ * so each prototype has its pair (CALL_HOOKS(n)), loaded for one of its
+ * functions by user space and attached only through the stubs.
+ */
+#define CALL_HOOKS(n)                                                          \
+	struct {                                                               \
+		__uint(type, BPF_MAP_TYPE_PROG_ARRAY);                         \
+		__uint(max_entries, 1);                                        \
+		__type(key, __u32);                                            \
+		__type(value, __u32);                                          \
+	} call_entries##n SEC(".maps"), call_exits##n SEC(".maps");            \
+                                                                               \
+	SEC("fentry")                                                          \
+	int BPF_PROG(call_entry##n, struct pt_regs *regs)                      \
+	{                                                                      \
+		return on_entry(regs, SC_NR(regs));                            \
+	}                                                                      \
+                                                                               \
+	SEC("fexit")                                                           \
+	int BPF_PROG(call_exit##n, struct pt_regs *regs, long ret)             \
+	{                                                                      \
+		return on_exit(regs, ret);                                     \
+	}
+
+CALL_HOOKS(0)
+CALL_HOOKS(1)

@@ -28,6 +28,7 @@ struct env {
 	const char *pid_file;	/* written once tracing has begun */
 	bool torch;		/* label PyTorch phases in a launched python */
 	bool no_gpu;		/* --no-gpu: the GPU libraries are not probed */
+	bool no_fentry;		/* --no-fentry: the syscall tracepoints, not hooks */
 	bool no_region_rings;	/* --no-region-rings: a probe on each begin and end */
 	struct scope_opts scope;	/* -a, --cgroup, --uid, --comm */
 	double profile_s;	/* --profile: totals every so many seconds; 0: off */

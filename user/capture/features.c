@@ -18,9 +18,11 @@
 #include <bpf/libbpf.h>
 #include "capture/features.h"
 #include "capture/report.h"
+#include "capture/schooks.h"
 #include "capture/uprobes.h"
 #include "lib/clock.h"
 #include "dftrace.skel.h" /* after dftrace.h: its types */
+#include "model/syscalls.h"
 
 /* Where a uprobe can be made: the perf PMU libbpf attaches USDT through. */
 #define UPROBE_PMU "/sys/bus/event_source/devices/uprobe/type"
@@ -307,6 +309,107 @@ static bool links_uprobe_multi(void)
 	return link < 0 && errno == EBADF;
 }
 
+/* A stub for function fn that tail-calls a program loaded for function
+ * other, attached and let go: 0, or -errno. */
+static int hooks_syscall(uint32_t fn, uint32_t other)
+{
+	struct bpf_insn ret0[] = {
+		{ BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 0 },
+		{ BPF_JMP | BPF_EXIT, 0, 0, 0, 0 },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = BPF_TRACE_FENTRY,
+		    .attach_btf_id = other);
+	int progs, stub = -1, target = -1, link = -1, zero = 0, err = 0;
+
+	progs = bpf_map_create(BPF_MAP_TYPE_PROG_ARRAY, NULL, 4, 4, 1, NULL);
+	if (progs < 0)
+		return -errno;
+	stub = sc_hook_stub(progs, fn, BPF_TRACE_FENTRY, "dft_probe");
+	if (stub < 0)
+		err = stub;
+	if (!err)
+		target = bpf_prog_load(BPF_PROG_TYPE_TRACING, "dft_probe", "Dual BSD/GPL", ret0,
+				       sizeof(ret0) / sizeof(ret0[0]), &o);
+	if (!err && (target < 0 || bpf_map_update_elem(progs, &zero, &target, BPF_ANY)))
+		err = -errno;
+	if (!err && (link = bpf_link_create(stub, 0, BPF_TRACE_FENTRY, NULL)) < 0)
+		err = -errno;
+	for (int *fd = (int[]){ link, target, stub, progs }, i = 0; i < 4; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
+	return err;
+}
+
+/* A call whose function may lack BTF (capture/schooks.h): its event is
+ * not I/O, and the fd tables learn of its child at sched_process_fork. */
+static bool may_go_unhooked(unsigned int nr)
+{
+	const struct sc_desc *d = sc_lookup(nr);
+
+	return d && d->cat == CAT_PROC && d->effect == FX_NONE;
+}
+
+/* The group of proto, a FUNC_PROTO's id, in f: a new one if there is
+ * room; -1 if not. */
+static int proto_group(struct features *f, uint32_t *protos, uint32_t proto, const char *fn)
+{
+	for (unsigned int g = 0; g < f->sc_groups; g++)
+		if (protos[g] == proto)
+			return g;
+	if (f->sc_groups == SC_HOOK_GROUPS)
+		return -1;
+	protos[f->sc_groups] = proto;
+	snprintf(f->sc_target[f->sc_groups], sizeof(f->sc_target[0]), "%s", fn);
+	return f->sc_groups++;
+}
+
+/* Each recorded syscall's function in BTF, grouped by prototype, and
+ * the hooks taken: a stub tried on the last call's function, which few
+ * programs make, tail-calling a program loaded for another of its
+ * prototype. */
+static void probe_fentry_syscalls(struct features *f, const struct btf *btf)
+{
+	struct dft_sc_cfg cfg[DFT_NR_MAX];
+	uint32_t protos[SC_HOOK_GROUPS], first[SC_HOOK_GROUPS], last = 0;
+	char fn[64];
+	int id, g, last_group = 0, err;
+
+	sc_fill_config(cfg);
+	for (unsigned int nr = 0; nr < DFT_NR_MAX; nr++) {
+		if (!cfg[nr].interest || !sc_hook_function(nr, fn, sizeof(fn)))
+			continue;
+		id = btf__find_by_name_kind(btf, fn, BTF_KIND_FUNC);
+		if (id <= 0 && may_go_unhooked(nr)) {
+			size_t len = strlen(f->sc_unhooked);
+
+			snprintf(f->sc_unhooked + len, sizeof(f->sc_unhooked) - len, "%s%s",
+				 len ? ", " : "", sc_lookup(nr)->syscall);
+			continue;
+		}
+		if (id <= 0) {
+			off(f, FEATURE_fentry_syscalls, "this kernel has no function '%s' in its BTF", fn);
+			return;
+		}
+		g = proto_group(f, protos, btf__type_by_id(btf, id)->type, fn);
+		if (g < 0) {
+			off(f, FEATURE_fentry_syscalls, "'%s' has a third prototype", fn);
+			return;
+		}
+		if (!strcmp(f->sc_target[g], fn))
+			first[g] = id;
+		f->sc_fn[nr] = id;
+		f->sc_group[nr] = g;
+		f->sc_entry_only[nr] = cfg[nr].interest == DFT_INTEREST_RING;
+		last = id;
+		last_group = g;
+	}
+	if (!last)
+		return;
+	if ((err = hooks_syscall(last, first[last_group])))
+		off(f, FEATURE_fentry_syscalls, "this kernel refuses a syscall's fentry: %s",
+		    strerror(-err));
+}
+
 static const char *probe_core(const struct btf *btf)
 {
 	static char why[160];
@@ -366,6 +469,7 @@ int features_probe(struct features *f)
 	probe_tracepoints(f, btf);
 	probe_io_uring(f, btf);
 	probe_mmap(f, btf);
+	probe_fentry_syscalls(f, btf);
 	f->shape.fast_reads = f->on[FEATURE_fast_reads];
 	f->shape.find_vma = f->on[FEATURE_overlay_names];
 	tp_params(btf, "sched_process_exit", &n);
@@ -429,6 +533,17 @@ void features_configure(const struct features *f, struct dftrace_bpf *skel, bool
 			load = load && f->pinned_regions;
 		if (prog == skel->progs.ring_regions)
 			load = load && f->on[FEATURE_region_rings];
+		/* the syscall tracepoints, or the hooks' two programs */
+		if (prog == skel->progs.sys_enter || prog == skel->progs.sys_exit)
+			load = load && !f->on[FEATURE_fentry_syscalls];
+		for (unsigned int g = 0; g < SC_HOOK_GROUPS; g++) {
+			if (prog != sc_hook_program(skel, g, true) && prog != sc_hook_program(skel, g, false))
+				continue;
+			load = load && f->on[FEATURE_fentry_syscalls] && g < f->sc_groups;
+			bpf_program__set_autoattach(prog, false); /* through the stubs */
+			if (load)
+				bpf_program__set_attach_target(prog, 0, f->sc_target[g]);
+		}
 		bpf_program__set_autoload(prog, load);
 		/* their uprobes are one link a file (capture/uprobes.h) */
 		if (f->uprobe_multi && (ft == FEATURE_annotations || ft == FEATURE_gpu))
@@ -456,11 +571,15 @@ void features_list(const struct features *f, char *buf, size_t size)
 			      feature_names[i]);
 }
 
-void features_warn(const struct features *f)
+void features_warn(const struct features *f, bool verbose)
 {
-	for (int i = 0; i < FEATURE__COUNT; i++)
-		if (!f->on[i])
+	for (int i = 0; i < FEATURE__COUNT; i++) {
+		/* no loss without it: the syscall tracepoints trace as much */
+		if (!f->on[i] && (i != FEATURE_fentry_syscalls || verbose))
 			report_error("%s off: %s", feature_whats[i], f->why_off[i]);
+	}
+	if (f->on[FEATURE_fentry_syscalls] && f->sc_unhooked[0] && verbose)
+		report_error("not hooked, their functions lacking BTF (no I/O): %s", f->sc_unhooked);
 }
 
 void features_print(const struct features *f, FILE *out)

@@ -16,6 +16,10 @@
 
 struct dftrace_bpf;
 
+/* The prototypes of syscall functions the hooks take (bpf/syscalls.bpf.c:
+ * CALL_HOOKS) */
+#define SC_HOOK_GROUPS 2
+
 /* The features, in the order they are listed. */
 #define DFT_FEATURES(X)                                                        \
 	X(fast_reads, "fast kernel reads")                                     \
@@ -28,7 +32,8 @@ struct dftrace_bpf;
 	X(annotations, "annotations (USDT)")                                   \
 	X(region_rings, "regions from threads' rings")                         \
 	X(gpu, "GPU and collective calls (uprobes)")                           \
-	X(cgroup_scope, "--cgroup")
+	X(cgroup_scope, "--cgroup")                                            \
+	X(fentry_syscalls, "per-syscall hooks (fentry): no tax on other calls")
 
 enum feature {
 #define FEATURE_ENUM(name, what) FEATURE_##name,
@@ -54,6 +59,18 @@ struct features {
 	 * Linux 6.6): the uprobes' programs are loaded for it
 	 * (capture/uprobes.h) */
 	bool uprobe_multi;
+	/* fentry_syscalls (capture/schooks.h): the BTF id of each recorded
+	 * syscall's function (0: not hooked), its prototype's group,
+	 * whether only its entry is hooked (exit, exit_group); for each
+	 * group, the function its pair of programs is loaded for; the
+	 * calls not hooked (fork and vfork where their functions have no
+	 * BTF: no I/O, and the fd tables learn of forks elsewhere) */
+	uint32_t sc_fn[DFT_NR_MAX];
+	unsigned char sc_group[DFT_NR_MAX];
+	bool sc_entry_only[DFT_NR_MAX];
+	char sc_target[SC_HOOK_GROUPS][64];
+	unsigned int sc_groups;
+	char sc_unhooked[128];
 };
 
 /* A feature off by the user's choice (why: what to say of it). */
@@ -67,8 +84,9 @@ int features_probe(struct features *f);
 void features_configure(const struct features *f, struct dftrace_bpf *skel, bool cgroup);
 /* "mmap_read,-io_uring,...": each feature, '-' before those off. */
 void features_list(const struct features *f, char *buf, size_t size);
-/* One line on stderr for each feature that is off. */
-void features_warn(const struct features *f);
+/* One line on stderr for each feature that is off (fentry_syscalls
+ * only if verbose: the tracepoints lose nothing). */
+void features_warn(const struct features *f, bool verbose);
 /* The table --version prints. */
 void features_print(const struct features *f, FILE *out);
 

@@ -22,6 +22,7 @@
 #include "capture/probed.h"
 #include "capture/report.h"
 #include "capture/ring.h"
+#include "capture/schooks.h"
 #include "lib/invoker.h"
 
 #define NS_PER_S 1000000000ull
@@ -39,6 +40,7 @@ struct tracer {
 	struct env env;
 	struct dftrace_bpf *skel;
 	struct lazy_progs lazy;	/* the programs loaded at their first use */
+	struct sc_hooks hooks;	/* per-syscall hooks, where they replace the tracepoints */
 	struct ring ring;
 	struct trace *trace;
 	struct sink *sink;	/* -o */

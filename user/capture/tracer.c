@@ -20,6 +20,7 @@
 #include "capture/attach.h"
 #include "capture/loader.h"
 #include "capture/run.h"
+#include "capture/schooks.h"
 #include "capture/torchenv.h"
 #include "capture/tracer.h"
 #include "capture/usdt.h"
@@ -122,6 +123,8 @@ static int load_and_attach(struct tracer *tr)
 				 .features = &tr->features };
 	int err = loader_open(&tr->skel, &o);
 
+	if (!err)
+		err = sc_hooks_attach(&tr->hooks, tr->skel, &tr->features, tr->env.verbose);
 	if (err)
 		return err;
 	loader_lazy_init(&tr->lazy, tr->skel, &o, tr->env.verbose);
@@ -438,6 +441,7 @@ static void print_prog_stats(const struct tracer *tr)
  * after the end, not read. */
 static void stop_tracing(struct tracer *tr)
 {
+	sc_hooks_detach(&tr->hooks);
 	dftrace_bpf__detach(tr->skel);
 	loader_lazy_detach(&tr->lazy);
 	print_prog_stats(tr);
@@ -530,7 +534,9 @@ int tracer_main(int argc, char **argv)
 	if (loader_check_system(&tr.features) || check_targets(&tr.env) || invoker_init(&tr.who))
 		goto cleanup;
 	if (!tr.env.quiet)
-		features_warn(&tr.features);
+		features_warn(&tr.features, tr.env.verbose);
+	if (tr.env.no_fentry)
+		features_turn_off(&tr.features, FEATURE_fentry_syscalls, "turned off by --no-fentry");
 	if (tr.env.no_gpu) /* asked for: not said at start-up, but in the trace */
 		features_turn_off(&tr.features, FEATURE_gpu, "turned off by --no-gpu");
 	if (tr.env.no_region_rings)
@@ -566,6 +572,7 @@ cleanup:
 	bpf_link__destroy(tr.adopt_iter);
 	bpf_link__destroy(tr.kept_iter);
 	bpf_link__destroy(tr.signals_link);
+	sc_hooks_detach(&tr.hooks);
 	loader_lazy_free(&tr.lazy);
 	dftrace_bpf__destroy(tr.skel);
 	invoker_free(&tr.who);
