@@ -84,7 +84,7 @@ static const char doc[] =
 
 enum { OPT_CGROUP = 0x100, OPT_UID, OPT_COMM, OPT_PROFILE, OPT_PID_FILE, OPT_NO_GPU,
        OPT_NO_REGION_RINGS, OPT_FLIGHT, OPT_FLIGHT_MEM, OPT_FLIGHT_AFTER, OPT_FLIGHT_MAX,
-       OPT_TRIGGER, OPT_NO_FENTRY };
+       OPT_TRIGGER, OPT_FENTRY, OPT_NO_FENTRY };
 
 static const struct argp_option opts[] = {
 	{ "pid", 'p', "PID", 0, "Attach to PID, its threads and descendants (repeatable)", 0 },
@@ -110,7 +110,8 @@ static const struct argp_option opts[] = {
 	{ "flight-max", OPT_FLIGHT_MAX, "N", 0, "At most N dumps in all (default 20); at most one of each trigger per window", 0 },
 	{ "trigger", OPT_TRIGGER, "SPEC", 0, "When --flight dumps (repeatable; default slow-step and exit): slow-step[=K] a step over K (3) times the median, hang=SECONDS no step ended for so long, slow-io=MS one I/O call so slow, exit a traced process killed or failing, signal (always on)", 0 },
 	{ "no-region-rings", OPT_NO_REGION_RINGS, NULL, 0, "Take each region's begin and end from its probe, a trap each, rather than from the thread's ring of them that dftrace/usdt.h writes with no trap", 0 },
-	{ "no-fentry", OPT_NO_FENTRY, NULL, 0, "Trace syscalls through the sys_enter and sys_exit tracepoints, which every syscall of every task passes while they are attached, rather than a fentry and fexit on each recorded syscall's function (where the kernel has them)", 0 },
+	{ "fentry", OPT_FENTRY, NULL, 0, "Trace syscalls through a fentry and fexit on each recorded syscall's function, where the kernel has them, so that other syscalls of every task pass no hook (default with --flight, -a, --cgroup, --uid and --comm: attaching them takes longer than the sys_enter and sys_exit tracepoints)", 0 },
+	{ "no-fentry", OPT_NO_FENTRY, NULL, 0, "Trace syscalls through the sys_enter and sys_exit tracepoints, which every syscall of every task passes while they are attached", 0 },
 	{ "no-gpu", OPT_NO_GPU, NULL, 0, "No probes on the GPU and collective libraries (libcuda, libnccl, libcufile): their calls are not traced", 0 },
 	{ "steps", 's', "W:U:A[:R[:S]]", 0, "Record only the active steps of torch.profiler's schedule: skip S steps, then wait W, warm up U, record A, R times (0: forever). Steps are the step annotation's (DFT_USDT_SET_STEP, ai.update(step=), dftrace.profiler's step(), --torch's optimizer steps); the kernel drops the other steps' I/O", 0 },
 	{},
@@ -330,8 +331,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_NO_GPU:
 		env->no_gpu = true;
 		break;
+	case OPT_FENTRY:
+		env->fentry = 1;
+		break;
 	case OPT_NO_FENTRY:
-		env->no_fentry = true;
+		env->fentry = -1;
 		break;
 	case OPT_NO_REGION_RINGS:
 		env->no_region_rings = true;

@@ -28,7 +28,9 @@ struct env {
 	const char *pid_file;	/* written once tracing has begun */
 	bool torch;		/* label PyTorch phases in a launched python */
 	bool no_gpu;		/* --no-gpu: the GPU libraries are not probed */
-	bool no_fentry;		/* --no-fentry: the syscall tracepoints, not hooks */
+	/* --fentry (1), --no-fentry (-1), or neither (0: the hooks where the
+	 * tracer stays on, --flight and the host-wide scopes) */
+	int fentry;
 	bool no_region_rings;	/* --no-region-rings: a probe on each begin and end */
 	struct scope_opts scope;	/* -a, --cgroup, --uid, --comm */
 	double profile_s;	/* --profile: totals every so many seconds; 0: off */

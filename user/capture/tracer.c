@@ -535,8 +535,11 @@ int tracer_main(int argc, char **argv)
 		goto cleanup;
 	if (!tr.env.quiet)
 		features_warn(&tr.features, tr.env.verbose);
-	if (tr.env.no_fentry)
+	if (tr.env.fentry < 0)
 		features_turn_off(&tr.features, FEATURE_fentry_syscalls, "turned off by --no-fentry");
+	else if (!tr.env.fentry && !tr.env.flight_on && !tr.env.scope.on)
+		features_turn_off(&tr.features, FEATURE_fentry_syscalls,
+				  "used with --flight, the host-wide scopes and --fentry");
 	if (tr.env.no_gpu) /* asked for: not said at start-up, but in the trace */
 		features_turn_off(&tr.features, FEATURE_gpu, "turned off by --no-gpu");
 	if (tr.env.no_region_rings)
