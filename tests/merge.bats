@@ -444,3 +444,70 @@ dftrace-bpf merge: hint: '$T/r.pfw' recorded it there; if it is elsewhere now, g
 	[ "$status" = 64 ]
 	[[ "$output" == *"no output"* ]]
 }
+
+# ranked HOST RANK: trace `collective RANK 40` as host HOST (its own UTS
+# namespace) into $T/HOST.pfw.gz, its truth into $T/HOST.truth
+ranked() {
+	local to=$T/f01 from=$T/f10
+	[ "$2" = 0 ] || { to=$T/f10 from=$T/f01; }
+	unshare -u sh -c 'hostname "$1" && exec "$2" -q -o "$3" -- "$4" "$5" 40 "$6" "$7"' sh \
+		"$1" "$DFT" "$T/$1.pfw.gz" "$WL/collective" "$2" "$to" "$from" >"$T/$1.truth"
+}
+
+@test "merge: hosts' clocks lined up from their all_reduce regions: 37 ms recovered within the ranks' spread + 100 us and inside the bound said; a host without collectives keeps its clock" {
+	mkfifo "$T/f01" "$T/f10"
+	ranked hostB 1 &
+	BG_PIDS+=("$!")
+	ranked hostA 0
+	wait "${BG_PIDS[-1]}"
+	unshare -u sh -c 'hostname hostC && exec "$1" -q -o "$2" -- true' sh "$DFT" "$T/hostC.pfw.gz"
+	# hostB's clock 37 ms ahead: every ts 37,000 us later
+	"$PY" - "$T/hostB.pfw.gz" "$T/hostB-ahead.pfw.gz" <<-'EOF'
+	import gzip, re, sys
+	with gzip.open(sys.argv[2], "wt") as out:
+	    for line in gzip.open(sys.argv[1], "rt"):
+	        out.write(re.sub(r'"ts":(\d+)', lambda m: '"ts":%d' % (int(m.group(1)) + 37000), line))
+	EOF
+	run "$DFT" merge -o "$T/view.json" "$T/hostA.pfw.gz" "$T/hostB-ahead.pfw.gz" "$T/hostC.pfw.gz"
+	expect_eq "status" "$status" 0
+	printf '%s\n' "$output" | sed 's/^/# /'
+	grep -qx "dftrace-bpf merge: host 'hostA': the reference clock" <<<"$output"
+	grep -qx "dftrace-bpf merge: host 'hostC': no collective in common with 'hostA': its clock kept" <<<"$output"
+	strict "$T/view.json"
+	# the correction and its bound against the truth; the merged ends
+	"$PY" - "$T/hostA.truth" "$T/hostB.truth" "$T/view.json" <<-'EOF'
+	import json, sys
+	ends = {}
+	for f in sys.argv[1:3]:
+	    for line in open(f):
+	        _, rank, i, start, end = line.split()
+	        ends.setdefault(int(i), {})[int(rank)] = int(end)
+	assert len(ends) == 40 and all(len(v) == 2 for v in ends.values()), ends
+	spread = max(abs(v[0] - v[1]) for v in ends.values())
+	view = json.load(open(sys.argv[3]))
+	clocks = {c["host"]: c for c in view["otherData"]["host_clocks"]}
+	b, truth = clocks["hostB"], -37000000
+	print("# spread %d ns; correction %d ns [%d, %d], %d pairs" %
+	      (spread, b["correction_ns"], b["low_ns"], b["high_ns"], b["pairs"]))
+	assert b["pairs"] == 40, b
+	assert abs(b["correction_ns"] - truth) <= spread + 100000, b
+	assert b["low_ns"] <= truth <= b["high_ns"], b
+	assert clocks["hostC"]["pairs"] == 0 and clocks["hostA"].get("reference"), clocks
+	# on the merged timeline, each round's two all_reduce ends as close
+	base = view["baseTimeNanoseconds"]
+	merged = {}
+	for e in view["traceEvents"]:
+	    if e.get("name") == "all_reduce" and e.get("ph") == "X":
+	        merged.setdefault(e["pid"], []).append(e["ts"] + e["dur"])
+	a, b2 = sorted(merged.values(), key=len)
+	assert len(a) == len(b2) == 40, merged
+	worst = max(abs(x - y) for x, y in zip(sorted(a), sorted(b2))) * 1000
+	print("# merged ends: %d ns apart at most" % worst)
+	assert worst <= spread + 100000, worst
+	EOF
+	# trusted clocks: nothing moved, nothing said
+	run "$DFT" merge --no-align-hosts -o "$T/kept.json" "$T/hostA.pfw.gz" "$T/hostB-ahead.pfw.gz"
+	expect_eq "status" "$status" 0
+	expect_eq "said with --no-align-hosts" "$(grep -c "host '" <<<"$output")" 0
+	! grep -q host_clocks "$T/kept.json"
+}

@@ -172,6 +172,7 @@ static void scan_metadata(struct source *s, const struct rec *e)
 static void scan_dftrace(struct source *s, const struct rec *e)
 {
 	int64_t start, end, v;
+	uint64_t key;
 
 	if (e->ph == 'M') {
 		scan_metadata(s, e);
@@ -179,6 +180,11 @@ static void scan_dftrace(struct source *s, const struct rec *e)
 	}
 	if (e->ph != 'X')
 		return;
+	if (hostclock_collective(e->cat, e->name, &key)) {
+		event_span(e, &start, &end);
+		hostclock_note(&s->colls, key, (uint32_t)e->pid, start, end);
+		return;
+	}
 	if (SPAN_IS(e->cat, "dftracer") && SPAN_IS(e->name, "start") && !s->root_pid) {
 		s->root_pid = e->pid;
 		if (arg_int(e, "rank", &v))
@@ -315,6 +321,7 @@ int sources_scan(struct source_set *set, char *const *paths, int n, char *err,
 static void source_free(struct source *s)
 {
 	hmap_free_ptrs(&s->comm);
+	hostclock_free(&s->colls);
 	hmap_free(&s->pids);
 	hmap_free(&s->tids);
 	for (uint32_t j = 0; j < s->ntorch; j++)
@@ -600,6 +607,26 @@ static int assign_ids(struct source_set *set)
 	return rc;
 }
 
+/* Each host's correction, onto its traces and the torch traces they
+ * recorded (analyze/hostclock.h). */
+static int align_hosts(struct source_set *set)
+{
+	int rc = hostclock_fit(set, &set->fits, &set->nfits);
+
+	for (uint32_t k = 0; !rc && k < set->nfits; k++) {
+		const struct host_fit *f = &set->fits[k];
+
+		for (uint32_t i = 0; f->pairs && i < set->n; i++) {
+			struct source *s = &set->src[i];
+			const struct source *d = s->kind == SRC_TORCH ? s->paired : s;
+
+			if (d && d->kind == SRC_DFTRACE && d->group == f->group)
+				s->offset_ns += f->corr_ns;
+		}
+	}
+	return rc;
+}
+
 int sources_decide(struct source_set *set, char *err, size_t errlen)
 {
 	int64_t base = INT64_MAX;
@@ -615,6 +642,14 @@ int sources_decide(struct source_set *set, char *err, size_t errlen)
 			return rc;
 		if (s->kind == SRC_MERGED) /* its times count from its base */
 			s->offset_ns = s->base_ns;
+	}
+	if (set->align_hosts && (rc = align_hosts(set))) {
+		snprintf(err, errlen, "out of memory");
+		return rc;
+	}
+	for (uint32_t i = 0; i < set->n; i++) {
+		const struct source *s = &set->src[i];
+
 		if (s->events && s->min_ts + s->offset_ns < base)
 			base = s->min_ts + s->offset_ns;
 	}
@@ -632,6 +667,7 @@ void sources_free(struct source_set *set)
 	for (uint32_t i = 0; i < set->n; i++)
 		source_free(&set->src[i]);
 	free(set->src);
+	free(set->fits);
 	hmap_free(&set->ids);
 	hmap_free(&set->used);
 	*set = (struct source_set){ 0 };

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "analyze/hostclock.h"
 #include "lib/hmap.h"
 #include "model/profiler.h"
 #include "read/reader.h"
@@ -60,6 +61,7 @@ struct source {
 	uint32_t ntorch, captorch;
 	struct hmap ranks;	/* dftrace: pid -> rank, where a process said */
 	struct hmap comm;	/* dftrace: pid -> strdup'd process name */
+	struct coll_list colls;	/* dftrace: its collectives (analyze/hostclock.h) */
 	struct hmap pids;	/* pids of its events */
 	struct hmap tids;	/* their tids (one id space with the pids) */
 	/* decided after all are read */
@@ -80,6 +82,9 @@ struct source_set {
 	int64_t base_ns;	/* the output's time zero */
 	bool strict;		/* a trace cut short, or an event out of range, is
 				 * refused (READER_STRICT) */
+	bool align_hosts;	/* hosts' clocks lined up from their collectives */
+	struct host_fit *fits;	/* each host's, once decided */
+	uint32_t nfits;
 };
 
 /* Reads every input once: 0, or -errno with a one-line message. */

@@ -32,12 +32,12 @@
  * in rounds (cmd/spool.h). */
 #define OPEN_INPUTS 4
 
-enum { OPT_NO_DISCOVER = 0x100 };
+enum { OPT_NO_DISCOVER = 0x100, OPT_NO_ALIGN_HOSTS };
 
 struct merge_opts {
 	const char *output;
 	struct inputs inputs;
-	bool quiet, no_discover;
+	bool quiet, no_discover, no_align_hosts;
 };
 
 static const char merge_doc[] =
@@ -62,6 +62,8 @@ static const struct argp_option merge_options[] = {
 	INPUTS_STRICT_OPTION,
 	{ "no-discover", OPT_NO_DISCOVER, NULL, 0, "Only the inputs given: not the torch "
 	  "traces the traces recorded", 0 },
+	{ "no-align-hosts", OPT_NO_ALIGN_HOSTS, NULL, 0, "Keep each host's wall clock (PTP-"
+	  "synchronised hosts) rather than line the hosts up from their collectives", 0 },
 	{},
 };
 
@@ -83,6 +85,9 @@ static error_t parse_merge(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NO_DISCOVER:
 		o->no_discover = true;
+		break;
+	case OPT_NO_ALIGN_HOSTS:
+		o->no_align_hosts = true;
 		break;
 	case ARGP_KEY_ARG:
 		inputs_arg(&o->inputs, arg, state);
@@ -280,15 +285,53 @@ static int write_names(struct merge *m)
 	return rc;
 }
 
+/* Each host's clock as the merge set it (analyze/hostclock.h). */
+static void host_clocks(const struct source_set *set, struct jbuf *b)
+{
+	JB_LIT(b, ",\"host_clocks\":[");
+	for (uint32_t k = 0; k < set->nfits; k++) {
+		const struct host_fit *f = &set->fits[k];
+
+		if (k)
+			jb_char(b, ',');
+		JB_LIT(b, "{\"host\":");
+		jb_str(b, f->host, strlen(f->host));
+		if (f->reference)
+			JB_LIT(b, ",\"reference\":true");
+		JB_LIT(b, ",\"pairs\":");
+		jb_i64(b, f->pairs);
+		if (f->pairs) {
+			JB_LIT(b, ",\"correction_ns\":");
+			jb_i64(b, f->corr_ns);
+			JB_LIT(b, ",\"low_ns\":");
+			jb_i64(b, f->lo_ns);
+			JB_LIT(b, ",\"high_ns\":");
+			jb_i64(b, f->hi_ns);
+		}
+		jb_char(b, '}');
+	}
+	jb_char(b, ']');
+}
+
 static int write_tail(struct merge *m)
 {
-	char tail[256];
-	int n = snprintf(tail, sizeof(tail),
+	struct jbuf b;
+	int rc = jb_init(&b, 1024);
+	char head[160];
+	int n = snprintf(head, sizeof(head),
 			 "\n],\n\"displayTimeUnit\":\"ns\",\n\"baseTimeNanoseconds\":%lld,\n"
-			 "\"otherData\":{\"producer\":\"" MERGE_PRODUCER "\"}}\n",
+			 "\"otherData\":{\"producer\":\"" MERGE_PRODUCER "\"",
 			 (long long)m->set.base_ns);
 
-	return output_write(m->out, tail, n);
+	if (rc)
+		return rc;
+	jb_mem(&b, head, n);
+	if (m->set.nfits > 1)
+		host_clocks(&m->set, &b);
+	JB_LIT(&b, "}}\n");
+	rc = b.err ? b.err : output_write(m->out, b.p, b.len);
+	jb_free(&b);
+	return rc;
 }
 
 /* Inputs from to from + n - 1, converted into the window; in rounds,
@@ -454,8 +497,40 @@ static int open_output(struct merge *m, const char *path, const struct invoker *
 	return output_open(&o, &m->out, m->err, sizeof(m->err));
 }
 
+/* One line a host, where there are several (analyze/hostclock.h). */
+static void report_hosts(const struct source_set *set)
+{
+	const struct host_fit *ref = NULL;
+
+	for (uint32_t k = 0; k < set->nfits; k++)
+		if (set->fits[k].reference)
+			ref = &set->fits[k];
+	for (uint32_t k = 0; set->nfits > 1 && k < set->nfits; k++) {
+		const struct host_fit *f = &set->fits[k];
+
+		if (!ref)
+			say("host '%s': no collectives to line the hosts up: its clock kept",
+			    f->host);
+		else if (f->reference)
+			say("host '%s': the reference clock", f->host);
+		else if (!f->pairs)
+			say("host '%s': no collective in common with '%s': its clock kept",
+			    f->host, ref->host);
+		else if (f->lo_ns <= f->hi_ns)
+			say("host '%s': clock %+.3f ms to line up with '%s', within [%+.3f, %+.3f] "
+			    "ms (%u pairs of collectives)", f->host, f->corr_ns / 1e6, ref->host,
+			    f->lo_ns / 1e6, f->hi_ns / 1e6, f->pairs);
+		else
+			say("host '%s': clock %+.3f ms to line up with '%s', the median of %u "
+			    "pairs of collectives, whose bounds disagree by %.3f ms (two "
+			    "communicators' calls paired?)", f->host, f->corr_ns / 1e6,
+			    ref->host, f->pairs, (f->lo_ns - f->hi_ns) / 1e6);
+	}
+}
+
 static void report_alignment(const struct merge *m)
 {
+	report_hosts(&m->set);
 	for (uint32_t i = 0; i < m->set.n; i++) {
 		const struct source *s = &m->set.src[i];
 
@@ -477,6 +552,7 @@ int merge_main(int argc, char **argv)
 
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &o);
 	m.set.strict = o.inputs.strict;
+	m.set.align_hosts = !o.no_align_hosts;
 	/* as the tracer does, though the rounds hold a few dozen at most */
 	fd_limit_raise(NULL);
 	rc = invoker_init(&who);

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * One rank of a two-rank job whose collectives are annotated regions
+ * (cat "comm", name all_reduce), for merge's alignment of hosts' clocks.
+ * Usage:
+ *   collective RANK ROUNDS TO FROM
+ *       ROUNDS times: a pause that depends on the rank and the round (0
+ *       to 4 ms: one rank comes late, as ranks do), then the all_reduce:
+ *       a byte written to the FIFO TO, a byte read from the FIFO FROM
+ *       (the other rank's), inside the region. Reports each round as
+ *       "coll RANK ROUND START END", CLOCK_REALTIME ns just outside the
+ *       region's begin and end. Rank 0 opens TO first, rank 1 FROM.
+ */
+#include <dftrace/usdt.h>
+#include "workload.h"
+
+static uint64_t wall_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	return t.tv_sec * 1000000000ull + t.tv_nsec;
+}
+
+static int open_fifo(const char *path, int flags)
+{
+	int fd = open(path, flags);
+
+	if (fd < 0)
+		wl_die("open %s", path);
+	return fd;
+}
+
+int main(int argc, char **argv)
+{
+	int rank, rounds, to, from;
+	uint64_t start, end;
+	char c = 'x';
+
+	if (argc != 5)
+		wl_die("usage: collective RANK ROUNDS TO FROM");
+	rank = atoi(argv[1]);
+	rounds = atoi(argv[2]);
+	/* both open in the same order: the other end's open unblocks each */
+	if (rank == 0) {
+		to = open_fifo(argv[3], O_WRONLY);
+		from = open_fifo(argv[4], O_RDONLY);
+	} else {
+		from = open_fifo(argv[4], O_RDONLY);
+		to = open_fifo(argv[3], O_WRONLY);
+	}
+	for (int i = 0; i < rounds; i++) {
+		struct timespec pause = { 0, ((i * 7 + rank * 3) % 5) * 1000000L };
+
+		nanosleep(&pause, NULL);
+		start = wall_ns();
+		DFT_USDT_REGION_BEGIN("comm", "all_reduce");
+		if (write(to, &c, 1) != 1 || read(from, &c, 1) != 1)
+			wl_die("all_reduce %d", i);
+		DFT_USDT_REGION_END("comm", "all_reduce");
+		end = wall_ns();
+		wl_emit("coll\t%d\t%d\t%llu\t%llu\n", rank, i, (unsigned long long)start,
+			(unsigned long long)end);
+	}
+	return 0;
+}

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analyze/hostclock.h"
+#include "analyze/sources.h"
+#include "lib/hash.h"
+#include "lib/vec.h"
+
+/* The calls every rank of the group leaves only once all have come
+ * (bcast, reduce, gather, scatter and point-to-point calls need not). */
+static const char *const synchronising[] = {
+	"all_reduce", "all_gather", "reduce_scatter", "all_to_all", "barrier",
+};
+
+bool hostclock_collective(struct span cat, struct span name, uint64_t *key)
+{
+	if (!SPAN_IS(cat, "comm"))
+		return false;
+	for (size_t i = 0; i < sizeof(synchronising) / sizeof(synchronising[0]); i++) {
+		if (span_eq(name, synchronising[i], strlen(synchronising[i]))) {
+			*key = dft_hash64(name.p, name.len);
+			return true;
+		}
+	}
+	return false;
+}
+
+static uint64_t seq_key(uint32_t pid, uint64_t key)
+{
+	return key ^ (uint64_t)pid * 0x9e3779b97f4a7c15ull;
+}
+
+void hostclock_note(struct coll_list *l, uint64_t key, uint32_t pid, int64_t start,
+		    int64_t end)
+{
+	uint64_t k = seq_key(pid, key), seq = 0;
+	struct collective c;
+
+	hmap_get(&l->seq, k, &seq);
+	if (hmap_put(&l->seq, k, seq + 1))
+		return;
+	if (l->n >= HOSTCLOCK_KEEP) {
+		l->left_out++;
+		return;
+	}
+	c = (struct collective){ key, pid, (uint32_t)seq, start, end };
+	if (VEC_PUSH(l->c, l->n, l->cap, c))
+		l->left_out++;
+}
+
+void hostclock_free(struct coll_list *l)
+{
+	free(l->c);
+	hmap_free(&l->seq);
+	*l = (struct coll_list){ 0 };
+}
+
+/* ---- the fit ---- */
+
+/* The reference host's calls by (name, seq): a chain of them each. */
+struct ref_index {
+	struct hmap head;	/* pair key -> 1 + index into at */
+	const struct collective **at;
+	uint32_t *next;		/* 1 + the next with the same key; 0 none */
+	uint32_t n, cap, capnext;
+};
+
+static uint64_t pair_key(const struct collective *c)
+{
+	return c->key ^ ((uint64_t)c->seq + 1) * 0xc2b2ae3d27d4eb4full;
+}
+
+static int index_add(struct ref_index *x, const struct collective *c)
+{
+	uint64_t k = pair_key(c), head = 0;
+	uint32_t n = x->n;
+
+	hmap_get(&x->head, k, &head);
+	if (VEC_PUSH(x->at, x->n, x->cap, c))
+		return -ENOMEM;
+	if (VEC_PUSH(x->next, n, x->capnext, (uint32_t)head) ||
+	    hmap_put(&x->head, k, x->n))
+		return -ENOMEM;
+	return 0;
+}
+
+static void index_free(struct ref_index *x)
+{
+	hmap_free(&x->head);
+	free(x->at);
+	free(x->next);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+struct diffs {
+	int64_t *v;
+	uint32_t n, cap;
+};
+
+/* Every pair of one of group g's calls with the reference's. */
+static int pair_group(const struct source_set *set, uint32_t g, const struct ref_index *x,
+		      struct host_fit *f, struct diffs *d)
+{
+	for (uint32_t i = 0; i < set->n; i++) {
+		const struct source *s = &set->src[i];
+
+		if (s->kind != SRC_DFTRACE || s->group != g)
+			continue;
+		for (uint32_t j = 0; j < s->colls.n; j++) {
+			const struct collective *q = &s->colls.c[j];
+			uint64_t at = 0;
+
+			hmap_get(&x->head, pair_key(q), &at);
+			for (; at; at = x->next[at - 1]) {
+				const struct collective *p = x->at[at - 1];
+
+				if (p->key != q->key || p->seq != q->seq)
+					continue;
+				if (p->start - q->end > f->lo_ns)
+					f->lo_ns = p->start - q->end;
+				if (p->end - q->start < f->hi_ns)
+					f->hi_ns = p->end - q->start;
+				if (VEC_PUSH(d->v, d->n, d->cap, p->end - q->end))
+					return -ENOMEM;
+				f->pairs++;
+			}
+		}
+	}
+	return 0;
+}
+
+static void estimate(struct host_fit *f, struct diffs *d)
+{
+	if (!f->pairs)
+		return;
+	qsort(d->v, d->n, sizeof(*d->v), cmp_i64);
+	f->corr_ns = d->v[d->n / 2];
+	if (f->lo_ns <= f->hi_ns) { /* inside the bounds */
+		if (f->corr_ns < f->lo_ns)
+			f->corr_ns = f->lo_ns;
+		if (f->corr_ns > f->hi_ns)
+			f->corr_ns = f->hi_ns;
+	}
+}
+
+/* One fit per host (group of dftrace inputs that named one). */
+static int fits_of(const struct source_set *set, struct host_fit **fits, uint32_t *n,
+		   uint32_t *cap)
+{
+	for (uint32_t i = 0; i < set->n; i++) {
+		const struct source *s = &set->src[i];
+		bool seen = false;
+
+		if (s->kind != SRC_DFTRACE || !s->host[0])
+			continue;
+		for (uint32_t k = 0; k < *n && !seen; k++)
+			seen = (*fits)[k].group == s->group;
+		if (!seen && VEC_PUSH(*fits, *n, *cap, ((struct host_fit){
+					      .host = s->host, .group = s->group,
+					      .lo_ns = INT64_MIN, .hi_ns = INT64_MAX })))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The first host whose inputs hold collectives: its calls indexed. */
+static int reference(const struct source_set *set, struct host_fit *fits, uint32_t n,
+		     struct ref_index *x)
+{
+	for (uint32_t k = 0; k < n; k++) {
+		for (uint32_t i = 0; i < set->n; i++) {
+			const struct source *s = &set->src[i];
+
+			if (s->kind != SRC_DFTRACE || s->group != fits[k].group)
+				continue;
+			for (uint32_t j = 0; j < s->colls.n; j++)
+				if (index_add(x, &s->colls.c[j]))
+					return -ENOMEM;
+		}
+		if (x->n) {
+			fits[k].reference = true;
+			return 0;
+		}
+	}
+	return 0;
+}
+
+int hostclock_fit(const struct source_set *set, struct host_fit **fits, uint32_t *n)
+{
+	struct ref_index x = { 0 };
+	struct diffs d = { 0 };
+	uint32_t cap = 0;
+	int rc;
+
+	*fits = NULL;
+	*n = 0;
+	rc = fits_of(set, fits, n, &cap);
+	if (!rc)
+		rc = reference(set, *fits, *n, &x);
+	for (uint32_t k = 0; !rc && x.n && k < *n; k++) {
+		if ((*fits)[k].reference)
+			continue;
+		d.n = 0;
+		rc = pair_group(set, (*fits)[k].group, &x, &(*fits)[k], &d);
+		estimate(&(*fits)[k], &d);
+	}
+	index_free(&x);
+	free(d.v);
+	if (rc) {
+		free(*fits);
+		*fits = NULL;
+		*n = 0;
+	}
+	return rc;
+}
