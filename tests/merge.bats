@@ -454,7 +454,7 @@ ranked() {
 		"$1" "$DFT" "$T/$1.pfw.gz" "$WL/collective" "$2" "$to" "$from" >"$T/$1.truth"
 }
 
-@test "merge: hosts' clocks lined up from their all_reduce regions: 37 ms recovered within the ranks' spread + 100 us and inside the bound said; a host without collectives keeps its clock" {
+@test "merge: hosts' clocks lined up from their all_reduce regions: 37 ms (and a 2,000 ppm drift) recovered within the ranks' spread + 100 us, inside the bound said; a host without collectives keeps its clock" {
 	mkfifo "$T/f01" "$T/f10"
 	ranked hostB 1 &
 	BG_PIDS+=("$!")
@@ -503,6 +503,40 @@ ranked() {
 	assert len(a) == len(b2) == 40, merged
 	worst = max(abs(x - y) for x, y in zip(sorted(a), sorted(b2))) * 1000
 	print("# merged ends: %d ns apart at most" % worst)
+	assert worst <= spread + 100000, worst
+	EOF
+	# hostB's clock also 2,000 ppm fast: the drift fitted, the ends as close
+	"$PY" - "$T/hostB.pfw.gz" "$T/hostB-fast.pfw.gz" <<-'EOF'
+	import gzip, re, sys
+	t0 = []
+	def fast(m):
+	    ts = int(m.group(1))
+	    t0[:] = t0 or [ts]
+	    return '"ts":%d' % (ts + 37000 + round(0.002 * (ts - t0[0])))
+	with gzip.open(sys.argv[2], "wt") as out:
+	    for line in gzip.open(sys.argv[1], "rt"):
+	        out.write(re.sub(r'"ts":(\d+)', fast, line))
+	EOF
+	run "$DFT" merge -o "$T/fast.json" "$T/hostA.pfw.gz" "$T/hostB-fast.pfw.gz"
+	expect_eq "status" "$status" 0
+	printf '%s\n' "$output" | sed 's/^/# /'
+	grep -q "^dftrace-bpf merge: host 'hostB': clock -37\.[0-9]* ms and a drift of -[0-9.]* ppm fitted" <<<"$output"
+	"$PY" - "$T/hostA.truth" "$T/hostB.truth" "$T/fast.json" <<-'EOF'
+	import json, sys
+	ends = {}
+	for f in sys.argv[1:3]:
+	    for line in open(f):
+	        _, rank, i, start, end = line.split()
+	        ends.setdefault(int(i), {})[int(rank)] = int(end)
+	spread = max(abs(v[0] - v[1]) for v in ends.values())
+	view = json.load(open(sys.argv[3]))
+	merged = {}
+	for e in view["traceEvents"]:
+	    if e.get("name") == "all_reduce" and e.get("ph") == "X":
+	        merged.setdefault(e["pid"], []).append(e["ts"] + e["dur"])
+	a, b = merged.values()
+	worst = max(abs(x - y) for x, y in zip(sorted(a), sorted(b))) * 1000
+	print("# drift: merged ends %d ns apart at most; truth's spread %d ns" % (worst, spread))
 	assert worst <= spread + 100000, worst
 	EOF
 	# trusted clocks: nothing moved, nothing said

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "analyze/hostclock.h"
@@ -99,9 +100,16 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* A pair: its time (the host's raw end), its ends' difference and its
+ * bounds. */
+struct pair {
+	int64_t t, d, lo, hi;
+};
+
 struct diffs {
 	int64_t *v;
-	uint32_t n, cap;
+	struct pair *p;
+	uint32_t n, cap, np, capp;
 };
 
 /* Every pair of one of group g's calls with the reference's. */
@@ -127,7 +135,10 @@ static int pair_group(const struct source_set *set, uint32_t g, const struct ref
 					f->lo_ns = p->start - q->end;
 				if (p->end - q->start < f->hi_ns)
 					f->hi_ns = p->end - q->start;
-				if (VEC_PUSH(d->v, d->n, d->cap, p->end - q->end))
+				if (VEC_PUSH(d->v, d->n, d->cap, p->end - q->end) ||
+				    VEC_PUSH(d->p, d->np, d->capp, ((struct pair){
+						     q->end, p->end - q->end, p->start - q->end,
+						     p->end - q->start })))
 					return -ENOMEM;
 				f->pairs++;
 			}
@@ -136,10 +147,58 @@ static int pair_group(const struct source_set *set, uint32_t g, const struct ref
 	return 0;
 }
 
+/* The least squares line of the differences against time, where its
+ * slope is four standard errors or more and it stays inside every
+ * pair's bounds: into f. */
+static void fit_drift(struct host_fit *f, const struct diffs *d)
+{
+	double n = d->np, mt = 0, md = 0, stt = 0, std = 0, sse = 0, b, a, se;
+
+	if (d->np < 8)
+		return;
+	for (uint32_t i = 0; i < d->np; i++) {
+		mt += (double)(d->p[i].t - d->p[0].t) / n;
+		md += (double)d->p[i].d / n;
+	}
+	for (uint32_t i = 0; i < d->np; i++) {
+		double x = (double)(d->p[i].t - d->p[0].t) - mt;
+
+		stt += x * x;
+		std += x * ((double)d->p[i].d - md);
+	}
+	if (stt <= 0)
+		return;
+	b = std / stt;
+	a = md - b * mt;
+	for (uint32_t i = 0; i < d->np; i++) {
+		double r = (double)d->p[i].d - (a + b * (double)(d->p[i].t - d->p[0].t));
+
+		sse += r * r;
+	}
+	se = sqrt(sse / (n - 2) / stt);
+	if (!(b < 0 ? -b : b) || (b < 0 ? -b : b) < 4 * se)
+		return;
+	for (uint32_t i = 0; i < d->np; i++) {
+		int64_t c = (int64_t)(a + b * (double)(d->p[i].t - d->p[0].t));
+
+		if (c < d->p[i].lo || c > d->p[i].hi)
+			f->outside++;
+	}
+	if (f->outside && f->lo_ns <= f->hi_ns)
+		return; /* the constant fits every bound; this line does not */
+	f->rate = b;
+	f->t0_ns = d->p[0].t;
+	f->corr_ns = (int64_t)a;
+}
+
 static void estimate(struct host_fit *f, struct diffs *d)
 {
 	if (!f->pairs)
 		return;
+	fit_drift(f, d);
+	if (f->rate)
+		return;
+	f->outside = 0;
 	qsort(d->v, d->n, sizeof(*d->v), cmp_i64);
 	f->corr_ns = d->v[d->n / 2];
 	if (f->lo_ns <= f->hi_ns) { /* inside the bounds */
@@ -207,12 +266,13 @@ int hostclock_fit(const struct source_set *set, struct host_fit **fits, uint32_t
 	for (uint32_t k = 0; !rc && x.n && k < *n; k++) {
 		if ((*fits)[k].reference)
 			continue;
-		d.n = 0;
+		d.n = d.np = 0;
 		rc = pair_group(set, (*fits)[k].group, &x, &(*fits)[k], &d);
 		estimate(&(*fits)[k], &d);
 	}
 	index_free(&x);
 	free(d.v);
+	free(d.p);
 	if (rc) {
 		free(*fits);
 		*fits = NULL;

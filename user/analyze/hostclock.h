@@ -14,6 +14,11 @@
  * a call that does not synchronise), the median stands and the conflict
  * is said. One host's traces are never moved against each other: they
  * share its clock.
+ *
+ * Clocks also drift apart (a rate, some ppm under NTP). Where a least
+ * squares line of the ends' differences against time has a slope four
+ * times its standard error or more, and stays inside every pair's
+ * bounds, the correction is that line: corr + rate * (t - t0).
  */
 #ifndef ANALYZE_HOSTCLOCK_H
 #define ANALYZE_HOSTCLOCK_H
@@ -46,9 +51,18 @@ struct host_fit {
 	uint32_t group;
 	bool reference;
 	uint32_t pairs;		/* 0: no collective in common; its clock kept */
-	int64_t corr_ns;	/* added to its times */
+	int64_t corr_ns;	/* added to its times (at t0_ns, with a rate) */
 	int64_t lo_ns, hi_ns;	/* the bounds; lo > hi: they conflict */
+	double rate;		/* the drift fitted (ns a ns), or 0 */
+	int64_t t0_ns;		/* the raw time the rate counts from */
+	uint32_t outside;	/* pairs whose bounds the line leaves (none kept) */
 };
+
+/* What a host's fit adds to raw time t. */
+static inline int64_t hostclock_at(const struct host_fit *f, int64_t t)
+{
+	return f->corr_ns + (f->rate ? (int64_t)(f->rate * (double)(t - f->t0_ns)) : 0);
+}
 
 /* Whether an event of cat and name is a collective that synchronises
  * its ranks; its key if so. */

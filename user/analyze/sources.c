@@ -620,8 +620,12 @@ static int align_hosts(struct source_set *set)
 			struct source *s = &set->src[i];
 			const struct source *d = s->kind == SRC_TORCH ? s->paired : s;
 
-			if (d && d->kind == SRC_DFTRACE && d->group == f->group)
-				s->offset_ns += f->corr_ns;
+			if (!d || d->kind != SRC_DFTRACE || d->group != f->group)
+				continue;
+			/* a torch trace's raw time is its own: t0 moved with it */
+			s->rate = f->rate;
+			s->rate_t0 = f->t0_ns - s->offset_ns;
+			s->offset_ns += f->corr_ns;
 		}
 	}
 	return rc;

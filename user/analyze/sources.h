@@ -69,6 +69,8 @@ struct source {
 	uint32_t paired_pid;	/* torch: the process in it that ran torch */
 	uint32_t group;		/* pid namespace: one per host */
 	int64_t offset_ns;	/* raw ts + offset = ns since the epoch */
+	double rate;		/* and its host's drift: + rate * (raw - rate_t0) */
+	int64_t rate_t0;
 	int64_t align_err_ns;	/* how far the offset may be off */
 	uint32_t nanchors_used;
 };
@@ -106,6 +108,12 @@ uint32_t sources_spare_id(struct source_set *set);
 /* The output id of a process or thread id of source s. */
 uint32_t sources_id(struct source_set *set, const struct source *s, uint32_t id);
 void sources_free(struct source_set *set);
+
+/* Raw time t of s on the merged clock (ns since the epoch). */
+static inline int64_t source_time(const struct source *s, int64_t t)
+{
+	return t + s->offset_ns + (s->rate ? (int64_t)(s->rate * (double)(t - s->rate_t0)) : 0);
+}
 
 /* The rank of process pid of s (dftrace), else of s; -1 if unknown. */
 int sources_rank(const struct source *s, uint32_t pid);

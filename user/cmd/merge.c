@@ -195,7 +195,7 @@ static int open_streams(struct merge *m, struct stream *st, uint32_t from, uint3
 		rc = reader_open(&st[i].r, s->path, source_reader_flags(s), m->err,
 				 sizeof(m->err));
 		if (!rc)
-			rc = heap_push(order, s->min_ts + s->offset_ns, &st[i]);
+			rc = heap_push(order, source_time(s, s->min_ts), &st[i]);
 	}
 	return rc;
 }
@@ -307,6 +307,12 @@ static void host_clocks(const struct source_set *set, struct jbuf *b)
 			jb_i64(b, f->lo_ns);
 			JB_LIT(b, ",\"high_ns\":");
 			jb_i64(b, f->hi_ns);
+		}
+		if (f->rate) {
+			JB_LIT(b, ",\"rate_ppb\":");
+			jb_i64(b, (int64_t)(f->rate * 1e9));
+			JB_LIT(b, ",\"rate_from_ns\":");
+			jb_i64(b, f->t0_ns);
 		}
 		jb_char(b, '}');
 	}
@@ -516,6 +522,11 @@ static void report_hosts(const struct source_set *set)
 		else if (!f->pairs)
 			say("host '%s': no collective in common with '%s': its clock kept",
 			    f->host, ref->host);
+		else if (f->rate)
+			say("host '%s': clock %+.3f ms and a drift of %+.1f ppm fitted to line up "
+			    "with '%s' (%u pairs of collectives%s)", f->host, f->corr_ns / 1e6,
+			    f->rate * 1e6, ref->host, f->pairs,
+			    f->outside ? ", some outside their bounds" : ", each inside its bounds");
 		else if (f->lo_ns <= f->hi_ns)
 			say("host '%s': clock %+.3f ms to line up with '%s', within [%+.3f, %+.3f] "
 			    "ms (%u pairs of collectives)", f->host, f->corr_ns / 1e6, ref->host,

@@ -60,7 +60,7 @@ static void put_us(struct jbuf *b, int64_t ns)
 
 static int64_t rel(const struct chrome_conv *c, int64_t raw_ns)
 {
-	return raw_ns + c->src->offset_ns - c->set->base_ns;
+	return source_time(c->src, raw_ns) - c->set->base_ns;
 }
 
 /* ,"pid":P,"tid":T */
