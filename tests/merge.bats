@@ -445,6 +445,8 @@ dftrace-bpf merge: hint: '$T/r.pfw' recorded it there; if it is elsewhere now, g
 	[[ "$output" == *"no output"* ]]
 }
 
+coll() { "$PY" "$ROOT/tests/lib/collectives.py" "$@"; }
+
 # ranked HOST RANK: trace `collective RANK 40` as host HOST (its own UTS
 # namespace) into $T/HOST.pfw.gz, its truth into $T/HOST.truth
 ranked() {
@@ -462,12 +464,7 @@ ranked() {
 	wait "${BG_PIDS[-1]}"
 	unshare -u sh -c 'hostname hostC && exec "$1" -q -o "$2" -- true' sh "$DFT" "$T/hostC.pfw.gz"
 	# hostB's clock 37 ms ahead: every ts 37,000 us later
-	"$PY" - "$T/hostB.pfw.gz" "$T/hostB-ahead.pfw.gz" <<-'EOF'
-	import gzip, re, sys
-	with gzip.open(sys.argv[2], "wt") as out:
-	    for line in gzip.open(sys.argv[1], "rt"):
-	        out.write(re.sub(r'"ts":(\d+)', lambda m: '"ts":%d' % (int(m.group(1)) + 37000), line))
-	EOF
+	coll shift "$T/hostB.pfw.gz" "$T/hostB-ahead.pfw.gz" 37000 >/dev/null
 	run "$DFT" merge -o "$T/view.json" "$T/hostA.pfw.gz" "$T/hostB-ahead.pfw.gz" "$T/hostC.pfw.gz"
 	expect_eq "status" "$status" 0
 	printf '%s\n' "$output" | sed 's/^/# /'
@@ -475,70 +472,25 @@ ranked() {
 	grep -qx "dftrace-bpf merge: host 'hostC': no collective in common with 'hostA': its clock kept" <<<"$output"
 	strict "$T/view.json"
 	# the correction and its bound against the truth; the merged ends
-	"$PY" - "$T/hostA.truth" "$T/hostB.truth" "$T/view.json" <<-'EOF'
-	import json, sys
-	ends = {}
-	for f in sys.argv[1:3]:
-	    for line in open(f):
-	        _, rank, i, start, end = line.split()
-	        ends.setdefault(int(i), {})[int(rank)] = int(end)
-	assert len(ends) == 40 and all(len(v) == 2 for v in ends.values()), ends
-	spread = max(abs(v[0] - v[1]) for v in ends.values())
-	view = json.load(open(sys.argv[3]))
-	clocks = {c["host"]: c for c in view["otherData"]["host_clocks"]}
-	b, truth = clocks["hostB"], -37000000
-	print("# spread %d ns; correction %d ns [%d, %d], %d pairs" %
-	      (spread, b["correction_ns"], b["low_ns"], b["high_ns"], b["pairs"]))
-	assert b["pairs"] == 40, b
-	assert abs(b["correction_ns"] - truth) <= spread + 100000, b
-	assert b["low_ns"] <= truth <= b["high_ns"], b
-	assert clocks["hostC"]["pairs"] == 0 and clocks["hostA"].get("reference"), clocks
-	# on the merged timeline, each round's two all_reduce ends as close
-	base = view["baseTimeNanoseconds"]
-	merged = {}
-	for e in view["traceEvents"]:
-	    if e.get("name") == "all_reduce" and e.get("ph") == "X":
-	        merged.setdefault(e["pid"], []).append(e["ts"] + e["dur"])
-	a, b2 = sorted(merged.values(), key=len)
-	assert len(a) == len(b2) == 40, merged
-	worst = max(abs(x - y) for x, y in zip(sorted(a), sorted(b2))) * 1000
-	print("# merged ends: %d ns apart at most" % worst)
-	assert worst <= spread + 100000, worst
-	EOF
+	spread=$(coll spread "$T/hostA.truth" "$T/hostB.truth")
+	read -r pairs corr low high < <(coll clock "$T/view.json" hostB)
+	echo "# spread $spread ns; correction $corr ns [$low, $high], $pairs pairs"
+	expect_eq "pairs" "$pairs" 40
+	(( corr + 37000000 <= spread + 100000 && -37000000 - corr <= spread + 100000 ))
+	(( low <= -37000000 && -37000000 <= high ))
+	expect_eq "hostC's pairs" "$(coll clock "$T/view.json" hostC | cut -d' ' -f1)" 0
+	gap=$(coll gap "$T/view.json")
+	echo "# merged ends: $gap ns apart at most"
+	(( gap <= spread + 100000 ))
 	# hostB's clock also 2,000 ppm fast: the drift fitted, the ends as close
-	"$PY" - "$T/hostB.pfw.gz" "$T/hostB-fast.pfw.gz" <<-'EOF'
-	import gzip, re, sys
-	t0 = []
-	def fast(m):
-	    ts = int(m.group(1))
-	    t0[:] = t0 or [ts]
-	    return '"ts":%d' % (ts + 37000 + round(0.002 * (ts - t0[0])))
-	with gzip.open(sys.argv[2], "wt") as out:
-	    for line in gzip.open(sys.argv[1], "rt"):
-	        out.write(re.sub(r'"ts":(\d+)', fast, line))
-	EOF
+	coll shift "$T/hostB.pfw.gz" "$T/hostB-fast.pfw.gz" 37000 2000 >/dev/null
 	run "$DFT" merge -o "$T/fast.json" "$T/hostA.pfw.gz" "$T/hostB-fast.pfw.gz"
 	expect_eq "status" "$status" 0
 	printf '%s\n' "$output" | sed 's/^/# /'
 	grep -q "^dftrace-bpf merge: host 'hostB': clock -37\.[0-9]* ms and a drift of -[0-9.]* ppm fitted" <<<"$output"
-	"$PY" - "$T/hostA.truth" "$T/hostB.truth" "$T/fast.json" <<-'EOF'
-	import json, sys
-	ends = {}
-	for f in sys.argv[1:3]:
-	    for line in open(f):
-	        _, rank, i, start, end = line.split()
-	        ends.setdefault(int(i), {})[int(rank)] = int(end)
-	spread = max(abs(v[0] - v[1]) for v in ends.values())
-	view = json.load(open(sys.argv[3]))
-	merged = {}
-	for e in view["traceEvents"]:
-	    if e.get("name") == "all_reduce" and e.get("ph") == "X":
-	        merged.setdefault(e["pid"], []).append(e["ts"] + e["dur"])
-	a, b = merged.values()
-	worst = max(abs(x - y) for x, y in zip(sorted(a), sorted(b))) * 1000
-	print("# drift: merged ends %d ns apart at most; truth's spread %d ns" % (worst, spread))
-	assert worst <= spread + 100000, worst
-	EOF
+	gap=$(coll gap "$T/fast.json")
+	echo "# drift: merged ends $gap ns apart at most; truth's spread $spread ns"
+	(( gap <= spread + 100000 ))
 	# trusted clocks: nothing moved, nothing said
 	run "$DFT" merge --no-align-hosts -o "$T/kept.json" "$T/hostA.pfw.gz" "$T/hostB-ahead.pfw.gz"
 	expect_eq "status" "$status" 0
