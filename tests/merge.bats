@@ -447,6 +447,22 @@ dftrace-bpf merge: hint: '$T/r.pfw' recorded it there; if it is elsewhere now, g
 
 coll() { "$PY" "$ROOT/tests/lib/collectives.py" "$@"; }
 
+# aligned VIEW HOST PAIRS TRUTH...: HOST, moved 37 ms ahead, was put back
+# within the ranks' spread (spread, from their truths) + 100 us, by PAIRS
+# pairs, inside the bound it said; the merged calls' ends as close
+aligned() {
+	local pairs corr low high gap
+	spread=$(coll spread "$4" "$5")
+	read -r pairs corr low high < <(coll clock "$1" "$2")
+	echo "# spread $spread ns; correction $corr ns [$low, $high], $pairs pairs"
+	expect_eq "pairs" "$pairs" "$3"
+	(( corr + 37000000 <= spread + 100000 && -37000000 - corr <= spread + 100000 ))
+	(( low <= -37000000 && -37000000 <= high ))
+	gap=$(coll gap "$1")
+	echo "# merged ends: $gap ns apart at most"
+	(( gap <= spread + 100000 ))
+}
+
 # ranked HOST RANK: trace `collective RANK 40` as host HOST (its own UTS
 # namespace) into $T/HOST.pfw.gz, its truth into $T/HOST.truth
 ranked() {
@@ -472,16 +488,8 @@ ranked() {
 	grep -qx "dftrace-bpf merge: host 'hostC': no collective in common with 'hostA': its clock kept" <<<"$output"
 	strict "$T/view.json"
 	# the correction and its bound against the truth; the merged ends
-	spread=$(coll spread "$T/hostA.truth" "$T/hostB.truth")
-	read -r pairs corr low high < <(coll clock "$T/view.json" hostB)
-	echo "# spread $spread ns; correction $corr ns [$low, $high], $pairs pairs"
-	expect_eq "pairs" "$pairs" 40
-	(( corr + 37000000 <= spread + 100000 && -37000000 - corr <= spread + 100000 ))
-	(( low <= -37000000 && -37000000 <= high ))
+	aligned "$T/view.json" hostB 40 "$T/hostA.truth" "$T/hostB.truth"
 	expect_eq "hostC's pairs" "$(coll clock "$T/view.json" hostC | cut -d' ' -f1)" 0
-	gap=$(coll gap "$T/view.json")
-	echo "# merged ends: $gap ns apart at most"
-	(( gap <= spread + 100000 ))
 	# hostB's clock also 2,000 ppm fast: the drift fitted, the ends as close
 	coll shift "$T/hostB.pfw.gz" "$T/hostB-fast.pfw.gz" 37000 2000 >/dev/null
 	run "$DFT" merge -o "$T/fast.json" "$T/hostA.pfw.gz" "$T/hostB-fast.pfw.gz"
@@ -496,4 +504,22 @@ ranked() {
 	expect_eq "status" "$status" 0
 	expect_eq "said with --no-align-hosts" "$(grep -c "host '" <<<"$output")" 0
 	! grep -q host_clocks "$T/kept.json"
+}
+
+@test "merge: --torch's torch.distributed all_reduce calls line two hosts up: 37 ms recovered within the ranks' spread + 100 us, inside the bound said" {
+	/usr/bin/python3 -c 'import torch.distributed' 2>/dev/null || skip "no torch under /usr/bin/python3"
+	local job=$ROOT/tests/python/workloads/ranks.py rank host
+	for rank in 1 0; do
+		host=torch$rank
+		unshare -u sh -c 'hostname "$1" && shift && exec "$@"' sh "$host" \
+			"$DFT" -q --torch -o "$T/$host.pfw.gz" -- /usr/bin/python3 "$job" "$T" "$rank" 30 \
+			>"$T/$host.truth" 2>"$T/$host.err" &
+		BG_PIDS+=("$!")
+	done
+	wait "${BG_PIDS[-1]}" && wait "${BG_PIDS[-2]}" || { cat "$T"/torch*.err; return 1; }
+	coll shift "$T/torch1.pfw.gz" "$T/torch1-ahead.pfw.gz" 37000 >/dev/null
+	run "$DFT" merge -o "$T/view.json" "$T/torch0.pfw.gz" "$T/torch1-ahead.pfw.gz"
+	expect_eq "status" "$status" 0
+	printf '%s\n' "$output" | sed 's/^/# /'
+	aligned "$T/view.json" torch1 30 "$T/torch0.truth" "$T/torch1.truth"
 }
