@@ -523,3 +523,27 @@ ranked() {
 	printf '%s\n' "$output" | sed 's/^/# /'
 	aligned "$T/view.json" torch1 30 "$T/torch0.truth" "$T/torch1.truth"
 }
+
+@test "summary and report: two hosts' traces on one clock from their collectives, as merge puts them" {
+	mkfifo "$T/f01" "$T/f10"
+	ranked hostB 1 &
+	BG_PIDS+=("$!")
+	ranked hostA 0
+	wait "${BG_PIDS[-1]}"
+	coll shift "$T/hostB.pfw.gz" "$T/hostB-ahead.pfw.gz" 37000 >/dev/null
+	# the span of the run: as on the one true clock, not 37 ms longer
+	true_span=$("$DFT" summary "$T/hostA.pfw.gz" "$T/hostB.pfw.gz" | head -1)
+	run "$DFT" summary "$T/hostA.pfw.gz" "$T/hostB-ahead.pfw.gz"
+	expect_eq "status" "$status" 0
+	echo "# truth: $true_span; aligned: ${lines[0]}"
+	"$PY" - "$true_span" "${lines[0]}" <<-'EOF'
+	import re, sys
+	def ms(line):
+	    v, unit = re.search(r"over ([0-9.]+) (ms|s)", line).groups()
+	    return float(v) * (1000 if unit == "s" else 1)
+	t, a = ms(sys.argv[1]), ms(sys.argv[2])
+	assert abs(a - t) <= 0.5, (t, a)
+	EOF
+	run "$DFT" report -o "$T/r.html" "$T/hostA.pfw.gz" "$T/hostB-ahead.pfw.gz"
+	expect_eq "report's status" "$status" 0
+}

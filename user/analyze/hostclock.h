@@ -58,12 +58,6 @@ struct host_fit {
 	uint32_t outside;	/* pairs whose bounds the line leaves (none kept) */
 };
 
-/* What a host's fit adds to raw time t. */
-static inline int64_t hostclock_at(const struct host_fit *f, int64_t t)
-{
-	return f->corr_ns + (f->rate ? (int64_t)(f->rate * (double)(t - f->t0_ns)) : 0);
-}
-
 /* Whether an event of cat and name is a collective that synchronises
  * its ranks; its key if so. */
 bool hostclock_collective(struct span cat, struct span name, uint64_t *key);

@@ -109,10 +109,16 @@ uint32_t sources_spare_id(struct source_set *set);
 uint32_t sources_id(struct source_set *set, const struct source *s, uint32_t id);
 void sources_free(struct source_set *set);
 
+/* t moved by an offset, and by a rate from t0. */
+static inline int64_t clock_shift(int64_t t, int64_t offset, double rate, int64_t t0)
+{
+	return t + offset + (rate ? (int64_t)(rate * (double)(t - t0)) : 0);
+}
+
 /* Raw time t of s on the merged clock (ns since the epoch). */
 static inline int64_t source_time(const struct source *s, int64_t t)
 {
-	return t + s->offset_ns + (s->rate ? (int64_t)(s->rate * (double)(t - s->rate_t0)) : 0);
+	return clock_shift(t, s->offset_ns, s->rate, s->rate_t0);
 }
 
 /* The rank of process pid of s (dftrace), else of s; -1 if unknown. */

@@ -7,6 +7,7 @@
 #include "analyze/sources.h"
 #include "cmd/progress.h"
 #include "cmd/scan.h"
+#include "read/jscan.h"
 #include "read/reader.h"
 
 /* A merged file's metadata, ahead of its events (its process names come
@@ -37,47 +38,66 @@ static int learn_first(struct ev_input *in, const char *path, bool strict, char 
  * read that aligned it said what it left out. */
 struct shift {
 	int64_t offset_ns;
+	double rate;		/* a host's drift: + rate * (t - rate_t0) */
+	int64_t rate_t0;
 	uint32_t pid;
 	int32_t owner;
 	bool warned;
 };
 
+/* The records an input's host is looked for in (HH comes first). */
+#define HOST_LOOK 16
+
 /* Whether an input times its events from its own start (a torch trace,
  * a merged file), not by the system's clock (a trace): its first record
- * says. */
-static int relative_clock(const char *path, bool *relative, char *err, size_t errlen)
+ * says; and its host, from an HH line among its first records ("" if
+ * none). */
+static int input_clock(const char *path, bool *relative, char *host, size_t hostlen,
+		       char *err, size_t errlen)
 {
 	struct reader *r;
 	struct rec e;
+	struct span v, name;
 	int rc = reader_open(&r, path, 0, err, errlen);
 
+	host[0] = 0;
 	if (rc)
 		return rc;
 	*relative = reader_meta(r)->container;
-	if (!*relative && reader_next(r, &e, err, errlen) > 0)
-		*relative = !e.pid_num && e.pid_text.len;
+	for (int i = 0; i < HOST_LOOK && !host[0] && reader_next(r, &e, err, errlen) > 0; i++) {
+		if (!i && !*relative)
+			*relative = !e.pid_num && e.pid_text.len;
+		if (e.ph == 'M' && SPAN_IS(e.name, "HH") && e.args.len &&
+		    js_get(e.args, "name", &v) && js_string(v, &name))
+			js_unescape(name, host, hostlen);
+	}
 	reader_close(r);
 	return 0;
 }
 
-/* Traces with torch traces: one timeline, as merge makes it (the torch
- * traces' offsets from the dftrace.profiler anchors), or a refusal that
- * says why. Inputs on one kind of clock are left as they are. */
+/* Traces with torch traces, or of several hosts: one timeline, as merge
+ * makes it (the torch traces' offsets from the dftrace.profiler anchors,
+ * the hosts' from their collectives), or a refusal that says why. Inputs
+ * on one kind of clock and of one host are left as they are. */
 static int align_inputs(const struct inputs *inputs, struct shift *shifts, char *err,
 			size_t errlen)
 {
-	struct source_set set = { .strict = inputs->strict };
+	struct source_set set = { .strict = inputs->strict, .align_hosts = true };
+	char why[512] = "", host[256], first[256] = "";
 	uint32_t relative = 0;
-	char why[512] = "";
+	bool hosts = false;
 	int rc = 0;
 
 	for (uint32_t i = 0; i < inputs->n && !rc; i++) {
 		bool rel = false;
 
-		rc = relative_clock(inputs->paths[i], &rel, err, errlen);
+		rc = input_clock(inputs->paths[i], &rel, host, sizeof(host), err, errlen);
 		relative += rel;
+		if (host[0] && !first[0])
+			snprintf(first, sizeof(first), "%s", host);
+		hosts |= host[0] && strcmp(host, first);
 	}
-	if (rc || !relative || relative == inputs->n)
+	if (rc || ((!relative || relative == inputs->n) && !hosts))
 		return rc;
 	rc = sources_scan(&set, inputs->paths, inputs->n, why, sizeof(why));
 	if (!rc)
@@ -86,6 +106,8 @@ static int align_inputs(const struct inputs *inputs, struct shift *shifts, char 
 		const struct source *src = &set.src[i];
 
 		shifts[i].offset_ns = src->offset_ns;
+		shifts[i].rate = src->rate;
+		shifts[i].rate_t0 = src->rate_t0;
 		shifts[i].warned = true;
 		if (src->kind == SRC_TORCH && src->paired) {
 			shifts[i].pid = src->paired_pid ? src->paired_pid : src->paired->root_pid;
@@ -97,6 +119,12 @@ static int align_inputs(const struct inputs *inputs, struct shift *shifts, char 
 			 why);
 	sources_free(&set);
 	return rc;
+}
+
+/* t on the inputs' one timeline. */
+static int64_t shifted(const struct shift *s, int64_t t)
+{
+	return clock_shift(t, s->offset_ns, s->rate, s->rate_t0);
 }
 
 /* Input number input into p, with what its metadata says in *in (made
@@ -120,8 +148,8 @@ static int scan_one(struct profile *p, struct ev_input *in, const char *path, ui
 	while ((rc = reader_next(r, &e, err, errlen)) > 0) {
 		if (!ev_from_rec(in, &e, &ev))
 			continue;
-		ev.start += shift->offset_ns;
-		ev.end += shift->offset_ns;
+		ev.start = shifted(shift, ev.start);
+		ev.end = shifted(shift, ev.end);
 		if (!e.pid_num && shift->pid)
 			ev.pid = shift->pid;
 		rc = profile_add(p, in, input, &ev);
