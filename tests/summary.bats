@@ -258,3 +258,32 @@ op,calls,total_ns,bytes'
 	echo "$output"
 	[ "$status" = 0 ]
 }
+
+@test "summary --by rank,step: a planted straggler is named with its step and the others' wait, as the ranks' own clocks say, and the file it read meanwhile" {
+	mkfifo "$T/f01" "$T/f10"
+	head -c 4194304 /dev/urandom >"$D/shard-0412.bin"
+	# rank 1 reads the shard and sleeps 300 ms in step 7, before its all_reduce
+	RANK=1 "$DFT" -q -o "$T/r1.pfw.gz" -- "$WL/collective" 1 12 "$T/f10" "$T/f01" \
+		7 300 "$D/shard-0412.bin" >"$T/r1.truth" &
+	BG_PIDS+=("$!")
+	RANK=0 "$DFT" -q -o "$T/r0.pfw.gz" -- "$WL/collective" 0 12 "$T/f01" "$T/f10" >"$T/r0.truth"
+	wait "${BG_PIDS[-1]}"
+	run "$DFT" summary --by rank,step "$T/r0.pfw.gz" "$T/r1.pfw.gz"
+	expect_eq "status" "$status" 0
+	sed -n '/^stragglers/,/^  step/p' <<<"$output" | sed 's/^/# /'
+	# the truth: rank 1's start in step 7 past rank 0's, in ms
+	want=$(awk -F'\t' '$1 == "coll" && $3 == 7 { s[$2] = $4 } END { printf "%.1f", (s[1] - s[0]) / 1e6 }' \
+		"$T/r0.truth" "$T/r1.truth")
+	line=$(grep -A1 '^stragglers' <<<"$output" | tail -1)
+	[[ $line =~ ^\ \ step\ 7:\ rank\ 1\ late\ by\ ([0-9.]+)\ ms\;\ the\ others\ waited\ ([0-9.]+)\ ms\ in\ all,\ in\ 1\ collective$ ]] ||
+		{ echo "# $line"; return 1; }
+	"$PY" -c 'import sys; want, late, waited = map(float, sys.argv[1:])
+assert abs(late - want) <= 1 and abs(waited - want) <= 1, (want, late, waited)' \
+		"$want" "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}"
+	grep -A3 '^stragglers' <<<"$output" | grep -q "^      files: '$D/shard-0412.bin' [0-9.]* [mu]*s (4.0 MiB)"
+	# the report says the same
+	run "$DFT" report -q -o "$T/r.html" "$T/r0.pfw.gz" "$T/r1.pfw.gz"
+	expect_eq "report's status" "$status" 0
+	grep -q "<h2>Stragglers</h2>" "$T/r.html"
+	grep -q "^  step 7: rank 1 late by [0-9.]* ms" "$T/r.html"
+}

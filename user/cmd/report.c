@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "analyze/straggler.h"
 #include "cmd/cmd.h"
 #include "cmd/inputs.h"
 #include "cmd/scan.h"
@@ -67,13 +68,20 @@ static error_t parse_report(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-/* Bytes over time: from the calls that moved them. */
-static int add_to_timeline(void *ctx, const struct ev_input *in, uint16_t input,
-			   const struct ev *e)
+struct report_scan {
+	struct timeline tl;
+	struct straggler strag;
+};
+
+/* Bytes over time, from the calls that moved them; the steps' stragglers. */
+static int add_event(void *ctx, const struct ev_input *in, uint16_t input, const struct ev *e)
 {
-	if (e->kind != EV_IO || e->bytes <= 0)
-		return 0;
-	return timeline_add(ctx, ev_process(in, input, e->pid), e->start, e->bytes);
+	struct report_scan *r = ctx;
+	int rc = straggler_visit(&r->strag, in, input, e);
+
+	if (rc || e->kind != EV_IO || e->bytes <= 0)
+		return rc;
+	return timeline_add(&r->tl, ev_process(in, input, e->pid), e->start, e->bytes);
 }
 
 static int write_page(const char *path, const struct jbuf *page, char *err, size_t errlen)
@@ -106,7 +114,7 @@ int report_main(int argc, char **argv)
 	static const struct argp argp = { report_options, parse_report, "TRACE...",
 					  report_doc, NULL, NULL, NULL };
 	struct report_opts o = { .output = "report.html" };
-	struct timeline tl = { 0 };
+	struct report_scan r = { 0 };
 	struct profile p;
 	struct jbuf page = { 0 };
 	char err[512] = "";
@@ -118,11 +126,11 @@ int report_main(int argc, char **argv)
 		rc = inputs_check_output(&o.inputs, o.output, err, sizeof(err));
 	if (!rc)
 		rc = scan_profile(&p, &o.inputs, !o.quiet && isatty(STDERR_FILENO),
-				  add_to_timeline, &tl, err, sizeof(err));
+				  add_event, &r, err, sizeof(err));
 	if (!rc)
 		rc = jb_init(&page, 1 << 20);
 	if (!rc) {
-		struct report_data d = { &p, &tl, o.inputs.paths, o.inputs.n };
+		struct report_data d = { &p, &r.tl, o.inputs.paths, o.inputs.n, &r.strag };
 
 		rc = html_report(&page, &d);
 	}
@@ -133,7 +141,8 @@ int report_main(int argc, char **argv)
 	else if (!o.quiet)
 		fprintf(stderr, "report: %s\n", o.output);
 	jb_free(&page);
-	timeline_free(&tl);
+	timeline_free(&r.tl);
+	straggler_free(&r.strag);
 	profile_free(&p);
 	inputs_free(&o.inputs);
 	return rc ? 1 : 0;

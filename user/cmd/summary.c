@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "analyze/straggler.h"
 #include "cmd/cmd.h"
 #include "cmd/inputs.h"
 #include "cmd/scan.h"
@@ -116,12 +117,26 @@ static error_t parse_summary(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+/* Whether --by names key (in a list or alone). */
+static bool by_has(const struct summary_opts *o, const char *key)
+{
+	size_t n = strlen(key);
+
+	for (int i = 0; i < o->nby; i++)
+		for (const char *p = o->by[i]; (p = strstr(p, key)); p += n)
+			if ((p == o->by[i] || p[-1] == ',') && (!p[n] || p[n] == ','))
+				return true;
+	return false;
+}
+
 int summary_main(int argc, char **argv)
 {
 	static const struct argp argp = { summary_options, parse_summary, "TRACE...",
 					  summary_doc, NULL, NULL, NULL };
 	static char op[] = "op";
 	struct summary_opts o = { 0 };
+	struct straggler strag = { 0 };
+	bool stragglers;
 	struct profile p;
 	char err[512] = "";
 	int rc;
@@ -131,21 +146,26 @@ int summary_main(int argc, char **argv)
 		o.by[o.nby++] = op;
 	if (!o.top_given && !o.json && !o.csv)
 		o.table.top = DEFAULT_TOP;
+	/* per step, the rank the others waited for: --by rank,step in text */
+	stragglers = by_has(&o, "rank") && by_has(&o, "step") && !o.json && !o.csv;
 	rc = profile_init(&p, o.by, o.nby, err, sizeof(err));
 	if (!rc)
-		rc = scan_profile(&p, &o.inputs, !o.quiet && isatty(STDERR_FILENO), NULL,
-				  NULL, err, sizeof(err));
+		rc = scan_profile(&p, &o.inputs, !o.quiet && isatty(STDERR_FILENO),
+				  stragglers ? straggler_visit : NULL, &strag, err, sizeof(err));
 	if (!rc && o.json)
 		rc = table_json(stdout, &p, &o.table);
 	else if (!rc && o.csv)
 		table_csv(stdout, &p, &o.table);
 	else if (!rc)
 		table_text(stdout, &p, &o.table);
+	if (!rc && stragglers)
+		straggler_print(&strag, stdout, o.table.top);
 	if (!rc && (fflush(stdout) || ferror(stdout)))
 		rc = -errno;
 	if (rc)
 		fprintf(stderr, "dftrace-bpf summary: %s\n", err[0] ? err : strerror(-rc));
 	profile_free(&p);
+	straggler_free(&strag);
 	inputs_free(&o.inputs);
 	return rc ? 1 : 0;
 }

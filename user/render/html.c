@@ -565,6 +565,30 @@ static void page_head(struct jbuf *b, const struct report_data *d)
 	out(b, " by dftrace-bpf " DFTRACE_VERSION "</p>\n");
 }
 
+/* The steps' stragglers, as summary --by rank,step says them. */
+static int stragglers(struct jbuf *b, const struct report_data *d)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!d->strag || !d->strag->ncalls)
+		return 0;
+	f = open_memstream(&text, &len);
+	if (!f)
+		return -ENOMEM;
+	straggler_print(d->strag, f, 10);
+	if (fclose(f)) {
+		free(text);
+		return -ENOMEM;
+	}
+	out(b, "<h2>Stragglers</h2>\n<pre class=\"stragglers\">");
+	html_text(b, text + (len && text[0] == '\n'));
+	out(b, "</pre>\n");
+	free(text);
+	return 0;
+}
+
 int html_report(struct jbuf *b, const struct report_data *d)
 {
 	const struct profile *p = d->p;
@@ -581,6 +605,7 @@ int html_report(struct jbuf *b, const struct report_data *d)
 	rc = rc ? rc : files_chart(b, p, SORT_BYTES, "files-by-bytes", "Top files by bytes");
 	rc = rc ? rc : files_chart(b, p, SORT_TOTAL, "files-by-time", "Top files by time");
 	gpu_section(b, &p->gpu);
+	rc = rc ? rc : stragglers(b, d);
 	out(b, "<h2>Latency</h2>");
 	rc = rc ? rc : latency_charts(b, p);
 	out(b, "<h2>Tables</h2>");

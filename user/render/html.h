@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 #include "analyze/profile.h"
+#include "analyze/straggler.h"
 #include "analyze/timeline.h"
 #include "lib/json.h"
 
@@ -25,6 +26,7 @@ struct report_data {
 	const struct timeline *t;
 	char *const *inputs;
 	uint32_t ninputs;
+	struct straggler *strag;	/* the steps' stragglers, or NULL */
 };
 
 /* 0, or -ENOMEM. */
