@@ -176,16 +176,17 @@ static void fit_drift(struct host_fit *f, const struct diffs *d)
 		sse += r * r;
 	}
 	se = sqrt(sse / (n - 2) / stt);
-	if (!(b < 0 ? -b : b) || (b < 0 ? -b : b) < 4 * se)
-		return;
 	for (uint32_t i = 0; i < d->np; i++) {
 		int64_t c = (int64_t)(a + b * (double)(d->p[i].t - d->p[0].t));
 
 		if (c < d->p[i].lo || c > d->p[i].hi)
 			f->outside++;
 	}
-	if (f->outside && f->lo_ns <= f->hi_ns)
-		return; /* the constant fits every bound; this line does not */
+	/* a slope the noise cannot make; or, where no constant fits every
+	 * pair's bounds (a drift makes them disagree), a line that does */
+	if (!b || (f->outside ? f->lo_ns <= f->hi_ns || fabs(b) < 4 * se :
+				fabs(b) < 4 * se && f->lo_ns <= f->hi_ns))
+		return;
 	f->rate = b;
 	f->t0_ns = d->p[0].t;
 	f->corr_ns = (int64_t)a;
