@@ -93,12 +93,6 @@ static void index_free(struct ref_index *x)
 	free(x->next);
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
 
 /* A pair: its time (the host's raw end), its ends' difference and its
  * bounds. */
@@ -107,10 +101,16 @@ struct pair {
 };
 
 struct diffs {
-	int64_t *v;
 	struct pair *p;
-	uint32_t n, cap, np, capp;
+	uint32_t np, capp;
 };
+
+static int cmp_diff(const void *a, const void *b)
+{
+	int64_t x = ((const struct pair *)a)->d, y = ((const struct pair *)b)->d;
+
+	return (x > y) - (x < y);
+}
 
 /* Every pair of one of group g's calls with the reference's. */
 static int pair_group(const struct source_set *set, uint32_t g, const struct ref_index *x,
@@ -135,8 +135,7 @@ static int pair_group(const struct source_set *set, uint32_t g, const struct ref
 					f->lo_ns = p->start - q->end;
 				if (p->end - q->start < f->hi_ns)
 					f->hi_ns = p->end - q->start;
-				if (VEC_PUSH(d->v, d->n, d->cap, p->end - q->end) ||
-				    VEC_PUSH(d->p, d->np, d->capp, ((struct pair){
+				if (VEC_PUSH(d->p, d->np, d->capp, ((struct pair){
 						     q->end, p->end - q->end, p->start - q->end,
 						     p->end - q->start })))
 					return -ENOMEM;
@@ -200,8 +199,9 @@ static void estimate(struct host_fit *f, struct diffs *d)
 	if (f->rate)
 		return;
 	f->outside = 0;
-	qsort(d->v, d->n, sizeof(*d->v), cmp_i64);
-	f->corr_ns = d->v[d->n / 2];
+	/* reordered: fit_drift(), whose t0 was the first pair's, is done */
+	qsort(d->p, d->np, sizeof(*d->p), cmp_diff);
+	f->corr_ns = d->p[d->np / 2].d;
 	if (f->lo_ns <= f->hi_ns) { /* inside the bounds */
 		if (f->corr_ns < f->lo_ns)
 			f->corr_ns = f->lo_ns;
@@ -267,12 +267,11 @@ int hostclock_fit(const struct source_set *set, struct host_fit **fits, uint32_t
 	for (uint32_t k = 0; !rc && x.n && k < *n; k++) {
 		if ((*fits)[k].reference)
 			continue;
-		d.n = d.np = 0;
+		d.np = 0;
 		rc = pair_group(set, (*fits)[k].group, &x, &(*fits)[k], &d);
 		estimate(&(*fits)[k], &d);
 	}
 	index_free(&x);
-	free(d.v);
 	free(d.p);
 	if (rc) {
 		free(*fits);
