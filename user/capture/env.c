@@ -42,7 +42,7 @@ static void print_version(FILE *out, struct argp_state *state)
 	struct features f;
 
 	fprintf(out, "dftrace-bpf %s\n", DFTRACE_VERSION);
-	if (features_probe(&f))
+	if (features_probe(&f, NULL))
 		fprintf(out, "kernel: no BTF at '/sys/kernel/btf/vmlinux': cannot trace\n");
 	else
 		features_print(&f, out);

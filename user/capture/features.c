@@ -431,7 +431,7 @@ static const char *probe_core(const struct btf *btf)
 	return NULL;
 }
 
-int features_probe(struct features *f)
+int features_probe(struct features *f, const char *no_hooks)
 {
 	struct utsname u;
 	struct btf *btf;
@@ -469,7 +469,10 @@ int features_probe(struct features *f)
 	probe_tracepoints(f, btf);
 	probe_io_uring(f, btf);
 	probe_mmap(f, btf);
-	probe_fentry_syscalls(f, btf);
+	if (no_hooks)
+		off(f, FEATURE_fentry_syscalls, "%s", no_hooks);
+	else
+		probe_fentry_syscalls(f, btf);
 	f->shape.fast_reads = f->on[FEATURE_fast_reads];
 	f->shape.find_vma = f->on[FEATURE_overlay_names];
 	tp_params(btf, "sched_process_exit", &n);

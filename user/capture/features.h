@@ -76,8 +76,10 @@ struct features {
 /* A feature off by the user's choice (why: what to say of it). */
 void features_turn_off(struct features *f, enum feature ft, const char *why);
 /* Probes this kernel; 0, or -errno when its BTF can't be read. Safe to
- * call again. */
-int features_probe(struct features *f);
+ * call again. no_hooks: why a run will not use fentry_syscalls (the
+ * feature is then off for it, and its probe, which looks up each hooked
+ * function in BTF and attaches one, not made); NULL: probed. */
+int features_probe(struct features *f, const char *no_hooks);
 /* The programs of features that are off, or that this run does not need
  * (--cgroup's without --cgroup), are not loaded; the shapes go to the
  * programs' rodata. Between open and load. */

@@ -40,13 +40,13 @@ static bool has_bpf_caps(void)
 	       (eff & CAP(CAP_SYS_ADMIN));
 }
 
-int loader_check_system(struct features *f)
+int loader_check_system(struct features *f, const char *no_hooks)
 {
 	if (!has_bpf_caps()) {
 		report_error("permission denied: tracing needs root or CAP_BPF and CAP_PERFMON; run with sudo");
 		return -EPERM;
 	}
-	if (access("/sys/kernel/btf/vmlinux", R_OK) || features_probe(f)) {
+	if (access("/sys/kernel/btf/vmlinux", R_OK) || features_probe(f, no_hooks)) {
 		report_error("no kernel BTF at '/sys/kernel/btf/vmlinux': this kernel needs CONFIG_DEBUG_INFO_BTF=y");
 		return -ENOENT;
 	}

@@ -28,7 +28,7 @@ struct loader_opts {
 
 /* Root or the BPF capabilities, kernel BTF, and what the core needs:
  * 0 or -errno. Fills *f with this kernel's features. */
-int loader_check_system(struct features *f);
+int loader_check_system(struct features *f, const char *no_hooks);
 /* *skel is set even on failure, for the caller's cleanup to destroy. */
 int loader_open(struct dftrace_bpf **skel, const struct loader_opts *o);
 /*

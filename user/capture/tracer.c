@@ -520,6 +520,18 @@ static FILE *open_recording(const struct invoker *who)
 	return fd >= 0 ? fdopen(fd, "w") : NULL;
 }
 
+/* Why this run takes the syscall tracepoints rather than the hooks
+ * (capture/schooks.h), or NULL: they are for a tracer that stays on, as
+ * their attach takes long. */
+static const char *no_hooks(const struct env *env)
+{
+	if (env->fentry < 0)
+		return "turned off by --no-fentry";
+	if (!env->fentry && !env->flight_on && !env->scope.on)
+		return "used with --flight, the host-wide scopes and --fentry";
+	return NULL;
+}
+
 int tracer_main(int argc, char **argv)
 {
 	struct tracer tr = { .launch = { .pid = -1, .go_fd = -1, .err_fd = -1 } };
@@ -531,15 +543,11 @@ int tracer_main(int argc, char **argv)
 	set_tracer_comm(TRACER_COMM);
 	libbpf_set_print(print_libbpf);
 	raise_fd_limit(&tr);
-	if (loader_check_system(&tr.features) || check_targets(&tr.env) || invoker_init(&tr.who))
+	if (loader_check_system(&tr.features, no_hooks(&tr.env)) || check_targets(&tr.env) ||
+	    invoker_init(&tr.who))
 		goto cleanup;
 	if (!tr.env.quiet)
 		features_warn(&tr.features, tr.env.verbose);
-	if (tr.env.fentry < 0)
-		features_turn_off(&tr.features, FEATURE_fentry_syscalls, "turned off by --no-fentry");
-	else if (!tr.env.fentry && !tr.env.flight_on && !tr.env.scope.on)
-		features_turn_off(&tr.features, FEATURE_fentry_syscalls,
-				  "used with --flight, the host-wide scopes and --fentry");
 	if (tr.env.no_gpu) /* asked for: not said at start-up, but in the trace */
 		features_turn_off(&tr.features, FEATURE_gpu, "turned off by --no-gpu");
 	if (tr.env.no_region_rings)
