@@ -567,16 +567,21 @@ void writer_named_args(const struct writer *w, struct jbuf *b, const struct name
 		key_file_ref(w, b, FILE1_KEYS, ev->file);
 }
 
+/* ev (its file, if any, in file: ev->file is set here) into s. */
 static void writer_named(struct writer *w, struct sink *s, const struct proc *p,
 			 const struct thread *t, const struct nesting *n,
-			 const struct named_event *ev, const struct istr *file)
+			 struct named_event *ev, const struct istr *file)
 {
+	struct file_ref f;
 	char name_cat[96];
 	int len;
 
 	writer_names(s, p, t);
-	if (file)
+	if (file) {
 		writer_fh(w, s, p->pid, file);
+		f = file_ref_of(file);
+		ev->file = &f;
+	}
 	if (s->records) {
 		flightrec_named(w, s, p, n, t->tid, ev);
 		return;
@@ -590,9 +595,8 @@ void writer_hidden_io(struct writer *w, struct sink *s, const struct proc *p,
 		      const struct thread *t, const struct nesting *n,
 		      const struct hidden_io *io)
 {
-	struct file_ref f = io->file ? file_ref_of(io->file) : (struct file_ref){ 0 };
 	struct named_event ev = { io->name, "POSIX", io->op, io->ts_ns, io->dur_ns, io->ret,
-				  io->file ? &f : NULL, io->args, io->nargs };
+				  NULL, io->args, io->nargs };
 
 	writer_named(w, s, p, t, n, &ev, io->file);
 }
@@ -600,9 +604,8 @@ void writer_hidden_io(struct writer *w, struct sink *s, const struct proc *p,
 void writer_gpu(struct writer *w, struct sink *s, const struct proc *p,
 		const struct thread *t, const struct nesting *n, const struct gpu_event *g)
 {
-	struct file_ref f = g->file ? file_ref_of(g->file) : (struct file_ref){ 0 };
 	struct named_event ev = { g->name, g->cat, NULL, g->ts_ns, g->dur_ns, g->ret,
-				  g->file ? &f : NULL, g->args, g->nargs };
+				  NULL, g->args, g->nargs };
 
 	writer_named(w, s, p, t, n, &ev, g->file);
 }
