@@ -215,9 +215,13 @@ void flightrec_syscall(struct writer *w, struct sink *s, const struct proc *p,
 	end_record(s, start, q, f1, f2, key);
 }
 
-/* A string arg's room: its bytes and their length, up to a record's
- * 64 KiB (longer strings are cut: kernel names of a few KiB at most). */
-#define STR_ARG_MAX 4096u
+/* A string arg's room: its bytes and their length, a record's 64 KiB
+ * holding GPU_ARGS_MAX of them whole with room to spare. Longer strings
+ * are cut, which none is: a kernel's name is cut at DFT_GPU_STR (128),
+ * the other string args are ours (a datatype, an api). */
+#define STR_ARG_MAX 1024u
+_Static_assert(REC_NAMED_MAX + GPU_ARGS_MAX * (10 + STR_ARG_MAX) <= UINT16_MAX,
+	       "a named event's record must fit its two-byte length");
 
 static size_t str_room(const struct named_event *ev)
 {
@@ -388,9 +392,7 @@ static int format_named(const struct writer *w, struct rd *r, const struct rec_c
 	ev.cat = get_ptr(r);
 	ev.op = get_ptr(r);
 	ev.nargs = r->p < r->end ? *r->p++ : GPU_ARGS_MAX + 1;
-	/* room for every string the record can hold */
-	if (ev.nargs > GPU_ARGS_MAX || !ev.name || !ev.cat ||
-	    jb_init(&strs, GPU_ARGS_MAX * (sizeof(struct istr) + 8) + (r->end - r->p)))
+	if (ev.nargs > GPU_ARGS_MAX || !ev.name || !ev.cat)
 		goto out;
 	for (int i = 0; i < ev.nargs && !r->bad; i++) {
 		struct event_arg *a = &args[i];
@@ -407,7 +409,10 @@ static int format_named(const struct writer *w, struct rd *r, const struct rec_c
 		}
 		uint64_t len = get_uv(r);
 
-		if (r->bad || len > (uint64_t)(r->end - r->p) || len > STR_ARG_MAX) {
+		/* at the first string, room for every one the record holds */
+		if (r->bad || len > (uint64_t)(r->end - r->p) || len > STR_ARG_MAX ||
+		    (!strs.p && jb_init(&strs, GPU_ARGS_MAX * (sizeof(struct istr) + 8) +
+						       (r->end - r->p)))) {
 			r->bad = true;
 			break;
 		}
