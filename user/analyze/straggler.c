@@ -100,11 +100,12 @@ static int note_io(struct straggler *s, int rank, const struct ev *e)
 int straggler_visit(void *ctx, const struct ev_input *in, uint16_t input, const struct ev *e)
 {
 	struct straggler *s = ctx;
-	int rank = ev_rank(in, e->pid);
 	uint64_t key;
+	int rank;
 
 	(void)input;
-	if (rank < 0 || e->step < 0)
+	/* every event of a report passes here: the cheap test first */
+	if (e->step < 0 || (rank = ev_rank(in, e->pid)) < 0)
 		return 0;
 	if (hostclock_collective(e->cat, e->name, &key))
 		return note_call(s, rank, e, key);

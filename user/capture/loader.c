@@ -159,6 +159,7 @@ static int link_annot_full(struct dftrace_bpf *skel)
 /* DFTRACE_BPF_VERIFIER_STATS=1: what the verifier said of each program
  * (its time and the instructions it went through), for start-up work. */
 #define STATS_LOG 4096
+#define STATS_PROGS 256	/* the programs it says, at most */
 
 static char *stats_logs(struct dftrace_bpf *skel)
 {
@@ -168,9 +169,9 @@ static char *stats_logs(struct dftrace_bpf *skel)
 
 	if (!getenv("DFTRACE_BPF_VERIFIER_STATS"))
 		return NULL;
-	logs = calloc(256, STATS_LOG);
+	logs = calloc(STATS_PROGS, STATS_LOG);
 	bpf_object__for_each_program(prog, skel->obj) {
-		if (!logs || i == 256)
+		if (!logs || i == STATS_PROGS)
 			break;
 		bpf_program__set_log_buf(prog, logs + (size_t)STATS_LOG * i++, STATS_LOG);
 		bpf_program__set_log_level(prog, 4);
@@ -186,7 +187,7 @@ static void say_stats(struct dftrace_bpf *skel, char *logs)
 	bpf_object__for_each_program(prog, skel->obj) {
 		const char *log = logs + (size_t)STATS_LOG * i++, *t, *n;
 
-		if (i > 256)
+		if (i > STATS_PROGS)
 			break;
 		if (!bpf_program__autoload(prog))
 			continue;
