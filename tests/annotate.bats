@@ -36,15 +36,19 @@ expect_minitrain_names() {
 	expect_minitrain_names
 }
 
-@test "annotate: the annotation programs load at the first file with probes, once; not for a program without" {
-	dft -v -o "$TRACE" -- "$WL/io" basic "$D"
+@test "annotate: the annotation programs load at start for a command (a wrapper's children need them at once); a tracer that stays on loads them at the first file with probes, once, not for a program without" {
+	dft -v -o "$TRACE" -- sh -c '"$1" "$2" 2 3; exit 0' sh "$EX/minitrain" "$D/mt"
 	expect_eq "status" "$DFT_STATUS" 0
-	expect_eq "programs loaded, no probes" "$(grep -c 'programs loaded in' "$T/dft.err")" 0
-	dft -v -o "$TRACE" -- "$EX/minitrain" "$D/mt" 2 3
+	expect_eq "programs loaded at start" \
+		"$(sed -n 's/^dftrace-bpf: \(.*\) programs loaded at start in .*/\1/p' "$T/dft.err")" \
+		"$(printf '%s\n' annotation 'GPU call')"
+	dft -v -o "$TRACE" --flight 5 --trigger exit -- "$WL/io" basic "$D"
 	expect_eq "status" "$DFT_STATUS" 0
-	expect_eq "programs loaded" "$(sed -n 's/^dftrace-bpf: \(.*\) programs loaded in .*/\1/p' "$T/dft.err")" annotation
-	valid
-	expect_minitrain_names
+	expect_eq "--flight: programs loaded, no probes" "$(grep -c 'programs loaded' "$T/dft.err")" 0
+	dft -v -o "$TRACE" --flight 5 --trigger exit -- "$EX/minitrain" "$D/mt" 2 3
+	expect_eq "status" "$DFT_STATUS" 0
+	expect_eq "--flight: programs loaded" \
+		"$(sed -n 's/^dftrace-bpf: \(.*\) programs loaded in .*/\1/p' "$T/dft.err")" annotation
 }
 
 @test "annotate: minitrain: every region, bytes by phase/epoch/step, links, nesting and counts match" {

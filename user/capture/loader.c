@@ -253,7 +253,7 @@ static int share_maps(struct dftrace_bpf *inst, struct dftrace_bpf *main)
 
 static const char *const lazy_names[LAZY__COUNT] = { "annotation", "GPU call" };
 
-static int lazy_load(struct lazy_progs *l, enum lazy_group g)
+static int lazy_load(struct lazy_progs *l, enum lazy_group g, const char *when)
 {
 	uint64_t t0 = clock_mono_ns();
 	unsigned int fds = l->verbose ? fd_count_open() : 0;
@@ -274,23 +274,35 @@ static int lazy_load(struct lazy_progs *l, enum lazy_group g)
 	    !(l->at_signal = bpf_program__attach(skel->progs.ring_at_signal)))
 		err = -errno;
 	if (!err && l->verbose)
-		fprintf(stderr, "dftrace-bpf: %s programs loaded in %.1f ms (%d descriptors)\n",
-			lazy_names[g], (clock_mono_ns() - t0) / 1e6, (int)(fd_count_open() - fds));
+		fprintf(stderr, "dftrace-bpf: %s programs loaded %sin %.1f ms (%d descriptors)\n",
+			lazy_names[g], when, (clock_mono_ns() - t0) / 1e6,
+			(int)(fd_count_open() - fds));
 	return err;
 }
 
-struct dftrace_bpf *loader_lazy(struct lazy_progs *l, enum lazy_group g)
+static struct dftrace_bpf *lazy_get(struct lazy_progs *l, enum lazy_group g,
+				    const char *when)
 {
 	if (l->inst[g] && !l->err[g])
 		return l->inst[g];
 	if (l->err[g] || l->stopped)
 		return NULL;
-	l->err[g] = lazy_load(l, g);
+	l->err[g] = lazy_load(l, g, when);
 	if (!l->err[g])
 		return l->inst[g];
 	report_error("cannot load the %s programs: %s; their probes are left out (-v: the "
 		     "verifier log)", lazy_names[g], strerror(-l->err[g]));
 	return NULL;
+}
+
+struct dftrace_bpf *loader_lazy(struct lazy_progs *l, enum lazy_group g)
+{
+	return lazy_get(l, g, "");
+}
+
+void loader_lazy_now(struct lazy_progs *l, enum lazy_group g)
+{
+	(void)lazy_get(l, g, "at start ");
 }
 
 void loader_lazy_detach(struct lazy_progs *l)

@@ -32,9 +32,12 @@ int loader_check_system(struct features *f, const char *no_hooks);
 /* *skel is set even on failure, for the caller's cleanup to destroy. */
 int loader_open(struct dftrace_bpf **skel, const struct loader_opts *o);
 /*
- * The programs of annotations and GPU calls are loaded at their first
+ * The programs of annotations and GPU calls can be loaded at their first
  * use (a traced process maps a file that has such probes), not at
- * start: a third of the verifier's time at start-up. A group is a second
+ * start: a third of the verifier's time at start-up. But a process that
+ * execs meanwhile runs without them for the load's 60-80 ms, so only a
+ * tracer that stays on (capture/tracer.c) waits for the first use; the
+ * others load them at start (loader_lazy_now). A group is a second
  * instance of the same object, every map (its globals too) the first
  * one's, and only the group's programs loaded.
  */
@@ -55,6 +58,8 @@ void loader_lazy_init(struct lazy_progs *l, struct dftrace_bpf *main,
 /* The instance whose programs of group g are loaded, loading them now
  * if need be; NULL (said once on stderr) if they cannot be. */
 struct dftrace_bpf *loader_lazy(struct lazy_progs *l, enum lazy_group g);
+/* Group g loaded now, at start (a failure said once on stderr). */
+void loader_lazy_now(struct lazy_progs *l, enum lazy_group g);
 /* Hooks off, as the main instance's (dftrace_bpf__detach). */
 void loader_lazy_detach(struct lazy_progs *l);
 void loader_lazy_free(struct lazy_progs *l);

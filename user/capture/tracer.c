@@ -111,6 +111,27 @@ static uint32_t probes_fd_budget(void)
 	return nofile.rlim_cur / 4;
 }
 
+/* A tracer that stays on (--flight, the host-wide scopes): its start-up
+ * counts, and a process that starts as it loads is rare among those it
+ * watches for days. */
+static bool stays_on(const struct env *env)
+{
+	return env->flight_on || env->scope.on;
+}
+
+/* The first processes of a job are its wrappers' children (a shell,
+ * torchrun, mpirun): a program loaded at first use would miss their
+ * first 60-80 ms, so a tracer that does not stay on loads them now. */
+static void preload(struct tracer *tr)
+{
+	if (stays_on(&tr->env))
+		return;
+	if (tr->features.on[FEATURE_annotations])
+		loader_lazy_now(&tr->lazy, LAZY_ANNOT);
+	if (tr->features.on[FEATURE_gpu])
+		loader_lazy_now(&tr->lazy, LAZY_GPU);
+}
+
 static int load_and_attach(struct tracer *tr)
 {
 	struct loader_opts o = { .ringbuf_size = tr->env.ringbuf_size,
@@ -128,6 +149,7 @@ static int load_and_attach(struct tracer *tr)
 	if (err)
 		return err;
 	loader_lazy_init(&tr->lazy, tr->skel, &o, tr->env.verbose);
+	preload(tr);
 	tr->adopt_iter = loader_iter(tr->skel->progs.adopt_threads);
 	tr->kept_iter = loader_iter(tr->skel->progs.kept_calls);
 	if (!tr->adopt_iter || !tr->kept_iter)
@@ -527,7 +549,7 @@ static const char *no_hooks(const struct env *env)
 {
 	if (env->fentry < 0)
 		return "turned off by --no-fentry";
-	if (!env->fentry && !env->flight_on && !env->scope.on)
+	if (!env->fentry && !stays_on(env))
 		return "used with --flight, the host-wide scopes and --fentry";
 	return NULL;
 }
