@@ -140,6 +140,9 @@ $(OUT)/workloads/%: tests/workloads/%.c $(wildcard tests/workloads/*.h include/d
 $(OUT)/workloads/rawopen: tests/workloads/rawopen.c | $(OUT)/workloads
 	$(CC) -O2 -Wall -Wextra -static -nostdlib -ffreestanding -fno-stack-protector $< -o $@
 
+# the generator of rank traces writes them gzipped
+$(OUT)/workloads/ranktraces: LDLIBS_WL := -lz
+
 # the one workload that drives io_uring through liburing
 $(OUT)/workloads/uring: LDLIBS_WL := -luring
 

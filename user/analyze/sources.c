@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include "analyze/events.h"
 #include "analyze/sources.h"
+#include "lib/pfor.h"
 #include "lib/vec.h"
 #include "model/profiler.h"
 
@@ -286,36 +287,73 @@ unsigned int source_reader_flags(const struct source *s)
 	return s->discovered ? READER_REGULAR : 0;
 }
 
-static int add_source(struct source_set *set, const char *path, bool discovered,
-		      char *err, size_t errlen)
+static int new_source(struct source_set *set, const char *path, bool discovered)
 {
-	struct source *s, one = { .path = strdup(path), .rank = -1, .world = -1,
-				  .discovered = discovered };
-	int rc;
+	struct source one = { .path = strdup(path), .rank = -1, .world = -1,
+			      .discovered = discovered };
 
 	if (!one.path || VEC_PUSH(set->src, set->n, set->cap, one)) {
 		free(one.path);
 		return -ENOMEM;
 	}
-	s = &set->src[set->n - 1];
-	rc = scan_one(s, set->strict, err, errlen);
-	if (rc)
-		return rc;
-	if (s->rank < 0)
-		s->rank = rank_from_name(s->path, &s->world);
 	return 0;
 }
 
-int sources_scan(struct source_set *set, char *const *paths, int n, char *err,
+/* What its name says, where its records did not. */
+static void source_named(struct source *s)
+{
+	if (s->rank < 0)
+		s->rank = rank_from_name(s->path, &s->world);
+}
+
+static int add_source(struct source_set *set, const char *path, bool discovered,
+		      char *err, size_t errlen)
+{
+	int rc = new_source(set, path, discovered);
+
+	if (!rc)
+		rc = scan_one(&set->src[set->n - 1], set->strict, err, errlen);
+	if (!rc)
+		source_named(&set->src[set->n - 1]);
+	return rc;
+}
+
+/* The inputs' first reads, on several cores: each its own message. */
+struct scan_job {
+	struct source *src;
+	bool strict;
+	char (*errs)[512];
+};
+
+static int scan_job(void *ctx, uint32_t i)
+{
+	struct scan_job *j = ctx;
+
+	return scan_one(&j->src[i], j->strict, j->errs[i], sizeof(j->errs[i]));
+}
+
+int sources_scan(struct source_set *set, char *const *paths, int n, int jobs, char *err,
 		 size_t errlen)
 {
-	for (int i = 0; i < n; i++) {
-		int rc = add_source(set, paths[i], false, err, errlen);
+	struct scan_job j = { .strict = set->strict };
+	uint32_t first = set->n, failed = 0;
+	int rc = 0;
 
-		if (rc)
-			return rc;
+	for (int i = 0; i < n && !rc; i++)
+		rc = new_source(set, paths[i], false);
+	j.errs = calloc(n ? n : 1, sizeof(*j.errs));
+	if (rc || !j.errs) {
+		free(j.errs);
+		return -ENOMEM;
 	}
-	return 0;
+	j.src = set->src + first;
+	rc = pfor(n, jobs, scan_job, &j, &failed);
+	if (rc)
+		snprintf(err, errlen, "%s", j.errs[failed]);
+	for (int i = 0; i < n && !rc; i++)
+		source_named(&j.src[i]);
+	free(j.errs);
+	return rc;
 }
 
 static void source_free(struct source *s)

@@ -89,8 +89,9 @@ struct source_set {
 	uint32_t nfits;
 };
 
-/* Reads every input once: 0, or -errno with a one-line message. */
-int sources_scan(struct source_set *set, char *const *paths, int n, char *err,
+/* Reads every input once, on jobs cores (0: all it may use): 0, or
+ * -errno with a one-line message (the first input's that failed). */
+int sources_scan(struct source_set *set, char *const *paths, int n, int jobs, char *err,
 		 size_t errlen);
 /* Torch traces a dftrace trace recorded and that were not given: their
  * paths, to be scanned as more inputs (NULL-terminated, malloc'd). */

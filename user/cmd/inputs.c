@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cmd/inputs.h"
+#include "lib/pfor.h"
 #include "lib/gz.h"
 #include "lib/hash.h"
 #include "lib/vec.h"
@@ -178,6 +179,17 @@ void inputs_free(struct inputs *in)
 	free(in->ids);
 	hmap_free(&in->by_id);
 	*in = (struct inputs){ 0 };
+}
+
+void inputs_jobs(struct inputs *in, const char *arg, struct argp_state *state)
+{
+	char *end;
+	long n = strtol(arg, &end, 10);
+
+	if (end == arg || *end || n < 1 || n > PFOR_MAX_JOBS)
+		argp_error(state, "bad --jobs '%s': a number of cores, 1 to %d", arg,
+			   PFOR_MAX_JOBS);
+	in->jobs = n;
 }
 
 void inputs_arg(struct inputs *in, const char *arg, struct argp_state *state)

@@ -22,6 +22,7 @@ struct inputs {
 	uint32_t ids_cap;
 	struct hmap by_id;	/* hash of the id -> index + 1 */
 	bool strict;	/* --strict: a trace cut short is refused */
+	int jobs;	/* --jobs: the cores that read; 0, all it may use */
 };
 
 /* --strict, said once for summary, report and merge */
@@ -32,6 +33,11 @@ struct inputs {
 	  "to its last whole line, and an event whose times are out of range "      \
 	  "rather than leave it out", 0 }
 
+/* --jobs, said once for summary, report and merge */
+#define INPUTS_JOBS_OPTION                                                    \
+	{ "jobs", 'j', "N", 0, "Read the inputs on N cores (default: every core "   \
+	  "it may run on); what it reads and writes does not depend on it", 0 }
+
 /* who: the command, for notes. 0, or -errno with a one-line message in
  * err. */
 int inputs_add(struct inputs *in, const char *arg, const char *who, char *err,
@@ -39,6 +45,9 @@ int inputs_add(struct inputs *in, const char *arg, const char *who, char *err,
 /* The same for an argument argp is parsing: a failure ends the command. */
 struct argp_state;
 void inputs_arg(struct inputs *in, const char *arg, struct argp_state *state);
+/* --jobs N for an argument argp is parsing: 1 to PFOR_MAX_JOBS (lib/pfor.h), else
+ * the command ends. */
+void inputs_jobs(struct inputs *in, const char *arg, struct argp_state *state);
 /* An output must be none of the inputs: 0, or -EEXIST with a message. */
 int inputs_check_output(const struct inputs *in, const char *output, char *err,
 			size_t errlen);

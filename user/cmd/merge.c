@@ -60,6 +60,7 @@ static const struct argp_option merge_options[] = {
 	{ "file-list", 'f', NULL, 0, "The inputs follow (as merge_trace spells it)", 0 },
 	{ "quiet", 'q', NULL, 0, "No progress, no summary", 0 },
 	INPUTS_STRICT_OPTION,
+	INPUTS_JOBS_OPTION,
 	{ "no-discover", OPT_NO_DISCOVER, NULL, 0, "Only the inputs given: not the torch "
 	  "traces the traces recorded", 0 },
 	{ "no-align-hosts", OPT_NO_ALIGN_HOSTS, NULL, 0, "Keep each host's wall clock (PTP-"
@@ -82,6 +83,9 @@ static error_t parse_merge(int key, char *arg, struct argp_state *state)
 		break;
 	case INPUTS_OPT_STRICT:
 		o->inputs.strict = true;
+		break;
+	case 'j':
+		inputs_jobs(&o->inputs, arg, state);
 		break;
 	case OPT_NO_DISCOVER:
 		o->no_discover = true;
@@ -238,7 +242,7 @@ static int convert_all(struct merge *m, struct stream *st, uint32_t from, uint32
 			continue;
 		}
 		m->read++;
-		progress_show(&m->progress, m->read, m->total, "events");
+		progress_show(&m->progress, m->read, m->total);
 		jb_reset(&line);
 		if (chrome_event(&s->conv, &e, &line, &ts)) {
 			s->at = ts;
@@ -261,6 +265,7 @@ static void close_streams(struct merge *m, struct stream *st, uint32_t n)
 			jb_mem(&m->names, st[i].conv.names.p, st[i].conv.names.len);
 		}
 		reader_close(st[i].r);
+		m->progress.files_done++;
 		chrome_conv_free(&st[i].conv);
 		st[i] = (struct stream){ 0 };
 	}
@@ -370,6 +375,7 @@ static int merge_run(struct merge *m)
 
 	for (uint32_t i = 0; i < m->set.n; i++)
 		m->total += m->set.src[i].records;
+	m->progress.files = m->set.n;
 	m->first = true;
 	if (!rc)
 		rc = output_write(m->out, "{\"traceEvents\":[\n", 17);
@@ -478,7 +484,7 @@ static int scan_inputs(struct merge *m, const struct merge_opts *o)
 	int rc = inputs_check_output(&o->inputs, o->output, m->err, sizeof(m->err));
 
 	if (!rc)
-		rc = sources_scan(&m->set, o->inputs.paths, o->inputs.n, m->err,
+		rc = sources_scan(&m->set, o->inputs.paths, o->inputs.n, o->inputs.jobs, m->err,
 				  sizeof(m->err));
 	if (rc)
 		return rc;
@@ -581,7 +587,7 @@ int merge_main(int argc, char **argv)
 		rc = output_close(m.out, m.err, sizeof(m.err));
 		m.out = NULL;
 	}
-	progress_done(&m.progress, m.read, m.total, "events");
+	progress_done(&m.progress, m.read, m.total);
 	if (rc) {
 		say("%s", m.err[0] ? m.err : strerror(-rc));
 		output_abort(m.out);

@@ -38,6 +38,7 @@ static const struct argp_option report_options[] = {
 	{ "output", 'o', "OUT", 0, "The page (default report.html)", 0 },
 	{ "quiet", 'q', NULL, 0, "No progress line", 0 },
 	INPUTS_STRICT_OPTION,
+	INPUTS_JOBS_OPTION,
 	{},
 };
 
@@ -54,6 +55,9 @@ static error_t parse_report(int key, char *arg, struct argp_state *state)
 		break;
 	case INPUTS_OPT_STRICT:
 		o->inputs.strict = true;
+		break;
+	case 'j':
+		inputs_jobs(&o->inputs, arg, state);
 		break;
 	case ARGP_KEY_ARG:
 		inputs_arg(&o->inputs, arg, state);
@@ -125,8 +129,10 @@ int report_main(int argc, char **argv)
 	if (!rc)
 		rc = inputs_check_output(&o.inputs, o.output, err, sizeof(err));
 	if (!rc)
-		rc = scan_profile(&p, &o.inputs, !o.quiet && isatty(STDERR_FILENO),
-				  add_event, &r, err, sizeof(err));
+		rc = scan_profile(&p, &o.inputs, &(struct scan_opts){
+					  .progress = !o.quiet && isatty(STDERR_FILENO),
+					  .jobs = o.inputs.jobs, .visit = add_event, .ctx = &r },
+				  err, sizeof(err));
 	if (!rc)
 		rc = jb_init(&page, 1 << 20);
 	if (!rc) {

@@ -5,32 +5,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "analyze/sources.h"
+#include "cmd/feed.h"
 #include "cmd/progress.h"
 #include "cmd/scan.h"
 #include "read/jscan.h"
 #include "read/reader.h"
-
-/* A merged file's metadata, ahead of its events (its process names come
- * last). Only a regular file can be read twice. */
-static int learn_first(struct ev_input *in, const char *path, bool strict, char *err,
-		       size_t errlen)
-{
-	struct reader *r;
-	struct rec e;
-	struct stat st;
-	int rc;
-
-	if (stat(path, &st) || !S_ISREG(st.st_mode))
-		return 0;
-	rc = reader_open(&r, path, strict ? READER_STRICT : 0, err, errlen);
-	if (rc)
-		return rc;
-	while ((rc = reader_next(r, &e, err, errlen)) > 0)
-		ev_input_learn(in, &e);
-	reader_close(r);
-	ev_input_learned(in);
-	return rc;
-}
 
 /* What puts an input on the others' clock: ns to add; the process a
  * torch trace that names none (pid "CPU functions") belongs to; the
@@ -99,7 +78,7 @@ static int align_inputs(const struct inputs *inputs, struct shift *shifts, char 
 	}
 	if (rc || ((!relative || relative == inputs->n) && !hosts))
 		return rc;
-	rc = sources_scan(&set, inputs->paths, inputs->n, why, sizeof(why));
+	rc = sources_scan(&set, inputs->paths, inputs->n, inputs->jobs, why, sizeof(why));
 	if (!rc)
 		rc = sources_decide(&set, why, sizeof(why));
 	for (uint32_t i = 0; i < set.n && !rc; i++) {
@@ -127,88 +106,134 @@ static int64_t shifted(const struct shift *s, int64_t t)
 	return clock_shift(t, s->offset_ns, s->rate, s->rate_t0);
 }
 
-/* Input number input into p, with what its metadata says in *in (made
- * ready by the caller, who frees it). */
-static int scan_one(struct profile *p, struct ev_input *in, const char *path, uint16_t input,
-		    bool strict, const struct shift *shift, struct progress *pr,
-		    uint64_t *events, scan_visit visit, void *ctx, char *err, size_t errlen)
-{
-	struct reader *r;
-	struct rec e;
-	struct ev ev;
-	int rc = reader_open(&r, path, strict ? READER_STRICT : 0, err, errlen);
+/* What every input's events go through, into the profile. */
+struct scan {
+	struct profile *p;
+	const struct inputs *inputs;
+	const struct shift *shifts;
+	struct ev_input *ins;	/* the consumer's, one an input */
+	bool *owns;		/* an input whose metadata a torch trace's needs */
+	struct progress *pr;
+	uint64_t events;
+	scan_visit visit;
+	void *ctx;
+};
 
+static int take_event(struct scan *s, uint16_t input, struct feed_item *it, char *err,
+		      size_t errlen)
+{
+	const struct shift *shift = &s->shifts[input];
+	struct ev *ev = &it->ev;
+	int rc;
+
+	ev->start = shifted(shift, ev->start);
+	ev->end = shifted(shift, ev->end);
+	if (!it->pid_num && shift->pid)
+		ev->pid = shift->pid;
+	rc = profile_add(s->p, &s->ins[input], input, ev);
+	if (!rc && s->visit)
+		rc = s->visit(s->ctx, &s->ins[input], input, ev);
 	if (rc)
-		return rc;
-	in->by_start = reader_meta(r)->container;
-	if (in->by_start && (rc = learn_first(in, path, strict, err, errlen))) {
-		reader_close(r);
-		return rc;
+		snprintf(err, errlen, "'%s': %s", s->inputs->paths[input], strerror(-rc));
+	progress_show(s->pr, ++s->events, 0);
+	return rc;
+}
+
+/* An input begins: its metadata, the owner's for a torch trace's. */
+static int begin_input(struct scan *s, uint16_t input, bool container, char *err,
+		       size_t errlen)
+{
+	struct ev_input *in = &s->ins[input];
+	int32_t owner = s->shifts[input].owner;
+
+	ev_input_init(in, s->inputs->paths[input]);
+	if (owner >= 0) {
+		in->owner = &s->ins[owner];
+		in->owner_input = owner;
 	}
-	while ((rc = reader_next(r, &e, err, errlen)) > 0) {
-		if (!ev_from_rec(in, &e, &ev))
-			continue;
-		ev.start = shifted(shift, ev.start);
-		ev.end = shifted(shift, ev.end);
-		if (!e.pid_num && shift->pid)
-			ev.pid = shift->pid;
-		rc = profile_add(p, in, input, &ev);
-		if (!rc && visit)
-			rc = visit(ctx, in, input, &ev);
-		if (rc) {
-			snprintf(err, errlen, "'%s': %s", path, strerror(-rc));
-			break;
-		}
-		progress_show(pr, ++*events, 0, "events");
-	}
-	if (!rc && !shift->warned)
+	in->by_start = container;
+	return container ? feed_learn_first(in, s->inputs->paths[input],
+					    s->inputs->strict ? READER_STRICT : 0, err, errlen)
+			 : 0;
+}
+
+static void end_input(struct scan *s, uint16_t input, struct reader *r)
+{
+	if (!s->shifts[input].warned)
 		reader_warn(r);
 	reader_close(r);
-	return rc;
+	if (!s->owns[input])
+		ev_input_free(&s->ins[input]);
+}
+
+static int take(struct scan *s, struct feed_item *it, char *err, size_t errlen)
+{
+	uint16_t input = it->input;
+	struct ev unused;
+
+	switch (it->kind) {
+	case FEED_BEGIN:
+		return begin_input(s, input, it->container, err, errlen);
+	case FEED_RECORD: /* what the worker learned from it, learned here */
+		(void)ev_from_rec(&s->ins[input], it->rec, &unused);
+		return 0;
+	case FEED_EVENT:
+		return take_event(s, input, it, err, errlen);
+	case FEED_END:
+		end_input(s, input, it->r);
+		s->pr->files_done++;
+		return 0;
+	}
+	return 0;
 }
 
 /* Every input, the traces before the torch traces that are their
  * processes': those traces' metadata (their processes' names and ranks)
- * is kept until the end, the others' let go as each is done. */
-static int scan_all(struct profile *p, const struct inputs *inputs, const struct shift *shifts,
-		    struct progress *pr, uint64_t *events, scan_visit visit, void *ctx,
-		    char *err, size_t errlen)
+ * is kept until the end, the others' let go as each is done. Read on
+ * jobs cores (cmd/feed.h), taken in that order. */
+static int scan_all(struct scan *s, int jobs, char *err, size_t errlen)
 {
-	struct ev_input *ins = calloc(inputs->n ? inputs->n : 1, sizeof(*ins));
-	bool *owns = calloc(inputs->n ? inputs->n : 1, sizeof(*owns));
-	int rc = ins && owns ? 0 : -ENOMEM;
+	uint32_t n = s->inputs->n, k = 0;
+	uint32_t *order = calloc(n ? n : 1, sizeof(*order));
+	struct feed *f = NULL;
+	struct feed_item it;
+	int rc;
 
-	for (uint32_t i = 0; i < inputs->n && !rc; i++)
-		if (shifts[i].owner >= 0)
-			owns[shifts[i].owner] = true;
-	for (int owned = 0; owned < 2; owned++) {
-		for (uint32_t i = 0; i < inputs->n && !rc; i++) {
-			if ((shifts[i].owner >= 0) != owned)
-				continue;
-			ev_input_init(&ins[i], inputs->paths[i]);
-			if (owned) {
-				ins[i].owner = &ins[shifts[i].owner];
-				ins[i].owner_input = shifts[i].owner;
-			}
-			rc = scan_one(p, &ins[i], inputs->paths[i], i, inputs->strict, &shifts[i],
-				      pr, events, visit, ctx, err, errlen);
-			if (!owns[i])
-				ev_input_free(&ins[i]);
-		}
-	}
-	for (uint32_t i = 0; ins && owns && i < inputs->n; i++)
-		if (owns[i])
-			ev_input_free(&ins[i]);
-	free(owns);
-	free(ins);
+	s->ins = calloc(n ? n : 1, sizeof(*s->ins));
+	s->owns = calloc(n ? n : 1, sizeof(*s->owns));
+	rc = s->ins && s->owns && order ? 0 : -ENOMEM;
+	for (uint32_t i = 0; i < n && !rc; i++)
+		if (s->shifts[i].owner >= 0)
+			s->owns[s->shifts[i].owner] = true;
+	for (int owned = 0; owned < 2 && !rc; owned++)
+		for (uint32_t i = 0; i < n; i++)
+			if ((s->shifts[i].owner >= 0) == owned)
+				order[k++] = i;
+	if (!rc)
+		rc = feed_start(&f, &(struct feed_opts){ .paths = s->inputs->paths,
+				.order = order, .n = n, .jobs = jobs,
+				.reader_flags = s->inputs->strict ? READER_STRICT : 0 });
+	while (!rc && (rc = feed_next(f, &it, err, errlen)) > 0)
+		rc = take(s, &it, err, errlen);
+	if (rc == -ENOMEM && !err[0])
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+	feed_free(f);
+	for (uint32_t i = 0; s->ins && s->owns && i < n; i++)
+		if (s->owns[i])
+			ev_input_free(&s->ins[i]);
+	free(s->owns);
+	free(s->ins);
+	free(order);
 	return rc;
 }
 
-int scan_profile(struct profile *p, const struct inputs *inputs, bool progress,
-		 scan_visit visit, void *ctx, char *err, size_t errlen)
+int scan_profile(struct profile *p, const struct inputs *inputs, const struct scan_opts *o,
+		 char *err, size_t errlen)
 {
-	struct progress pr = { .on = progress, .who = "dftrace-bpf" };
-	uint64_t events = 0;
+	struct progress pr = { .on = o->progress, .who = "dftrace-bpf",
+			       .files = inputs->n };
+	struct scan s = { .p = p, .inputs = inputs, .pr = &pr, .visit = o->visit,
+			  .ctx = o->ctx };
 	struct shift *shifts;
 	int rc = 0;
 
@@ -222,9 +247,10 @@ int scan_profile(struct profile *p, const struct inputs *inputs, bool progress,
 	for (uint32_t i = 0; i < inputs->n; i++)
 		shifts[i].owner = -1;
 	rc = align_inputs(inputs, shifts, err, errlen);
+	s.shifts = shifts;
 	if (!rc)
-		rc = scan_all(p, inputs, shifts, &pr, &events, visit, ctx, err, errlen);
+		rc = scan_all(&s, o->jobs, err, errlen);
 	free(shifts);
-	progress_done(&pr, events, 0, "events");
+	progress_done(&pr, s.events, 0);
 	return rc ? rc : profile_finish(p);
 }

@@ -13,8 +13,15 @@
 typedef int (*scan_visit)(void *ctx, const struct ev_input *in, uint16_t input,
 			  const struct ev *e);
 
+struct scan_opts {
+	bool progress;		/* on stderr, as it goes */
+	int jobs;		/* the cores that read: 0, all this process may use */
+	scan_visit visit;	/* NULL: none */
+	void *ctx;
+};
+
 /* 0, or -errno with a one-line message naming the file in err. */
-int scan_profile(struct profile *p, const struct inputs *inputs, bool progress,
-		 scan_visit visit, void *ctx, char *err, size_t errlen);
+int scan_profile(struct profile *p, const struct inputs *inputs, const struct scan_opts *o,
+		 char *err, size_t errlen);
 
 #endif

@@ -57,6 +57,7 @@ static const struct argp_option summary_options[] = {
 	{ "csv", OPT_CSV, NULL, 0, "CSV (times in ns)", 0 },
 	{ "quiet", 'q', NULL, 0, "No progress line", 0 },
 	INPUTS_STRICT_OPTION,
+	INPUTS_JOBS_OPTION,
 	{},
 };
 
@@ -101,6 +102,9 @@ static error_t parse_summary(int key, char *arg, struct argp_state *state)
 		break;
 	case INPUTS_OPT_STRICT:
 		o->inputs.strict = true;
+		break;
+	case 'j':
+		inputs_jobs(&o->inputs, arg, state);
 		break;
 	case ARGP_KEY_ARG:
 		inputs_arg(&o->inputs, arg, state);
@@ -150,8 +154,11 @@ int summary_main(int argc, char **argv)
 	stragglers = by_has(&o, "rank") && by_has(&o, "step") && !o.json && !o.csv;
 	rc = profile_init(&p, o.by, o.nby, err, sizeof(err));
 	if (!rc)
-		rc = scan_profile(&p, &o.inputs, !o.quiet && isatty(STDERR_FILENO),
-				  stragglers ? straggler_visit : NULL, &strag, err, sizeof(err));
+		rc = scan_profile(&p, &o.inputs, &(struct scan_opts){
+					  .progress = !o.quiet && isatty(STDERR_FILENO),
+					  .jobs = o.inputs.jobs,
+					  .visit = stragglers ? straggler_visit : NULL,
+					  .ctx = &strag }, err, sizeof(err));
 	if (!rc && o.json)
 		rc = table_json(stdout, &p, &o.table);
 	else if (!rc && o.csv)
