@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "analyze/sources.h"
 #include "cmd/cmd.h"
+#include "cmd/convert.h"
 #include "cmd/inputs.h"
 #include "cmd/progress.h"
 #include "cmd/spool.h"
@@ -24,13 +25,6 @@
 #include "lib/vec.h"
 #include "render/chrome.h"
 #include "write/output.h"
-
-/* Events held back to put the output in time order; a region written
- * when it ends, longer ago than this many events, comes out late. */
-#define WINDOW 8192
-/* Inputs read at once (some 5 MB and a descriptor each); more are merged
- * in rounds (cmd/spool.h). */
-#define OPEN_INPUTS 4
 
 enum { OPT_NO_DISCOVER = 0x100, OPT_NO_ALIGN_HOSTS };
 
@@ -110,165 +104,24 @@ static error_t parse_merge(int key, char *arg, struct argp_state *state)
 
 /* ---- the pass that writes ---- */
 
-struct pending {
-	size_t len;
-	char text[];
-};
-
 struct merge {
 	struct source_set set;
 	struct output *out;
-	struct heap window;	/* rendered events, by time */
-	FILE *spool;		/* where they go in a round, else NULL */
-	struct spools spools;	/* the rounds' */
-	struct jbuf names;	/* thread_name lines of the inputs done */
-	struct hmap named;	/* threads and processes named (chrome_conv) */
-	uint64_t read, total;	/* events converted, of all */
+	struct convert cv;	/* the conversion (cmd/convert.h) */
 	bool first;
 	struct progress progress;
 	char err[512];
 };
 
-static int write_text(struct merge *m, const char *text, size_t len)
+static int write_text(void *ctx, const char *text, size_t len)
 {
+	struct merge *m = ctx;
 	int rc = 0;
 
 	if (!m->first)
 		rc = output_write(m->out, ",\n", 2);
 	m->first = false;
 	return rc ? rc : output_write(m->out, text, len);
-}
-
-
-static int emit(struct merge *m, struct heap_item *it)
-{
-	struct pending *p = it->val;
-	int rc = m->spool ? spool_put(m->spool, it->key, p->text, p->len) :
-			    write_text(m, p->text, p->len);
-
-	free(p);
-	return rc;
-}
-
-static int emit_oldest(struct merge *m)
-{
-	struct heap_item it;
-
-	return heap_pop(&m->window, &it) ? emit(m, &it) : 0;
-}
-
-/* Into the window; once it is full, the oldest event goes out. */
-static int hold(void *ctx, int64_t ts, const char *text, size_t len)
-{
-	struct pending *p = malloc(sizeof(*p) + len);
-	struct merge *m = ctx;
-	struct heap_item it;
-
-	if (!p)
-		return -ENOMEM;
-	p->len = len;
-	memcpy(p->text, text, len);
-	if (m->window.n < WINDOW) {
-		if (heap_push(&m->window, ts, p)) {
-			free(p);
-			return -ENOMEM;
-		}
-		return 0;
-	}
-	heap_pushpop(&m->window, ts, p, &it);
-	return emit(m, &it);
-}
-
-/* One input being converted, and the time it has reached. */
-struct stream {
-	struct reader *r;
-	struct chrome_conv conv;
-	int64_t at;
-};
-
-/* Inputs from to from + n - 1, into st[0..n-1]. */
-static int open_streams(struct merge *m, struct stream *st, uint32_t from, uint32_t n,
-			struct heap *order)
-{
-	int rc = 0;
-
-	for (uint32_t i = 0; i < n && !rc; i++) {
-		struct source *s = &m->set.src[from + i];
-
-		chrome_conv_init(&st[i].conv, &m->set, s, &m->named);
-		rc = reader_open(&st[i].r, s->path, source_reader_flags(s), m->err,
-				 sizeof(m->err));
-		if (!rc)
-			rc = heap_push(order, source_time(s, s->min_ts), &st[i]);
-	}
-	return rc;
-}
-
-/* The first read skimmed: it must have seen every event this one did. */
-static int same_events(struct merge *m, const struct stream *s)
-{
-	uint64_t n = reader_events(s->r);
-
-	if (n == s->conv.src->records)
-		return 0;
-	snprintf(m->err, sizeof(m->err), "'%s': %llu events, but %llu on a first "
-		 "look: more than one event on a line?", s->conv.src->path,
-		 (unsigned long long)n, (unsigned long long)s->conv.src->records);
-	return -EINVAL;
-}
-
-/* The input that is furthest behind goes next, so the window sees all
- * inputs advance together. */
-static int convert_all(struct merge *m, struct stream *st, uint32_t from, uint32_t n)
-{
-	struct heap order = { 0 };
-	struct heap_item it;
-	struct jbuf line;
-	int rc = jb_init(&line, 4096);
-
-	if (!rc)
-		rc = open_streams(m, st, from, n, &order);
-	while (!rc && heap_pop(&order, &it)) {
-		struct stream *s = it.val;
-		struct rec e;
-		int64_t ts;
-
-		int got = reader_next(s->r, &e, m->err, sizeof(m->err));
-
-		if (got == 0)
-			rc = same_events(m, s);
-		if (got <= 0) { /* done with it, or failed */
-			rc = rc ? rc : got;
-			continue;
-		}
-		m->read++;
-		progress_show(&m->progress, m->read, m->total);
-		jb_reset(&line);
-		if (chrome_event(&s->conv, &e, &line, &ts)) {
-			s->at = ts;
-			rc = line.err ? line.err : hold(m, ts, line.p, line.len);
-		}
-		rc = rc ? rc : heap_push(&order, s->at, s);
-	}
-	heap_free(&order);
-	jb_free(&line);
-	return rc;
-}
-
-/* The inputs done: their thread names kept, the rest let go. */
-static void close_streams(struct merge *m, struct stream *st, uint32_t n)
-{
-	for (uint32_t i = 0; i < n; i++) {
-		if (st[i].conv.names.len) {
-			if (m->names.len)
-				JB_LIT(&m->names, ",\n");
-			jb_mem(&m->names, st[i].conv.names.p, st[i].conv.names.len);
-		}
-		reader_close(st[i].r);
-		m->progress.files_done++;
-		chrome_conv_free(&st[i].conv);
-		st[i] = (struct stream){ 0 };
-	}
 }
 
 static int write_names(struct merge *m)
@@ -278,12 +131,12 @@ static int write_names(struct merge *m)
 
 	if (!rc)
 		chrome_process_names(&m->set, &names);
-	if (!rc && m->names.len) {
+	if (!rc && m->cv.names.len) {
 		if (names.len)
 			JB_LIT(&names, ",\n");
-		jb_mem(&names, m->names.p, m->names.len);
+		jb_mem(&names, m->cv.names.p, m->cv.names.len);
 	}
-	rc = rc ? rc : names.err ? names.err : m->names.err;
+	rc = rc ? rc : names.err ? names.err : m->cv.names.err;
 	if (!rc && names.len)
 		rc = write_text(m, names.p, names.len);
 	jb_free(&names);
@@ -345,53 +198,26 @@ static int write_tail(struct merge *m)
 	return rc;
 }
 
-/* Inputs from to from + n - 1, converted into the window; in rounds,
- * through it into a spool of their own. */
-static int merge_round(struct merge *m, struct stream *st, uint32_t from, uint32_t n)
+static int merge_run(struct merge *m, int jobs)
 {
-	bool rounds = m->set.n > OPEN_INPUTS;
-	int rc = rounds ? spool_new(&m->spool, m->err, sizeof(m->err)) : 0;
+	int rc;
 
-	if (!rc)
-		rc = convert_all(m, st, from, n);
-	while (!rc && rounds && m->window.n)
-		rc = emit_oldest(m);
-	close_streams(m, st, n);
-	if (m->spool) {
-		if (!rc)
-			rc = spools_add(&m->spools, m->spool, m->err, sizeof(m->err));
-		else
-			fclose(m->spool);
-		m->spool = NULL;
-	}
-	return rc;
-}
-
-static int merge_run(struct merge *m)
-{
-	uint32_t nst = m->set.n < OPEN_INPUTS ? m->set.n : OPEN_INPUTS;
-	struct stream *st = calloc(nst ? nst : 1, sizeof(*st));
-	int rc = st ? jb_init(&m->names, 4096) : -ENOMEM;
-
-	for (uint32_t i = 0; i < m->set.n; i++)
-		m->total += m->set.src[i].records;
+	m->cv.set = &m->set;
+	m->cv.out = write_text;
+	m->cv.ctx = m;
+	m->cv.progress = &m->progress;
+	m->cv.jobs = jobs;
 	m->progress.files = m->set.n;
 	m->first = true;
+	rc = output_write(m->out, "{\"traceEvents\":[\n", 17);
 	if (!rc)
-		rc = output_write(m->out, "{\"traceEvents\":[\n", 17);
-	for (uint32_t from = 0; !rc && from < m->set.n; from += nst)
-		rc = merge_round(m, st, from, m->set.n - from < nst ? m->set.n - from : nst);
-	if (!rc)
-		rc = spools_drain(&m->spools, hold, m, m->err, sizeof(m->err));
-	while (!rc && m->window.n)
-		rc = emit_oldest(m);
+		rc = convert_run(&m->cv);
+	if (rc && !m->err[0])
+		snprintf(m->err, sizeof(m->err), "%s", m->cv.err);
 	if (!rc)
 		rc = write_names(m);
 	if (!rc)
 		rc = write_tail(m);
-	spools_free(&m->spools);
-	jb_free(&m->names);
-	free(st);
 	return rc;
 }
 
@@ -580,28 +406,21 @@ int merge_main(int argc, char **argv)
 	m.progress = (struct progress){ .on = !o.quiet && isatty(STDERR_FILENO),
 					.who = "dftrace-bpf merge" };
 	if (!rc)
-		rc = merge_run(&m);
+		rc = merge_run(&m, o.inputs.jobs);
 	if (!rc)
 		rc = output_commit(m.out, m.err, sizeof(m.err));
 	if (!rc) {
 		rc = output_close(m.out, m.err, sizeof(m.err));
 		m.out = NULL;
 	}
-	progress_done(&m.progress, m.read, m.total);
+	progress_done(&m.progress, m.cv.read, m.cv.total);
 	if (rc) {
 		say("%s", m.err[0] ? m.err : strerror(-rc));
 		output_abort(m.out);
 	} else if (!o.quiet) {
 		report_alignment(&m);
 	}
-	while (m.window.n) {
-		struct heap_item it;
-
-		heap_pop(&m.window, &it);
-		free(it.val);
-	}
-	heap_free(&m.window);
-	hmap_free(&m.named);
+	convert_free(&m.cv);
 	sources_free(&m.set);
 	invoker_free(&who);
 	inputs_free(&o.inputs);

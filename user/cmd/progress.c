@@ -28,9 +28,15 @@ static void draw(const struct progress *p, uint64_t done, uint64_t total, uint64
 
 void progress_show(struct progress *p, uint64_t done, uint64_t total)
 {
+	if (p->on && !(++p->calls % CALLS_PER_LOOK))
+		progress_look(p, done, total);
+}
+
+void progress_look(struct progress *p, uint64_t done, uint64_t total)
+{
 	uint64_t now;
 
-	if (!p->on || ++p->calls % CALLS_PER_LOOK)
+	if (!p->on)
 		return;
 	now = clock_mono_ns();
 	if (!p->start_ns) { /* the first look: a line half a second on */

@@ -17,6 +17,8 @@ struct progress {
 
 /* events done, of total (0: a count alone). */
 void progress_show(struct progress *p, uint64_t done, uint64_t total);
+/* The same, the clock looked at now (not per event: while waiting). */
+void progress_look(struct progress *p, uint64_t done, uint64_t total);
 /* The last line, ended. */
 void progress_done(struct progress *p, uint64_t done, uint64_t total);
 

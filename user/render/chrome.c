@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,7 @@ void chrome_conv_free(struct chrome_conv *c)
 		free(t);
 	}
 	hmap_free(&c->tracks);
+	free(c->lines);
 	jb_free(&c->names);
 	jb_free(&c->args);
 }
@@ -212,6 +214,38 @@ static bool first_name(struct chrome_conv *c, uint32_t pid, uint32_t tid)
 	return !c->named || hmap_add(c->named, key, 0) == 1;
 }
 
+/* A thread_name line for names: its text goes after it. */
+static void name_begin(struct chrome_conv *c, uint32_t pid, uint32_t tid)
+{
+	struct chrome_name n = { (uint64_t)pid << 32 | tid, c->names.len, 0 };
+
+	if (VEC_PUSH(c->lines, c->nlines, c->caplines, n))
+		c->names.err = -ENOMEM;
+	JB_LIT(&c->names, "{\"name\":\"thread_name\",\"ph\":\"M\"");
+	put_ids(&c->names, pid, tid);
+}
+
+static void name_end(struct chrome_conv *c)
+{
+	if (c->nlines)
+		c->lines[c->nlines - 1].len = c->names.len - c->lines[c->nlines - 1].off;
+}
+
+void chrome_names_take(struct chrome_conv *c, struct hmap *named, struct jbuf *out)
+{
+	for (uint32_t i = 0; i < c->nlines; i++) {
+		const struct chrome_name *n = &c->lines[i];
+
+		if (hmap_add(named, n->key, 0) != 1)
+			continue;
+		if (out->len)
+			JB_LIT(out, ",\n");
+		jb_mem(out, c->names.p + n->off, n->len);
+	}
+	if (c->names.err && !out->err)
+		out->err = c->names.err;
+}
+
 static bool dftrace_meta(struct chrome_conv *c, const struct rec *e,
 			 struct jbuf *b, int64_t *ts)
 {
@@ -238,14 +272,11 @@ static bool dftrace_meta(struct chrome_conv *c, const struct rec *e,
 		return false; /* process names are the merge's; SH, HH: used */
 	pid = sources_id(c->set, c->src, e->pid);
 	tid = sources_id(c->set, c->src, e->tid);
-	if (!first_name(c, pid, tid))
-		return false;
-	*ts = 0;
-	JB_LIT(b, "{\"name\":\"thread_name\",\"ph\":\"M\"");
-	put_ids(b, pid, tid);
-	put_args(b, e->args, NULL, 0);
-	jb_char(b, '}');
-	return true;
+	name_begin(c, pid, tid);
+	put_args(&c->names, e->args, NULL, 0);
+	jb_char(&c->names, '}');
+	name_end(c);
+	return false;
 }
 
 static bool dftrace_event(struct chrome_conv *c, const struct rec *e,
@@ -297,16 +328,14 @@ static struct track *torch_track(struct chrome_conv *c, const struct rec *e,
 		return NULL;
 	}
 	t->tid = sources_spare_id(c->set);
-	if (c->names.len)
-		JB_LIT(&c->names, ",\n");
-	JB_LIT(&c->names, "{\"name\":\"thread_name\",\"ph\":\"M\"");
-	put_ids(&c->names, pid, t->tid);
+	name_begin(c, pid, t->tid);
 	JB_LIT(&c->names, ",\"args\":{\"name\":\"torch ");
 	if (e->tid_num)
 		jb_i64(&c->names, e->tid);
 	else
 		jb_str(&c->names, e->tid_text.p, e->tid_text.len);
 	JB_LIT(&c->names, "\"}}");
+	name_end(c);
 	return t;
 }
 

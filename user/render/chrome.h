@@ -17,20 +17,35 @@
 #include "lib/json.h"
 #include "read/reader.h"
 
+/* A thread_name line of names, and the thread it names. */
+struct chrome_name {
+	uint64_t key;		/* pid << 32 | tid, output ids */
+	size_t off, len;
+};
+
 /* What converting one input needs besides the source set. */
 struct chrome_conv {
 	struct source_set *set;
 	struct source *src;
 	struct fh_table fh;	/* dftrace: its files */
 	struct hmap tracks;	/* torch: its tid -> struct track */
-	struct jbuf names;	/* thread_name lines of the torch tracks */
+	struct jbuf names;	/* thread_name lines: a trace's, the torch tracks' */
+	struct chrome_name *lines;	/* each of them */
+	uint32_t nlines, caplines;
 	struct jbuf args;	/* scratch: one event's args */
 	struct hmap *named;	/* the merge's: pid << 32 | tid named so far */
 };
 
-/* named: shared by all inputs, so a thread is named once in the output. */
+/* named: shared by all inputs, so a thread is named once in the output;
+ * only an earlier merge's events use it as they are converted (the
+ * caller's thread). A trace's thread names wait in c->names, for
+ * chrome_names_take: a conversion of traces alone touches nothing any
+ * other conversion does, and can run on a thread of its own. */
 void chrome_conv_init(struct chrome_conv *c, struct source_set *set,
 		      struct source *src, struct hmap *named);
+/* c's thread_name lines whose thread named has not seen (now seen),
+ * after out's (",\n" between). */
+void chrome_names_take(struct chrome_conv *c, struct hmap *named, struct jbuf *out);
 void chrome_conv_free(struct chrome_conv *c);
 
 /* Writes e as one event into out (no separator), with its output time in
