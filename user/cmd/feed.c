@@ -131,6 +131,11 @@ static int queue(struct worker *w, struct batch *b)
 	return 0;
 }
 
+static bool inside(struct span s, struct span raw)
+{
+	return s.p >= raw.p && s.p + s.len <= raw.p + raw.len;
+}
+
 /* s, where the batch holds it: inside the record's text, at the same
  * place in its copy there (copy: NULL if none); else copied. */
 static struct span place(struct batch *b, struct span s, const struct span raw,
@@ -140,7 +145,7 @@ static struct span place(struct batch *b, struct span s, const struct span raw,
 
 	if (!s.len)
 		return (struct span){ "", 0 };
-	if (copy && s.p >= raw.p && s.p + s.len <= raw.p + raw.len)
+	if (copy && inside(s, raw))
 		return (struct span){ copy + (s.p - raw.p), s.len };
 	d = b->text + b->len;
 	memcpy(d, s.p, s.len);
@@ -148,14 +153,28 @@ static struct span place(struct batch *b, struct span s, const struct span raw,
 	return (struct span){ d, s.len };
 }
 
-/* The bytes an event, or a record that is not one, takes in a batch, at
- * most: an event's strings alone (a fifth of its line). */
+/* The bytes of s that a copy of a record whose text is raw does not hold. */
+static size_t outside(struct span s, struct span raw)
+{
+	return inside(s, raw) ? 0 : s.len;
+}
+
+/* The bytes an event, or a record that is not one, takes in a batch: an
+ * event's strings alone (a fifth of its line); a record's text, and any
+ * of its spans that lie outside it (none do: the reader's spans are its
+ * text's). */
 static size_t room_for(const struct rec *e, const struct ev *ev)
 {
+	size_t n = e->raw.len;
+
 	if (ev)
 		return ev->name.len + ev->cat.len + ev->hist.len + ev->file.len +
 		       ev->phase_cat.len + ev->phase.len + ev->copy_kind.len;
-	return e->raw.len * 2; /* its spans may lie outside its text (they do not) */
+	n += outside(e->name, e->raw) + outside(e->cat, e->raw) + outside(e->args, e->raw) +
+	     outside(e->pid_text, e->raw) + outside(e->tid_text, e->raw);
+	for (int i = 0; i < e->nargs && i < REC_ARGS; i++)
+		n += outside(e->arg_key[i], e->raw) + outside(e->arg_val[i], e->raw);
+	return n;
 }
 
 static bool fits(const struct batch *b, size_t need, bool record)

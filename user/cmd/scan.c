@@ -78,9 +78,12 @@ static int align_inputs(const struct inputs *inputs, struct shift *shifts, char 
 	}
 	if (rc || ((!relative || relative == inputs->n) && !hosts))
 		return rc;
-	rc = sources_scan(&set, inputs->paths, inputs->n, inputs->jobs, why, sizeof(why));
-	if (!rc)
-		rc = sources_decide(&set, why, sizeof(why));
+	rc = sources_scan(&set, inputs->paths, inputs->n, inputs->jobs, err, errlen);
+	if (rc) { /* an input that does not read: its own message */
+		sources_free(&set);
+		return rc;
+	}
+	rc = sources_decide(&set, why, sizeof(why));
 	for (uint32_t i = 0; i < set.n && !rc; i++) {
 		const struct source *src = &set.src[i];
 
