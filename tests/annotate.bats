@@ -41,7 +41,7 @@ expect_minitrain_names() {
 	expect_eq "status" "$DFT_STATUS" 0
 	expect_eq "programs loaded at start" \
 		"$(sed -n 's/^dftrace-bpf: \(.*\) programs loaded at start in .*/\1/p' "$T/dft.err")" \
-		"$(printf '%s\n' annotation 'GPU call')"
+		"$(printf '%s\n' 'GPU call' annotation)"
 	dft -v -o "$TRACE" --flight 5 --trigger exit -- "$WL/io" basic "$D"
 	expect_eq "status" "$DFT_STATUS" 0
 	expect_eq "--flight: programs loaded, no probes" "$(grep -c 'programs loaded' "$T/dft.err")" 0

@@ -220,9 +220,14 @@ int loader_open(struct dftrace_bpf **out, const struct loader_opts *o)
 	if (err) {
 		report_error("cannot load the BPF programs: %s (run with -v for the verifier log)",
 		     strerror(-err));
-		return err;
 	}
-	err = dftrace_bpf__attach(skel);
+	return err;
+}
+
+int loader_attach(struct dftrace_bpf *skel)
+{
+	int err = dftrace_bpf__attach(skel);
+
 	if (err)
 		report_error("cannot attach the BPF programs: %s", strerror(-err));
 	return err;

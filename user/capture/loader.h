@@ -29,8 +29,11 @@ struct loader_opts {
 /* Root or the BPF capabilities, kernel BTF, and what the core needs:
  * 0 or -errno. Fills *f with this kernel's features. */
 int loader_check_system(struct features *f, const char *no_hooks);
-/* *skel is set even on failure, for the caller's cleanup to destroy. */
+/* Opened and loaded (verified), nothing attached yet: 0 or -errno, said.
+ * *skel is set even on failure, for the caller's cleanup to destroy. */
 int loader_open(struct dftrace_bpf **skel, const struct loader_opts *o);
+/* Its hooks live: 0 or -errno, said. */
+int loader_attach(struct dftrace_bpf *skel);
 /*
  * The programs of annotations and GPU calls can be loaded at their first
  * use (a traced process maps a file that has such probes), not at

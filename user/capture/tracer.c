@@ -126,10 +126,11 @@ static void preload(struct tracer *tr)
 {
 	if (stays_on(&tr->env))
 		return;
-	if (tr->features.on[FEATURE_annotations])
-		loader_lazy_now(&tr->lazy, LAZY_ANNOT);
 	if (tr->features.on[FEATURE_gpu])
 		loader_lazy_now(&tr->lazy, LAZY_GPU);
+	/* last: its signal hook is a link, the first to go live */
+	if (tr->features.on[FEATURE_annotations])
+		loader_lazy_now(&tr->lazy, LAZY_ANNOT);
 }
 
 static int load_and_attach(struct tracer *tr)
@@ -144,12 +145,16 @@ static int load_and_attach(struct tracer *tr)
 				 .features = &tr->features };
 	int err = loader_open(&tr->skel, &o);
 
+	/* every program verified before the first hook goes live */
+	if (!err) {
+		loader_lazy_init(&tr->lazy, tr->skel, &o, tr->env.verbose);
+		preload(tr);
+		err = loader_attach(tr->skel);
+	}
 	if (!err)
 		err = sc_hooks_attach(&tr->hooks, tr->skel, &tr->features, tr->env.verbose);
 	if (err)
 		return err;
-	loader_lazy_init(&tr->lazy, tr->skel, &o, tr->env.verbose);
-	preload(tr);
 	tr->adopt_iter = loader_iter(tr->skel->progs.adopt_threads);
 	tr->kept_iter = loader_iter(tr->skel->progs.kept_calls);
 	if (!tr->adopt_iter || !tr->kept_iter)
