@@ -127,11 +127,17 @@ $(OUT)/tests/%-san: tests/unit/%.c tests/unit/check.h $(SAN_OBJS) | $(OUT)/tests
 FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	      -DREAD_BUF_START=16 -DREAD_RAW_BUF=7
 FUZZ_SRCS := $(wildcard user/read/*.c) user/lib/gz.c user/lib/vec.c
-fuzz: $(OUT)/fuzz/fuzz_reader
+fuzz: $(OUT)/fuzz/fuzz_reader $(OUT)/fuzz/fuzz_service
 
 $(OUT)/fuzz/fuzz_reader: tests/fuzz/fuzz_reader.c $(FUZZ_SRCS) $(wildcard user/read/*.h) user/lib/gz.h user/lib/vec.h
 	@mkdir -p $(dir $@)
 	$(CLANG) $(FUZZ_FLAGS) -Wall -std=gnu11 -D_GNU_SOURCE -Iuser $< $(FUZZ_SRCS) -o $@ -lz -ldl
+
+$(OUT)/fuzz/fuzz_service: tests/fuzz/fuzz_service.c user/service/proto.c user/service/policy.c \
+		user/service/proto.h user/service/policy.h
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_FLAGS) -Wall -std=gnu11 -D_GNU_SOURCE -Iuser $< user/service/proto.c \
+		user/service/policy.c -o $@
 
 $(OUT)/workloads/%: tests/workloads/%.c $(wildcard tests/workloads/*.h include/dftrace/*.h) | $(OUT)/workloads
 	$(CC) -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -Iinclude $< -o $@ -lpthread -ldl $(LDLIBS_WL)

@@ -6,9 +6,11 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include "capture/loader.h"
 #include "capture/tracer.h"
 #include "cmd/cmd.h"
 #include "lib/invoker.h"
+#include "service/serve.h"
 
 static const struct subcommand {
 	const char *name;
@@ -21,6 +23,8 @@ static const struct subcommand {
 	/* signals a tracer: with the privilege it was given (a root
 	 * tracer takes SIGUSR1 from root alone) */
 	{ "dump", dump_main, false },
+	/* the root service (service/serve.h) */
+	{ "serve", serve_main, false },
 };
 
 /* The offline tools need no privilege: under sudo they become the user
@@ -53,5 +57,6 @@ int main(int argc, char **argv)
 				return 1;
 			return subcommands[i].main(argc - 1, argv + 1);
 		}
-	return tracer_main(argc, argv);
+	/* without the privilege to load BPF: through the service */
+	return loader_may_load() ? tracer_main(argc, argv) : client_main(argc, argv);
 }

@@ -21,7 +21,7 @@
 
 #define CAP(c) (1ull << (c))
 
-static bool has_bpf_caps(void)
+bool loader_may_load(void)
 {
 	char line[256];
 	unsigned long long eff = 0;
@@ -42,7 +42,7 @@ static bool has_bpf_caps(void)
 
 int loader_check_system(struct features *f, const char *no_hooks)
 {
-	if (!has_bpf_caps()) {
+	if (!loader_may_load()) {
 		report_error("permission denied: tracing needs root or CAP_BPF and CAP_PERFMON; run with sudo");
 		return -EPERM;
 	}

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 struct bpf_link;
+struct bpf_program;
 struct dftrace_bpf;
 struct features;
 
@@ -26,6 +27,9 @@ struct loader_opts {
 	const struct features *features;	/* this kernel's */
 };
 
+/* Whether this process may load BPF: root, or CAP_BPF and CAP_PERFMON
+ * (or CAP_SYS_ADMIN). Without, the tracer is the service's client. */
+bool loader_may_load(void);
 /* Root or the BPF capabilities, kernel BTF, and what the core needs:
  * 0 or -errno. Fills *f with this kernel's features. */
 int loader_check_system(struct features *f, const char *no_hooks);

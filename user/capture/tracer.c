@@ -561,11 +561,18 @@ static const char *no_hooks(const struct env *env)
 
 int tracer_main(int argc, char **argv)
 {
+	return tracer_run(argc, argv, NULL);
+}
+
+int tracer_run(int argc, char **argv, const struct tracer_hooks *hooks)
+{
 	struct tracer tr = { .launch = { .pid = -1, .go_fd = -1, .err_fd = -1 } };
 	int ret = 1;
 
 	report_init(&tr.report);
 	env_parse(&tr.env, argc, argv);
+	if (hooks && hooks->check(hooks->ctx, &tr.env))
+		goto cleanup;
 	libbpf_verbose = tr.env.verbose;
 	set_tracer_comm(TRACER_COMM);
 	libbpf_set_print(print_libbpf);
@@ -596,6 +603,8 @@ int tracer_main(int argc, char **argv)
 	if (tr.env.duration > 0)
 		tr.deadline = clock_mono_ns() + tr.env.duration * NS_PER_S;
 	report_begin(&tr.report, tr.env.quiet);
+	if (hooks)
+		hooks->ready(hooks->ctx);
 	ret = trace_and_wait(&tr);
 cleanup:
 	if (tr.recording)

@@ -4,6 +4,18 @@
 #ifndef CAPTURE_TRACER_H
 #define CAPTURE_TRACER_H
 
+struct env;
+
+/* What a caller other than the command line adds (the service, issue
+ * 38): a check of the options before anything is done (0, or a refusal
+ * said on stderr), and word that tracing has begun. */
+struct tracer_hooks {
+	int (*check)(void *ctx, const struct env *env);
+	void (*ready)(void *ctx);
+	void *ctx;
+};
+
 int tracer_main(int argc, char **argv);
+int tracer_run(int argc, char **argv, const struct tracer_hooks *hooks);
 
 #endif
