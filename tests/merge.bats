@@ -512,13 +512,13 @@ ranked() {
 	! grep -q host_clocks "$T/kept.json"
 }
 
-@test "merge: --torch's torch.distributed all_reduce calls line two hosts up: 37 ms recovered within the ranks' spread + 100 us, inside the bound said" {
+@test "merge: --torch's torch.distributed all_reduce calls line two hosts up: 37 ms recovered within the ranks' spread + 100 us, inside the bound said; an async_op call is no region" {
 	/usr/bin/python3 -c 'import torch.distributed' 2>/dev/null || skip "no torch under /usr/bin/python3"
 	local job=$ROOT/tests/python/workloads/ranks.py rank host
 	for rank in 1 0; do
 		host=torch$rank
 		unshare -u sh -c 'hostname "$1" && shift && exec "$@"' sh "$host" \
-			"$DFT" -q --torch -o "$T/$host.pfw.gz" -- /usr/bin/python3 "$job" "$T" "$rank" 30 \
+			"$DFT" -q --torch -o "$T/$host.pfw.gz" -- /usr/bin/python3 "$job" "$T" "$rank" 30 3 \
 			>"$T/$host.truth" 2>"$T/$host.err" &
 		BG_PIDS+=("$!")
 	done
@@ -527,7 +527,10 @@ ranked() {
 	run "$DFT" merge -o "$T/view.json" "$T/torch0.pfw.gz" "$T/torch1-ahead.pfw.gz"
 	expect_eq "status" "$status" 0
 	printf '%s\n' "$output" | sed 's/^/# /'
-	aligned "$T/view.json" torch1 30 "$T/torch0.truth" "$T/torch1.truth" no-gap
+	# every third round async_op=True: 20 regions a rank, 20 pairs
+	expect_eq "all_reduce regions" \
+		"$(tpy count "$T/torch0.pfw.gz" --cat comm --name all_reduce) $(tpy count "$T/torch1.pfw.gz" --cat comm --name all_reduce)" "20 20"
+	aligned "$T/view.json" torch1 20 "$T/torch0.truth" "$T/torch1.truth" no-gap
 }
 
 @test "summary and report: two hosts' traces on one clock from their collectives, as merge puts them" {

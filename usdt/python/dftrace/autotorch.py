@@ -50,14 +50,17 @@ def _named(loop, name):
     return named_loop
 
 
-def _region(cat, name, fn, outermost=False):
+def _region(cat, name, fn, outermost=False, sync_only=False):
     """fn wrapped in a cat/name region; with outermost, only the outermost
-    of nested calls on a thread is a region (module calls nest deeply)."""
+    of nested calls on a thread is a region (module calls nest deeply);
+    with sync_only, a call given async_op=True is none (it returns once
+    the collective is queued: merge would take its end for the
+    collective's, and line hosts up on it)."""
     key = "%s.%s" % (cat, name)
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        if not probes.enabled():
+        if not probes.enabled() or (sync_only and kwargs.get("async_op")):
             return fn(*args, **kwargs)
         if outermost:
             depth = getattr(_local, key, 0)
@@ -137,8 +140,9 @@ def _patch_data(torch):
     pin_memory._pin_memory_loop = _named(pin_memory._pin_memory_loop, "pt_pin_memory")
 
 
-# torch.distributed's functions by DFTracer's comm leaf. The non-blocking
-# forms (isend, irecv, async_op=True) time the submission only. Collectives
+# torch.distributed's functions by DFTracer's comm leaf. isend and irecv
+# time the submission only; a collective given async_op=True is not
+# labelled (its call is the submission, not the collective). Collectives
 # that DDP's C++ reducer issues never pass through Python: not labelled.
 _COLLECTIVES = {
     "send": "send", "isend": "send", "recv": "receive", "irecv": "receive",
@@ -169,7 +173,8 @@ def patch_torch(torch):
         import torch.distributed as dist
         for fn, name in _COLLECTIVES.items():
             # outermost: the object forms call the tensor ones
-            _patch(dist, fn, "comm", name, outermost=True)
+            _patch(dist, fn, "comm", name, outermost=True,
+                   sync_only=fn not in ("isend", "irecv"))
     except ImportError:
         pass
 
