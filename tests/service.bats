@@ -268,3 +268,26 @@ links() { bpftool link list 2>/dev/null | grep -c '^[0-9]*:' || true; }
 	check_truth --under "$NB/d"
 	grep -q "listening on 'systemd's socket'" "$T/serve.log"
 }
+
+# ns_last_pid gives root's next process the pid nobody's had (a fork
+# elsewhere on the machine may take it first: tried again).
+@test "service: a pid that was nobody's, taken by root's process before the check, is refused" {
+	serve
+	local p q=
+	for _ in $(seq 50); do
+		setpriv --reuid=nobody --regid=nogroup --clear-groups true &
+		p=$!
+		wait "$p"
+		echo $((p - 1)) >/proc/sys/kernel/ns_last_pid
+		sleep 30 &
+		q=$!
+		BG_PIDS+=("$q")
+		[ "$q" = "$p" ] && break
+		kill "$q"
+	done
+	[ "$q" = "$p" ]
+	run as nobody "$DFT" -q -o x.pfw.gz -p "$p" -d 1
+	[ "$status" = 1 ]
+	[ "$output" = "dftrace-bpf: cannot trace process $p: process $p is not yours" ]
+	[ ! -e "$NB/x.pfw.gz" ]
+}

@@ -36,8 +36,11 @@ struct output;
 struct sink;
 struct trace;
 
+struct tracer_hooks;
+
 struct tracer {
 	struct env env;
+	const struct tracer_hooks *caller;	/* the service's checks, or NULL */
 	struct dftrace_bpf *skel;
 	struct lazy_progs lazy;	/* the programs loaded at their first use */
 	struct sc_hooks hooks;	/* per-syscall hooks, where they replace the tracepoints */

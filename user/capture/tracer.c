@@ -421,6 +421,8 @@ static int set_up(struct tracer *tr)
 	}
 	if (!ret)
 		ret = run_start_target(tr);
+	if (!ret && tr->caller)
+		ret = tr->caller->attached(tr->caller->ctx);
 	/* The file appears with its header already in it. */
 	if (!ret)
 		trace_flush(tr->trace);
@@ -570,6 +572,7 @@ int tracer_run(int argc, char **argv, const struct tracer_hooks *hooks)
 	int ret = 1;
 
 	report_init(&tr.report);
+	tr.caller = hooks;
 	env_parse(&tr.env, argc, argv);
 	if (hooks && hooks->check(hooks->ctx, &tr.env))
 		goto cleanup;

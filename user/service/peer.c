@@ -125,10 +125,20 @@ static int check(const struct peer *p, pid_t pid, pid_t parent, char *why, size_
 	return 0;
 }
 
+int peer_pidfd(pid_t pid)
+{
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+bool peer_alive(int pidfd)
+{
+	return !syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0);
+}
+
 int peer_may_trace(const struct peer *p, pid_t pid, pid_t parent, int pidfd, char *why,
 		   size_t len)
 {
-	int fd = pidfd >= 0 ? pidfd : (int)syscall(SYS_pidfd_open, pid, 0);
+	int fd = pidfd >= 0 ? pidfd : peer_pidfd(pid);
 	int err;
 
 	if (pid <= 0 || fd < 0)
@@ -138,7 +148,7 @@ int peer_may_trace(const struct peer *p, pid_t pid, pid_t parent, int pidfd, cha
 	else
 		err = check(p, pid, parent, why, len);
 	/* the checks were of the pidfd's process only if it still lives */
-	if (!err && syscall(SYS_pidfd_send_signal, fd, 0, NULL, 0))
+	if (!err && !peer_alive(fd))
 		err = refuse(why, len, -ESRCH, "process %d has exited", pid);
 	if (pidfd < 0)
 		close(fd);

@@ -31,5 +31,11 @@ int peer_of(int fd, struct peer *p, char *why, size_t len);
  * taken for it. 0, or -EPERM or -ESRCH with why. */
 int peer_may_trace(const struct peer *p, pid_t pid, pid_t parent, int pidfd, char *why,
 		   size_t len);
+/* A pidfd of pid (-1 with errno if none), for peer_may_trace and to
+ * prove later that pid is still the process checked. */
+int peer_pidfd(pid_t pid);
+/* Whether a pidfd's process still lives: then a pid attached to by
+ * number since the check was that process. */
+bool peer_alive(int pidfd);
 
 #endif

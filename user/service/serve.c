@@ -95,6 +95,9 @@ struct client {
 	int fds[PROTO_MAX_FDS];
 	int nfds;
 	int child_pidfd;	/* the client's command's, or -1 */
+	int pidfds[ENV_MAX_PIDS];	/* of the -p targets checked */
+	pid_t pids[ENV_MAX_PIDS];
+	int npidfds;
 };
 
 static void reply(const struct client *c, enum proto_reply_kind kind, int32_t value)
@@ -226,7 +229,7 @@ static int check_scope(const struct client *c, const struct env *env)
 
 static int check(void *ctx, const struct env *env)
 {
-	const struct client *c = ctx;
+	struct client *c = ctx;
 	const struct policy *p = c->policy;
 	char why[256];
 	int rc;
@@ -242,12 +245,30 @@ static int check(void *ctx, const struct env *env)
 	rc = check_scope(c, env);
 	for (int i = 0; i < env->npids && !rc; i++) {
 		bool child = c->child_pidfd >= 0 && env->pids[i] == c->req.h.child;
+		int fd = child ? c->child_pidfd : peer_pidfd(env->pids[i]);
 
-		if (peer_may_trace(&c->peer, env->pids[i], child ? c->peer.pid : 0,
-				   child ? c->child_pidfd : -1, why, sizeof(why)))
+		if (fd >= 0) { /* kept: attached() proves the pid still this one */
+			c->pidfds[c->npidfds] = fd;
+			c->pids[c->npidfds++] = env->pids[i];
+		}
+		if (peer_may_trace(&c->peer, env->pids[i], child ? c->peer.pid : 0, fd, why,
+				   sizeof(why)))
 			rc = refused("cannot trace process %d: %s", (int)env->pids[i], why);
 	}
 	return rc;
+}
+
+/* The tracer attached to the targets by number, after the check: each
+ * still the process checked (alive now, so its pid was never reused). */
+static int attached(void *ctx)
+{
+	const struct client *c = ctx;
+
+	for (int i = 0; i < c->npidfds; i++)
+		if (!peer_alive(c->pidfds[i]))
+			return refused("process %d exited before its trace began; nothing "
+				       "traced", (int)c->pids[i]);
+	return 0;
 }
 
 static void ready(void *ctx)
@@ -318,7 +339,7 @@ static void log_request(const struct client *c)
 static int serve_client(struct client *c)
 {
 	char err[512] = "", pid[16], *argv[PROTO_MAX_ARGS + 4];
-	struct tracer_hooks hooks = { check, ready, c };
+	struct tracer_hooks hooks = { check, attached, ready, c };
 	int argc = 0, status;
 
 	if (recv_request(c, err, sizeof(err))) {
