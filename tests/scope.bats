@@ -195,6 +195,34 @@ in_cgroup() {
 	TRACE="$f" check_truth --under "$D"
 }
 
+@test "cluster: with SLURM_JOB_USER the job's directory and files are that user's alone (0700, 0600), and the epilog signals only root's pid file" {
+	cg=$(new_cgroup)
+	mkdir -p "$T/jobs"
+	chmod 755 "$T/jobs"
+	chmod 777 "$D"
+	export SLURM_JOB_ID=4243 SLURM_JOB_USER=nobody DFTRACE_BPF_DIR="$T/jobs" \
+		DFTRACE_BPF_CGROUP="$cg" DFTRACE_BPF_RUN="$T/run" DFTRACE_BPF="$DFT"
+	"$ROOT/scripts/cluster/slurm-prolog"
+	pid=$(cat "$T/run/4243.pid")
+	BG_PIDS+=("$pid")
+	expect_eq "the pid file's owner" "$(stat -c %U "$T/run/4243.pid")" root
+	in_cgroup "$cg" setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		env SLURM_PROCID=3 "$WL/util" write - "$D"
+	"$ROOT/scripts/cluster/slurm-epilog"
+	! kill -0 "$pid" 2>/dev/null
+	expect_eq "the job's directory" "$(stat -c '%U %a' "$T/jobs/4243")" "nobody 700"
+	f=$(ls "$T"/jobs/4243/"$HOSTTAG"-r3-util-*.pfw.gz)
+	expect_eq "its file" "$(stat -c '%U %a' "$f")" "nobody 600"
+	[ ! -e "$T/jobs/4243/.dftrace-bpf.pid" ]
+	TRACE="$f" valid
+	TRACE="$f" check_truth --under "$D"
+	# a link planted where the job's directory goes is refused
+	ln -s /etc "$T/jobs/4244"
+	SLURM_JOB_ID=4244 run "$ROOT/scripts/cluster/slurm-prolog"
+	[ "$status" = 1 ]
+	[ "$output" = "dftrace-bpf prolog: '$T/jobs/4244' is a symbolic link" ]
+}
+
 @test "scope: a second -a tracer does not trace a tracer already running, nor does the first trace it" {
 	mkdir -p "$D/x"
 	agent "$T/one.pfw" -a
