@@ -156,7 +156,8 @@ links() { bpftool link list 2>/dev/null | grep -c '^[0-9]*:' || true; }
 }
 
 # Each garbage connection is a trace of root's while it lasts: past
-# max-traces (4) at once, the service refuses them before it reads them.
+# max-traces (4) at once, or max-starts (60) a minute, the service
+# refuses them before it reads them.
 @test "service: 200 garbage connections, each refused, then a trace: exact, and the service lives" {
 	serve
 	"$PY" - "$SOCK" <<-'PY'
@@ -166,13 +167,18 @@ links() { bpftool link list 2>/dev/null | grep -c '^[0-9]*:' || true; }
 	    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 	    s.connect(sys.argv[1])
 	    kind = i % 4
+	    msg = b""
 	    if kind == 0:
-	        s.sendall(bytes(rnd.randrange(256) for _ in range(rnd.randrange(1, 200))))
+	        msg = bytes(rnd.randrange(256) for _ in range(rnd.randrange(1, 200)))
 	    elif kind == 1:   # a header that says more than it sends
-	        s.sendall(struct.pack("<IHHIIiI", 0x42544644, 1, 0, 2, 60000, 0, 0) + b"-q\0")
+	        msg = struct.pack("<IHHIIiI", 0x42544644, 1, 0, 2, 60000, 0, 0) + b"-q\0"
 	    elif kind == 2:   # half a header
-	        s.sendall(struct.pack("<IHHIIiI", 0x42544644, 1, 0, 2, 6, 0, 0)[:9])
+	        msg = struct.pack("<IHHIIiI", 0x42544644, 1, 0, 2, 6, 0, 0)[:9]
 	    # kind 3: nothing at all, then gone
+	    try:  # a refusal before the reading closes it first
+	        s.sendall(msg)
+	    except (BrokenPipeError, ConnectionResetError):
+	        pass
 	    s.close()
 	PY
 	run as nobody "$DFT" -q -o t.pfw.gz -- "$WL/io" basic "$NB/d"
@@ -181,8 +187,8 @@ links() { bpftool link list 2>/dev/null | grep -c '^[0-9]*:' || true; }
 	TRACE="$NB/t.pfw.gz"
 	check_truth --under "$NB/d"
 	kill -0 "$SERVE_PID"
-	expect_eq "refusals logged" \
-		"$(grep -cE "refused: (bad request|'root' runs 4 traces already)" "$T/serve.log")" 200
+	expect_eq "refusals logged" "$(grep -cE "refused: (bad request|'root' runs 4 traces \
+already|'root' started 60 traces this minute)" "$T/serve.log")" 200
 }
 
 @test "service: nobody and daemon at once: each trace holds its own processes alone" {
@@ -290,4 +296,73 @@ links() { bpftool link list 2>/dev/null | grep -c '^[0-9]*:' || true; }
 	[ "$status" = 1 ]
 	[ "$output" = "dftrace-bpf: cannot trace process $p: process $p is not yours" ]
 	[ ! -e "$NB/x.pfw.gz" ]
+}
+
+# A minute may turn between two starts (then the count begins anew), not
+# twice within three.
+@test "service: past max-starts a minute, a start is refused" {
+	printf 'max-starts 1\n' >"$POLICY"
+	serve
+	local refused=0
+	for _ in 1 2 3; do
+		run as nobody "$DFT" -q -o x.pfw.gz -- true
+		if [ "$status" = 1 ]; then
+			expect_eq "the refusal" "$output" \
+				"dftrace-bpf: the service refused: 'nobody' started 1 traces this minute, the service's limit"
+			refused=1
+			break
+		fi
+	done
+	[ "$refused" = 1 ]
+}
+
+@test "service: a client stopped mid-trace does not stop another's" {
+	serve
+	as nobody "$DFT" -o a.pfw.gz --pid-file "$NB/pid" -- sleep 60 2>"$T/a.err" &
+	BG_PIDS+=("$!")
+	wait_file "$NB/pid" 30
+	local a
+	a=$(sed -n "s/^dftrace-bpf serve: trace 1: 'nobody' (uid [0-9]*, pid \([0-9]*\)).*/\1/p" \
+		"$T/serve.log")
+	kill -STOP "$a"
+	run as daemon "$DFT" -q -o b.pfw.gz -- "$WL/io" basic "$NB/d"
+	kill -CONT "$a"
+	[ "$status" = 0 ]
+	printf '%s\n' "$output" >"$TRUTH"
+	TRACE="$NB/b.pfw.gz"
+	check_truth --under "$NB/d"
+}
+
+# The service's own memory and descriptors, after 100 and after 1,000
+# connections (refused: half a request each) and 10 traces in a row.
+@test "service: 1,000 connections and 10 traces in a row: the service's memory and descriptors flat" {
+	serve
+	garbage() {
+		"$PY" - "$SOCK" "$1" <<-'PY'
+		import socket, struct, sys
+		for i in range(int(sys.argv[2])):
+		    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+		    s.connect(sys.argv[1])
+		    try:  # a refusal before the reading closes it first
+		        s.sendall(struct.pack("<IHHIIiI", 0x42544644, 1, 0, 2, 6, 0, 0)[:9])
+		    except (BrokenPipeError, ConnectionResetError):
+		        pass
+		    s.close()
+		PY
+	}
+	rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$SERVE_PID/status"; }
+	fds() { ls "/proc/$SERVE_PID/fd" | wc -l; }
+	garbage 100
+	local rss0 fds0
+	rss0=$(rss)
+	fds0=$(fds)
+	garbage 900
+	for _ in $(seq 10); do
+		as nobody "$DFT" -q -o t.pfw.gz -- true
+	done
+	sleep 1 # the last children reaped
+	echo "# rss $rss0 -> $(rss) kB, fds $fds0 -> $(fds)"
+	expect_eq "descriptors" "$(fds)" "$fds0"
+	(($(rss) <= rss0 + 256))
+	kill -0 "$SERVE_PID"
 }

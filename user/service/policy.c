@@ -13,7 +13,7 @@
 
 static void defaults(struct policy *p)
 {
-	*p = (struct policy){ .max_traces = 4, .max_ring_bytes = 64 * MIB,
+	*p = (struct policy){ .max_traces = 4, .max_starts = 60, .max_ring_bytes = 64 * MIB,
 			      .max_flight_bytes = 256 * MIB };
 }
 
@@ -82,6 +82,8 @@ static const char *directive(struct policy *p, char *line)
 		return "not a directive";
 	if (!strcmp(w[0], "max-traces") && number(w[1], 1 << 20, &v))
 		p->max_traces = v;
+	else if (!strcmp(w[0], "max-starts") && number(w[1], 1 << 20, &v))
+		p->max_starts = v;
 	else if (!strcmp(w[0], "max-ring") && number(w[1], 1 << 20, &v))
 		p->max_ring_bytes = v * MIB;
 	else if (!strcmp(w[0], "max-flight-mem") && number(w[1], 1 << 20, &v))

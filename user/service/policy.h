@@ -5,6 +5,7 @@
  *   host-wide user NAME     NAME may trace beyond their own processes:
  *   host-wide group NAME    -a, --uid, --comm, --cgroup (members of NAME)
  *   max-traces N            traces a user runs at once (default 4)
+ *   max-starts N            traces a user starts a minute (default 60)
  *   max-ring MIB            a trace's ring buffer, -b (default 64)
  *   max-flight-mem MIB      --flight-mem (default 256)
  * A line it does not know stops the service from starting.
@@ -24,7 +25,7 @@ struct policy {
 	int nusers;
 	gid_t host_wide_groups[POLICY_MAX_NAMES];
 	int ngroups;
-	uint32_t max_traces;
+	uint32_t max_traces, max_starts;
 	uint64_t max_ring_bytes, max_flight_bytes;
 };
 

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "capture/env.h"
 #include "capture/tracer.h"
@@ -368,13 +369,38 @@ static int serve_client(struct client *c)
 
 /* ---- the service ---- */
 
+/* A user's starts in the current minute. */
+struct starts {
+	uint64_t minute;
+	uint32_t n;
+};
+
 struct service {
 	int listen_fd;
 	struct policy policy;
 	struct hmap by_uid;	/* uid -> traces running */
 	struct hmap uid_of;	/* pid of a trace -> its uid */
+	struct hmap starts;	/* uid -> struct starts, packed */
 	unsigned int next_id;
 };
+
+/* Whether uid may start another trace this minute (counted if so). A
+ * minute's count replaces the last: the map holds a word a user. */
+static bool may_start(struct service *s, uid_t uid)
+{
+	uint64_t now = (uint64_t)time(NULL) / 60, v = 0;
+	struct starts st = { 0 };
+
+	if (hmap_get(&s->starts, uid, &v))
+		st = (struct starts){ v >> 32, (uint32_t)v };
+	if (st.minute != (now & 0xffffffff))
+		st = (struct starts){ now & 0xffffffff, 0 };
+	if (st.n >= s->policy.max_starts)
+		return false;
+	st.n++;
+	hmap_put(&s->starts, uid, st.minute << 32 | st.n);
+	return true;
+}
 
 static volatile sig_atomic_t stopping;
 
@@ -467,6 +493,12 @@ static void accept_one(struct service *s, int conn)
 		refuse(&c, why);
 		return;
 	}
+	if (!may_start(s, c.peer.uid)) {
+		snprintf(why, sizeof(why), "'%s' started %u traces this minute, the service's "
+			 "limit", c.peer.name, s->policy.max_starts);
+		refuse(&c, why);
+		return;
+	}
 	pid = fork();
 	if (pid == 0) {
 		close(s->listen_fd);
@@ -527,5 +559,6 @@ int serve_main(int argc, char **argv)
 	close(s.listen_fd);
 	hmap_free(&s.by_uid);
 	hmap_free(&s.uid_of);
+	hmap_free(&s.starts);
 	return 0;
 }
