@@ -366,3 +366,12 @@ already|'root' started 60 traces this minute)" "$T/serve.log")" 200
 	(($(rss) <= rss0 + 256))
 	kill -0 "$SERVE_PID"
 }
+
+@test "service: --torch labels the client's command's phases, as under sudo" {
+	/usr/bin/python3 -c 'import torch' 2>/dev/null || skip "no torch under /usr/bin/python3"
+	serve
+	run as nobody "$DFT" -q --torch -o t.pfw.gz -- /usr/bin/python3 -c \
+		'import torch; m = torch.nn.Linear(2, 2); [m(torch.ones(1, 2)) for _ in range(3)]'
+	[ "$status" = 0 ]
+	expect_eq "forward regions" "$(tpy count "$NB/t.pfw.gz" --cat compute --name forward)" 3
+}

@@ -84,7 +84,7 @@ static const char doc[] =
 
 enum { OPT_CGROUP = 0x100, OPT_UID, OPT_COMM, OPT_PROFILE, OPT_PID_FILE, OPT_NO_GPU,
        OPT_NO_REGION_RINGS, OPT_FLIGHT, OPT_FLIGHT_MEM, OPT_FLIGHT_AFTER, OPT_FLIGHT_MAX,
-       OPT_TRIGGER, OPT_FENTRY, OPT_NO_FENTRY };
+       OPT_TRIGGER, OPT_FENTRY, OPT_NO_FENTRY, OPT_HELD };
 
 static const struct argp_option opts[] = {
 	{ "pid", 'p', "PID", 0, "Attach to PID, its threads and descendants (repeatable)", 0 },
@@ -112,6 +112,7 @@ static const struct argp_option opts[] = {
 	{ "no-region-rings", OPT_NO_REGION_RINGS, NULL, 0, "Take each region's begin and end from its probe, a trap each, rather than from the thread's ring of them that dftrace/usdt.h writes with no trap", 0 },
 	{ "fentry", OPT_FENTRY, NULL, 0, "Trace syscalls through a fentry and fexit on each recorded syscall's function, where the kernel has them, so that other syscalls of every task pass no hook (default with --flight, -a, --cgroup, --uid and --comm: attaching them takes longer than the sys_enter and sys_exit tracepoints)", 0 },
 	{ "no-fentry", OPT_NO_FENTRY, NULL, 0, "Trace syscalls through the sys_enter and sys_exit tracepoints, which every syscall of every task passes while they are attached", 0 },
+	{ ENV_HELD_OPTION + 2, OPT_HELD, "PID", OPTION_HIDDEN, "", 0 },
 	{ "no-gpu", OPT_NO_GPU, NULL, 0, "No probes on the GPU and collective libraries (libcuda, libnccl, libcufile): their calls are not traced", 0 },
 	{ "steps", 's', "W:U:A[:R[:S]]", 0, "Record only the active steps of torch.profiler's schedule: skip S steps, then wait W, warm up U, record A, R times (0: forever). Steps are the step annotation's (DFT_USDT_SET_STEP, ai.update(step=), dftrace.profiler's step(), --torch's optimizer steps); the kernel drops the other steps' I/O", 0 },
 	{},
@@ -277,6 +278,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	char *end, err[512];
 
 	switch (key) {
+	case OPT_HELD:
+		if (env->npids)
+			argp_error(state, "a held command goes before any -p");
+		env->held = true;
+		__attribute__((fallthrough)); /* it is traced as -p */
 	case 'p':
 		if (env->npids == ENV_MAX_PIDS)
 			argp_error(state, "too many -p: at most %d", ENV_MAX_PIDS);
@@ -390,7 +396,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "-p and a command do not mix: give one");
 		if (env->output && env->output_dir)
 			argp_error(state, "-o and -D do not mix: give one");
-		if (env->torch && !env->command)
+		if (env->torch && !env->command && !env->held)
 			argp_error(state, "--torch labels a launched program: give -- CMD");
 		check_output_options(env, state);
 		check_flight(env, state);

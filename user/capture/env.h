@@ -11,6 +11,9 @@
 #include "dftrace.h"
 
 #define ENV_MAX_PIDS 64
+/* The service's word for a client's command (hidden from --help): -p of
+ * that pid, which the client has set up as -- CMD would be. */
+#define ENV_HELD_OPTION "--held-command"
 
 struct env {
 	pid_t pids[ENV_MAX_PIDS];
@@ -41,6 +44,8 @@ struct env {
 	bool steps_on;		/* --steps */
 	struct dft_steps steps;
 	char **command;		/* argv after "--", NULL-terminated */
+	bool held;		/* pids[0] is the command a client started and holds
+				 * (the service's ENV_HELD_OPTION): as -- CMD for --torch */
 };
 
 /* Parses argv into env; exits with a usage error on bad input. */

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "capture/env.h"
+#include "capture/torchenv.h"
 #include "service/proto.h"
 #include "service/serve.h"
 
@@ -214,6 +215,14 @@ int client_main(int argc, char **argv)
 			cmd = argv[i + 1] ? argv + i + 1 : NULL;
 			break;
 		}
+	if (env.torch) { /* the command starts here: its environment too */
+		char why[512];
+
+		if (torch_environment(why, sizeof(why))) {
+			fprintf(stderr, "dftrace-bpf: %s\n", why);
+			return 1;
+		}
+	}
 	sock = connect_service();
 	if (sock < 0)
 		return say("permission denied: tracing needs root or CAP_BPF and CAP_PERFMON, "

@@ -349,13 +349,13 @@ static int serve_client(struct client *c)
 	}
 	log_request(c);
 	argv[argc++] = "dftrace-bpf";
-	for (int i = 0; i < c->req.argc; i++)
-		argv[argc++] = c->req.argv[i];
-	if (c->req.h.flags & PROTO_CHILD) {
+	if (c->req.h.flags & PROTO_CHILD) { /* first: a -p the client gave comes after */
 		snprintf(pid, sizeof(pid), "%d", (int)c->req.h.child);
-		argv[argc++] = "-p";
+		argv[argc++] = ENV_HELD_OPTION;
 		argv[argc++] = pid;
 	}
+	for (int i = 0; i < c->req.argc; i++)
+		argv[argc++] = c->req.argv[i];
 	argv[argc] = NULL;
 	if (become_clients(c) || start_watch(c)) {
 		refuse(c, "cannot set up the client's trace");
