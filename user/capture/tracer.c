@@ -574,7 +574,7 @@ int tracer_run(int argc, char **argv, const struct tracer_hooks *hooks)
 	report_init(&tr.report);
 	tr.caller = hooks;
 	env_parse(&tr.env, argc, argv);
-	if (hooks && hooks->check(hooks->ctx, &tr.env))
+	if (tr.caller && tr.caller->check(tr.caller->ctx, &tr.env))
 		goto cleanup;
 	libbpf_verbose = tr.env.verbose;
 	set_tracer_comm(TRACER_COMM);
@@ -606,8 +606,8 @@ int tracer_run(int argc, char **argv, const struct tracer_hooks *hooks)
 	if (tr.env.duration > 0)
 		tr.deadline = clock_mono_ns() + tr.env.duration * NS_PER_S;
 	report_begin(&tr.report, tr.env.quiet);
-	if (hooks)
-		hooks->ready(hooks->ctx);
+	if (tr.caller)
+		tr.caller->ready(tr.caller->ctx);
 	ret = trace_and_wait(&tr);
 cleanup:
 	if (tr.recording)

@@ -381,7 +381,7 @@ static int drain(struct rounds *rs)
 
 int convert_run(struct convert *cv)
 {
-	uint32_t jobs = cv->jobs > 0 ? cv->jobs : pfor_cores();
+	uint32_t jobs = cv->jobs > 0 && cv->jobs <= PFOR_MAX_JOBS ? cv->jobs : pfor_cores();
 	/* one thread converts and commits; the others convert (a lone core:
 	 * none of them) */
 	uint32_t workers = jobs > 1 ? jobs : 0;
@@ -396,8 +396,6 @@ int convert_run(struct convert *cv)
 		rc = rounds_init(&rs, cv, workers);
 	if (rc)
 		return rc;
-	if (workers > PFOR_MAX_JOBS)
-		workers = PFOR_MAX_JOBS;
 	for (uint32_t t = 0; t < workers && rs.spooled; t++)
 		if (!pthread_create(&threads[started], NULL, worker, &rs))
 			started++;

@@ -17,12 +17,9 @@
 #include "cmd/convert.h"
 #include "cmd/inputs.h"
 #include "cmd/progress.h"
-#include "cmd/spool.h"
 #include "lib/fdlimit.h"
-#include "lib/heap.h"
 #include "lib/invoker.h"
 #include "lib/termsafe.h"
-#include "lib/vec.h"
 #include "render/chrome.h"
 #include "write/output.h"
 

@@ -221,9 +221,10 @@ static int scan_all(struct scan *s, int jobs, char *err, size_t errlen)
 	if (rc == -ENOMEM && !err[0])
 		snprintf(err, errlen, "%s", strerror(ENOMEM));
 	feed_free(f);
-	for (uint32_t i = 0; s->ins && s->owns && i < n; i++)
-		if (s->owns[i])
-			ev_input_free(&s->ins[i]);
+	/* the owners' kept to the end, and, on a failure, the input it hit
+	 * (ev_input_free of one freed or never begun does nothing) */
+	for (uint32_t i = 0; s->ins && i < n; i++)
+		ev_input_free(&s->ins[i]);
 	free(s->owns);
 	free(s->ins);
 	free(order);

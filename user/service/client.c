@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,10 +28,16 @@ struct request {
 	int nfds;
 };
 
-static int say(const char *fmt, const char *what, const char *why)
+/* One line on stderr, after "dftrace-bpf: ": 1, the exit status. */
+static int say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int say(const char *fmt, ...)
 {
+	va_list ap;
+
 	fprintf(stderr, "dftrace-bpf: ");
-	fprintf(stderr, fmt, what, why);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
 	fprintf(stderr, "\n");
 	return 1;
 }
@@ -168,7 +175,7 @@ static int await_done(int sock, int *go, pid_t cmd)
 			continue;
 		}
 		if (n != sizeof(r))
-			return say("%s%s", "the service ended the trace without a word", ""), -1;
+			return say("the service ended the trace without a word"), -1;
 		if (r.kind == PROTO_READY && *go >= 0) {
 			(void)!write(*go, &r.value, sizeof(r.value));
 			close(*go);
@@ -182,7 +189,7 @@ static int await_done(int sock, int *go, pid_t cmd)
 			why[n > 0 ? n : 0] = 0;
 			if (cmd > 0)
 				kill(cmd, SIGKILL);
-			return say("the service refused: %s%s", why, ""), -1;
+			return say("the service refused: %s", why), -1;
 		}
 	}
 }
@@ -231,7 +238,7 @@ int client_main(int argc, char **argv)
 			   strerror(-sock));
 	err = build(&q, nopts, argv + 1);
 	if (err)
-		return say("%s%s", "too many arguments for the service", "");
+		return say("too many arguments for the service");
 	if (cmd) {
 		pid = start_command(cmd, &go);
 		q.fds[q.nfds] = pid > 0 ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
@@ -248,7 +255,7 @@ int client_main(int argc, char **argv)
 	if (send_request(sock, &q) && errno != EPIPE && errno != ECONNRESET) {
 		if (pid > 0)
 			kill(pid, SIGKILL);
-		return say("%s%s", "cannot send the request to the service", "");
+		return say("cannot send the request to the service");
 	}
 	status = await_done(sock, &go, pid);
 	if (pid > 0) {
