@@ -109,6 +109,68 @@ static void test_fds(void)
 	model_free(&m);
 }
 
+/* A close in one thread and an open in another that took its fd: the
+ * open's record came first (records go at their calls' exits). Times
+ * are the calls' entries and ends, as the records give them. */
+static void test_close_overtaken(void)
+{
+	struct model m = { .gate = { never, NULL } };
+	struct proc *p = proc_from_procfs(&m, 4242, 1);
+	struct istr *t0 = istr_cstr("/d/t0"), *t1 = istr_cstr("/d/t1"), *t2 = istr_cstr("/d/t2");
+
+	fd_take(p, 5, t0, false, 110);		/* thread 0: open [100, 110] */
+	CHECK(fd_path_at(p, 5, 112) == t0, "its write names its file");
+	fd_take(p, 5, t2, false, 130);		/* thread 2: open [120, 130] */
+	CHECK(fd_path_at(p, 5, 111) == t0,
+	      "a call on the fd that began before the open ended is of the file before");
+	CHECK(fd_path_at(p, 5, 131) == t2, "one that began after is of the new file");
+	CHECK(fd_path(p, 5) == t2, "without a time, the fd is the new file");
+	fd_close_at(p, 5, 140);			/* thread 2 closes its own, */
+	fd_take(p, 5, t2, false, 150);		/* and opens it again */
+	CHECK(fd_path_at(p, 5, 111) == t0 && fd_path_at(p, 5, 151) == t2,
+	      "the file before is kept while the fd is closed and taken again");
+	fd_close_at(p, 5, 115);			/* thread 0: close [115, 160] */
+	CHECK(fd_path_at(p, 5, 161) == t2, "the late close closed the file before");
+	CHECK(fd_path_at(p, 5, 111) == t2 && !p->fds[5].closing && !p->nclosing,
+	      "which is forgotten");
+	fd_close_at(p, 5, 170);
+	CHECK(fd_path_at(p, 5, 171) == NULL, "the new file's own close closes it");
+
+	fd_take(p, 6, t0, false, 210);
+	fd_close_at(p, 6, 220);			/* in order: nothing closing */
+	fd_take(p, 6, t2, false, 240);
+	CHECK(!p->fds[6].closing && fd_path_at(p, 6, 200) == t2,
+	      "an fd taken after its close came has no file before");
+
+	fd_take(p, 7, t0, false, 300);		/* two closes late at once */
+	fd_take(p, 7, t1, false, 320);
+	fd_take(p, 7, t2, false, 340);
+	CHECK(fd_path_at(p, 7, 310) == t0 && fd_path_at(p, 7, 330) == t1 &&
+	      fd_path_at(p, 7, 350) == t2, "two late closes: each file by its time");
+	fd_close_at(p, 7, 325);
+	CHECK(fd_path_at(p, 7, 310) == t0 && fd_path_at(p, 7, 330) == t2,
+	      "the second late close first: the first's file stays");
+	fd_close_at(p, 7, 305);
+	CHECK(fd_path_at(p, 7, 301) == t2 && !p->fds[7].closing, "then the first's");
+
+	fd_take(p, 8, t0, false, 400);
+	fd_take(p, 8, t2, false, 420);
+	fd_assign(p, 8, t1, false);		/* dup2 onto it */
+	CHECK(fd_path_at(p, 8, 410) == t0 && fd_path_at(p, 8, 430) == t1,
+	      "dup2 replaces the fd's file, not a close still to come");
+	fd_close_range(p, 8, 8, false);
+	CHECK(!p->fds[8].closing && fd_path_at(p, 8, 410) == NULL,
+	      "close_range forgets both");
+	fd_take(p, 9, t0, false, 500);
+	fd_take(p, 9, t2, false, 520);
+	fd_exec(p);
+	CHECK(!p->fds[9].closing && !p->nclosing, "exec ends the other threads' closes");
+	for (int i = 0; i < 2 * FD_CLOSING_MAX; i++)
+		fd_take(p, 10, i % 2 ? t1 : t2, false, 600 + i);
+	CHECK(p->nclosing == FD_CLOSING_MAX, "closes still to come are bounded");
+	model_free(&m);
+}
+
 /* Loose strings: a holder's own copy, the same string as its interned
  * twin; phase totals by name up to their bound, the rest as one. */
 static void test_loose_names(void)
@@ -171,6 +233,7 @@ int main(void)
 	test_resolve();
 	test_gate();
 	test_fds();
+	test_close_overtaken();
 	test_loose_names();
 	test_pid_map();
 	return check_done();

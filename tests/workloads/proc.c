@@ -9,6 +9,9 @@
  *                     child whose first events are missed shows up at once.
  *   proc storm DIR NFD NTHREAD NFORK
  *                     NFD files open at once, NTHREAD threads, NFORK forks
+ *   proc fdrace DIR NTHREAD ROUNDS
+ *                     NTHREAD threads open, write and close their own
+ *                     files ROUNDS times at once: fds taken as freed
  *
  * Records: io (every file syscall under DIR), spawn (parent pid/tid, the
  * expected event name, child pid or tid), exec, exit (the wait(2) status
@@ -86,6 +89,15 @@ static int clone_fn(void *arg)
 	return 14;
 }
 
+/* One write to path, opened with flags and closed. */
+static void write_file(const char *path, int flags, size_t n)
+{
+	long fd = xopen(path, flags);
+
+	wl_io(path, "write", "write", R(write(fd, buf, n)));
+	xclose(path, fd);
+}
+
 #define NTREE_THREADS 4
 struct tinfo {
 	int i;
@@ -96,7 +108,6 @@ static void *tree_thread(void *arg)
 {
 	struct tinfo *t = arg;
 	char name[16], path[PATH_MAX];
-	long fd;
 
 	t->tid = wl_tid();
 	snprintf(name, sizeof(name), "wl-worker-%d", t->i);
@@ -104,9 +115,7 @@ static void *tree_thread(void *arg)
 		wl_die("prctl");
 	wl_emit("tname\t%d\t%d\t%s\n", wl_pid(), t->tid, name);
 	snprintf(path, sizeof(path), "%s/thread_%d.dat", D, t->i);
-	fd = xopen(path, O_CREAT | O_WRONLY | O_TRUNC);
-	wl_io(path, "write", "write", R(write(fd, buf, 2000 + t->i)));
-	xclose(path, fd);
+	write_file(path, O_CREAT | O_WRONLY | O_TRUNC, 2000 + t->i);
 	return NULL;
 }
 
@@ -245,34 +254,65 @@ static void exec_child(void)
 	exit(15);
 }
 
-/* ------------------------------------------------------------- storm -- */
-static pthread_barrier_t storm_bar;
+/* ----------------------------------------------------- file threads -- */
+/* nthread threads at once, each writing D/<prefix>NNN (its number) once
+ * a round: open, write (its number + 1 bytes), close. */
+static struct {
+	pthread_barrier_t bar;
+	const char *prefix;
+	int rounds;
+} ft;
 
-static void *storm_thread(void *arg)
+static void *file_thread(void *arg)
 {
-	long i = (long)arg, fd;
+	long i = (long)arg;
 	char path[PATH_MAX];
 
-	pthread_barrier_wait(&storm_bar);
-	snprintf(path, sizeof(path), "%s/thr/t%03ld", D, i);
-	fd = xopen(path, O_CREAT | O_WRONLY | O_TRUNC);
-	wl_io(path, "write", "write", R(write(fd, buf, i % 100 + 1)));
-	xclose(path, fd);
+	pthread_barrier_wait(&ft.bar);
+	snprintf(path, sizeof(path), "%s/%s%03ld", D, ft.prefix, i);
+	for (int r = 0; r < ft.rounds; r++)
+		write_file(path, O_CREAT | O_WRONLY | O_APPEND, i % 100 + 1);
 	return (void *)(long)wl_tid();
 }
 
+static void file_threads(int nthread, int rounds, const char *prefix)
+{
+	pthread_t *th = calloc(nthread, sizeof(*th));
+	pid_t me = wl_pid(), mytid = wl_tid();
+	pthread_attr_t attr;
+
+	if (nthread < 1 || rounds < 1 || !th)
+		wl_die("file threads: %d threads, %d rounds", nthread, rounds);
+	ft.prefix = prefix;
+	ft.rounds = rounds;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 128 * 1024);
+	pthread_barrier_init(&ft.bar, NULL, nthread);
+	for (long i = 0; i < nthread; i++)
+		if (pthread_create(&th[i], &attr, file_thread, (void *)i))
+			wl_die("pthread_create %ld", i);
+	for (int i = 0; i < nthread; i++) {
+		void *tid;
+
+		pthread_join(th[i], &tid);
+		wl_emit("spawn\t%d\t%d\tclone\t%ld\n", me, mytid, (long)tid);
+		wl_emit("task\t%d\t%ld\n", me, (long)tid);
+	}
+	pthread_barrier_destroy(&ft.bar);
+	free(th);
+}
+
+/* ------------------------------------------------------------- storm -- */
 static void storm(int nfd, int nthread, int nfork)
 {
 	struct rlimit rl;
 	char **paths = calloc(nfd, sizeof(*paths));
 	long *fds = calloc(nfd, sizeof(*fds)), ffd;
-	pthread_t *th = calloc(nthread, sizeof(*th));
-	pthread_attr_t attr;
 	pid_t me = wl_pid(), mytid = wl_tid(), kids[50];
 	char *p;
 	int i, j;
 
-	if (!paths || !fds || !th)
+	if (!paths || !fds)
 		wl_die("calloc");
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
 		wl_die("getrlimit");
@@ -299,19 +339,7 @@ static void storm(int nfd, int nthread, int nfork)
 		xclose(paths[i], fds[i]);
 
 	/* nthread threads alive at once */
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, 128 * 1024);
-	pthread_barrier_init(&storm_bar, NULL, nthread);
-	for (i = 0; i < nthread; i++)
-		if (pthread_create(&th[i], &attr, storm_thread, (void *)(long)i))
-			wl_die("pthread_create %d", i);
-	for (i = 0; i < nthread; i++) {
-		void *tid;
-
-		pthread_join(th[i], &tid);
-		wl_emit("spawn\t%d\t%d\tclone\t%ld\n", me, mytid, (long)tid);
-		wl_emit("task\t%d\t%ld\n", me, (long)tid);
-	}
+	file_threads(nthread, 1, "thr/t");
 
 	/* nfork children, 50 at a time; each child's first action is an
 	 * appending write to a shared file */
@@ -343,7 +371,7 @@ static void storm(int nfd, int nthread, int nfork)
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: proc tree|storm DIR [NFD NTHREAD NFORK]\n");
+		fprintf(stderr, "usage: proc tree|storm|fdrace DIR [NFD NTHREAD NFORK | NTHREAD ROUNDS]\n");
 		return 2;
 	}
 	D = argv[2]; /* absolute and canonical */
@@ -354,6 +382,9 @@ int main(int argc, char **argv)
 		exec_child();
 	else if (strcmp(argv[1], "storm") == 0 && argc == 6)
 		storm(atoi(argv[3]), atoi(argv[4]), atoi(argv[5]));
+	else if (strcmp(argv[1], "fdrace") == 0 && argc == 5)
+		/* one's close and another's open race for the same fd */
+		file_threads(atoi(argv[3]), atoi(argv[4]), "race_");
 	else {
 		fprintf(stderr, "proc: bad arguments\n");
 		return 2;

@@ -88,7 +88,7 @@ static struct istr *resolve_arg(struct proc *p, const struct sc_desc *d,
 
 	if ((len == 0 || str[0] != '/') && i > 0 &&
 	    d->args[i - 1].type == ARG_DIRFD && (int)e->args[i - 1] != AT_FDCWD)
-		base = fd_path(p, (int)e->args[i - 1]);
+		base = fd_path_at(p, (int)e->args[i - 1], e->h.ts);
 	return path_resolve(base, str, len, trunc);
 }
 
@@ -102,10 +102,10 @@ static void name_files(struct proc *p, const struct sc_desc *d,
 	for (int i = 0; i < DFT_SC_NARGS; i++) {
 		switch (d->args[i].type) {
 		case ARG_FD:
-			out->f[0] = fd_path(p, (int)e->args[i]);
+			out->f[0] = fd_path_at(p, (int)e->args[i], e->h.ts);
 			break;
 		case ARG_FD2:
-			out->f[1] = fd_path(p, (int)e->args[i]);
+			out->f[1] = fd_path_at(p, (int)e->args[i], e->h.ts);
 			break;
 		case ARG_PATH:
 			if (npath < 2 && str[npath])
@@ -161,20 +161,21 @@ static const char *new_fd_kind(const struct sc_desc *d)
 	return "handle:?";
 }
 
-static void label_new_fd(struct proc *p, const struct sc_desc *d, int fd,
-			 uint64_t ino, bool cloexec)
+static void label_new_fd(struct proc *p, const struct sc_desc *d,
+			 const struct dft_syscall *e, int fd, uint64_t ino)
 {
 	const char *kind = new_fd_kind(d);
-	char label[64];
+	struct istr *label;
+	char s[64];
 	int n;
 
 	if (ino && (!strcmp(kind, "pipe") || !strcmp(kind, "socket"))) {
-		n = snprintf(label, sizeof(label), "%s:[%llu]", kind,
-			     (unsigned long long)ino);
-		fd_assign(p, fd, istr_intern(label, n, false), cloexec);
+		n = snprintf(s, sizeof(s), "%s:[%llu]", kind, (unsigned long long)ino);
+		label = istr_intern(s, n, false);
 	} else {
-		fd_relabel(p, fd, kind, cloexec);
+		label = fd_label(p, fd, kind);
 	}
+	fd_take(p, fd, label, cloexec_requested(d, e), e->h.ts + e->dur);
 }
 
 static void apply_fcntl(struct proc *p, const struct dft_syscall *e,
@@ -183,7 +184,8 @@ static void apply_fcntl(struct proc *p, const struct dft_syscall *e,
 	if ((int)e->args[1] == F_SETFD)
 		fd_set_cloexec(p, e->args[0], e->args[2] & FD_CLOEXEC);
 	else
-		fd_assign(p, e->ret, f->f[0], (int)e->args[1] == F_DUPFD_CLOEXEC);
+		fd_take(p, e->ret, f->f[0], (int)e->args[1] == F_DUPFD_CLOEXEC,
+			e->h.ts + e->dur);
 }
 
 static void apply_mmap(struct trace *t, struct proc *p,
@@ -219,26 +221,26 @@ static void apply_effect(struct trace *t, struct proc *p, const struct sc_desc *
 
 	switch (d->effect) {
 	case FX_OPEN:
-	case FX_DUP2:
+		if (ret >= 0)
+			fd_take(p, ret, f->f[0], cloexec_requested(d, e), e->h.ts + e->dur);
+		break;
+	case FX_DUP2:	/* replaces what the fd was, at once */
 		if (ret >= 0)
 			fd_assign(p, ret, f->f[0], cloexec_requested(d, e));
 		break;
 	case FX_NEWFD:
 		if (ret >= 0)
-			label_new_fd(p, d, ret, d->silent ? e->args[5] : 0,
-				     cloexec_requested(d, e));
+			label_new_fd(p, d, e, ret, d->silent ? e->args[5] : 0);
 		break;
 	case FX_NEWFD_PAIR:
 		if (ret == 0 && e->args[5] != ~0ull) {
-			label_new_fd(p, d, (int32_t)e->args[5], e->args[3],
-				     cloexec_requested(d, e));
-			label_new_fd(p, d, (int32_t)(e->args[5] >> 32), e->args[4],
-				     cloexec_requested(d, e));
+			label_new_fd(p, d, e, (int32_t)e->args[5], e->args[3]);
+			label_new_fd(p, d, e, (int32_t)(e->args[5] >> 32), e->args[4]);
 		}
 		break;
 	case FX_CLOSE:
 		if (ret == 0)
-			fd_close(p, e->args[0]);
+			fd_close_at(p, e->args[0], e->h.ts);
 		break;
 	case FX_CLOSE_RANGE:
 		if (ret == 0)
@@ -247,7 +249,7 @@ static void apply_effect(struct trace *t, struct proc *p, const struct sc_desc *
 		break;
 	case FX_DUP:
 		if (ret >= 0)
-			fd_assign(p, ret, f->f[0], false);
+			fd_take(p, ret, f->f[0], false, e->h.ts + e->dur);
 		break;
 	case FX_FCNTL:
 		if (ret >= 0)

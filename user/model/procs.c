@@ -195,6 +195,7 @@ static void forget_pagesets(struct proc *p)
 static void free_proc(struct proc *p)
 {
 	free(p->fds);
+	free(p->closing);
 	free(p->maps);
 	forget_pagesets(p);
 	free(p->pagesets);
@@ -312,10 +313,61 @@ static struct istr *fd_link(const struct proc *p, int fd)
 
 struct istr *fd_path(struct proc *p, int fd)
 {
+	return fd_path_at(p, fd, UINT64_MAX);
+}
+
+/* The close still to come of the file fd named when a call that began
+ * at ns ran: the first whose fd was taken after that; -1 if none. */
+static int closing_at(const struct proc *p, int fd, uint64_t ns)
+{
+	if (fd < 0 || (uint32_t)fd >= p->nfds || !p->fds[fd].closing)
+		return -1;
+	for (uint32_t i = 0; i < p->nclosing; i++)
+		if (p->closing[i].fd == fd && ns < p->closing[i].since)
+			return i;
+	return -1;
+}
+
+/* Forgets the closes still to come of fds in [first, last]. */
+static void forget_closing(struct proc *p, unsigned int first, unsigned int last)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < p->nclosing; i++) {
+		unsigned int fd = p->closing[i].fd;
+
+		if (fd >= first && fd <= last)
+			p->fds[fd].closing = false;
+		else
+			p->closing[n++] = p->closing[i];
+	}
+	p->nclosing = n;
+	for (uint32_t i = 0; i < n; i++)
+		p->fds[p->closing[i].fd].closing = true;
+}
+
+static void drop_closing(struct proc *p, uint32_t i)
+{
+	int fd = p->closing[i].fd;
+	bool more = false;
+
+	memmove(&p->closing[i], &p->closing[i + 1],
+		(p->nclosing - i - 1) * sizeof(*p->closing));
+	p->nclosing--;
+	for (uint32_t j = 0; j < p->nclosing; j++)
+		more |= p->closing[j].fd == fd;
+	p->fds[fd].closing = more;
+}
+
+struct istr *fd_path_at(struct proc *p, int fd, uint64_t ns)
+{
 	struct istr *path;
+	int i;
 
 	if (fd < 0)
 		return NULL;
+	if ((i = closing_at(p, fd, ns)) >= 0)
+		return p->closing[i].path;
 	if ((uint32_t)fd < p->nfds && p->fds[fd].path)
 		return p->fds[fd].path;
 	if ((uint32_t)fd < p->nfds ? p->fds[fd].unknown : p->fds_unknown)
@@ -327,11 +379,11 @@ struct istr *fd_path(struct proc *p, int fd)
 	return path;
 }
 
-void fd_relabel(struct proc *p, int fd, const char *fallback, bool cloexec)
+struct istr *fd_label(const struct proc *p, int fd, const char *fallback)
 {
 	struct istr *path = fd_link(p, fd);
 
-	fd_assign(p, fd, path ? path : istr_cstr(fallback), cloexec);
+	return path ? path : istr_cstr(fallback);
 }
 
 void fd_assign(struct proc *p, int fd, struct istr *path, bool cloexec)
@@ -344,16 +396,50 @@ void fd_assign(struct proc *p, int fd, struct istr *path, bool cloexec)
 	p->fds[fd].unknown = false;
 }
 
+/*
+ * Records reach the ring at their calls' exits, and a close frees its fd
+ * before its exit: an open in another thread can take the fd and send
+ * its record first, and its thread may close and take the fd again many
+ * times before the late close comes. The late close began before the
+ * open ended (it freed the fd the open took), and every later call on
+ * the fd began after (its thread learnt the fd from the open): the entry
+ * times tell the files apart until the close comes.
+ */
+void fd_take(struct proc *p, int fd, struct istr *path, bool cloexec,
+	     uint64_t end_ns)
+{
+	struct istr *was = fd >= 0 && (uint32_t)fd < p->nfds ? p->fds[fd].path : NULL;
+	struct fd_closing c = { fd, was, end_ns };
+
+	if (was) {
+		if (p->nclosing == FD_CLOSING_MAX)
+			drop_closing(p, 0);
+		if (!VEC_PUSH(p->closing, p->nclosing, p->capclosing, c))
+			p->fds[fd].closing = true;
+	}
+	fd_assign(p, fd, path, cloexec);
+}
+
 void fd_unknown_all(struct proc *p)
 {
 	for (uint32_t fd = 0; fd < p->nfds; fd++)
 		p->fds[fd] = (struct fdent){ .unknown = true };
+	p->nclosing = 0;
 	p->fds_unknown = true;
 }
 
 void fd_close(struct proc *p, int fd)
 {
-	if (fd >= 0 && (uint32_t)fd < p->nfds)
+	fd_close_at(p, fd, UINT64_MAX);
+}
+
+void fd_close_at(struct proc *p, int fd, uint64_t ns)
+{
+	int i = closing_at(p, fd, ns);
+
+	if (i >= 0)
+		drop_closing(p, i);
+	else if (fd >= 0 && (uint32_t)fd < p->nfds)
 		p->fds[fd].path = NULL;
 }
 
@@ -366,6 +452,8 @@ void fd_close_range(struct proc *p, unsigned int first, unsigned int last,
 		else
 			p->fds[fd].path = NULL;
 	}
+	if (!cloexec_only)
+		forget_closing(p, first, last);
 }
 
 void fd_set_cloexec(struct proc *p, int fd, bool cloexec)
@@ -379,6 +467,8 @@ void fd_exec(struct proc *p)
 	for (uint32_t fd = 0; fd < p->nfds; fd++)
 		if (p->fds[fd].cloexec)
 			p->fds[fd].path = NULL;
+	/* the other threads are gone, and their closes with them */
+	forget_closing(p, 0, UINT_MAX);
 	p->nmaps = 0;
 	forget_pagesets(p);
 }

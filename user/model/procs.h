@@ -24,7 +24,19 @@ struct fdent {
 	/* a call that changed fds was lost since: not named (not even from
 	 * /proc, which tells the present) until a record says again */
 	bool unknown;
+	bool closing;	/* proc.closing holds closes of it still to come */
 };
+
+/* A file whose fd another thread's close freed, the close's record (sent
+ * at its exit) yet to come, when a call that ended at since took the fd
+ * again (fd_take()). Calls that began before since name it; the late
+ * close forgets it. */
+struct fd_closing {
+	int fd;
+	struct istr *path;
+	uint64_t since;
+};
+#define FD_CLOSING_MAX 64	/* a process's, at most: the oldest go */
 
 struct mapping {
 	uint64_t addr, len;
@@ -62,6 +74,8 @@ struct proc {
 	struct fdent *fds;
 	uint32_t nfds;
 	bool fds_unknown;	/* as fdent.unknown, for fds past nfds */
+	struct fd_closing *closing;	/* oldest first */
+	uint32_t nclosing, capclosing;
 	struct istr *cwd;
 	struct istr *exe;	/* the program file */
 	struct mapping *maps;
@@ -138,11 +152,22 @@ void model_free(struct model *m);
 
 /* The path of fd; read from /proc/PID/fd when the table has no entry. */
 struct istr *fd_path(struct proc *p, int fd);
+/* The same for a call that began at ns (its record's entry time): a
+ * file another thread's close freed while the call ran is still its. */
+struct istr *fd_path_at(struct proc *p, int fd, uint64_t ns);
+/* fd now names path: dup2 and the like, which replace what it was. */
 void fd_assign(struct proc *p, int fd, struct istr *path, bool cloexec);
-/* An fd made by a call we do not name (pipe, socket...): labelled from
- * /proc now, or with fallback if it is already gone. */
-void fd_relabel(struct proc *p, int fd, const char *fallback, bool cloexec);
+/* A call that ended at end_ns took fd, which was free (open, dup,
+ * socket...): what the model still has there is closing. */
+void fd_take(struct proc *p, int fd, struct istr *path, bool cloexec,
+	     uint64_t end_ns);
+/* The name of an fd made by a call we do not name (pipe, socket...):
+ * from /proc now, or fallback if it is already gone. */
+struct istr *fd_label(const struct proc *p, int fd, const char *fallback);
 void fd_close(struct proc *p, int fd);
+/* A close that began at ns: of the closing file, if the fd was taken
+ * again after the close began (fd_take()). */
+void fd_close_at(struct proc *p, int fd, uint64_t ns);
 /* A call that changed p's fds was lost: no fd is named until a record
  * names it again. */
 void fd_unknown_all(struct proc *p);
