@@ -11,7 +11,7 @@ EX="$ROOT/build/examples"
 ANNOT="$ROOT/tests/lib/annot.py"
 
 annot() {
-	run python3 "$ANNOT" "$@"
+	run "$PY" -S "$ANNOT" "$@"
 	if [ "$status" != 0 ]; then
 		echo "# annot.py $* failed:"
 		printf '%s\n' "$output" | sed 's/^/#   /'
@@ -76,11 +76,11 @@ expect_minitrain_names() {
 @test "annotate: metadata mode writes CM epoch.start/epoch.end with timestamps" {
 	traced -- "$EX/minitrain" "$D/mt" 2 1
 	run tpy meta "$TRACE" CM
-	expect_eq "CM names" "$(printf '%s\n' "$output" | python3 -c '
+	expect_eq "CM names" "$(printf '%s\n' "$output" | "$PY" -S -c '
 import json, sys
 print(" ".join(json.loads(l)["args"]["name"] for l in sys.stdin if l.strip()))')" \
 		"epoch.start epoch.end epoch.start epoch.end"
-	printf '%s\n' "$output" | python3 -c '
+	printf '%s\n' "$output" | "$PY" -S -c '
 import json, sys
 for l in sys.stdin:
     if l.strip():
@@ -115,7 +115,7 @@ for l in sys.stdin:
 		expect_eq "$1/$2 regions" "$(tpy count "$TRACE" --cat "$1" --name "$2")" "$3"
 	done
 	run tpy meta "$TRACE" CM
-	expect_eq "CM names" "$(printf '%s\n' "$output" | python3 -c '
+	expect_eq "CM names" "$(printf '%s\n' "$output" | "$PY" -S -c '
 import json, sys
 print(" ".join(json.loads(l)["args"]["name"] for l in sys.stdin if l.strip()))')" \
 		"epoch.start epoch.end epoch.start epoch.end"
@@ -127,7 +127,7 @@ print(" ".join(json.loads(l)["args"]["name"] for l in sys.stdin if l.strip()))')
 	valid
 	annot check "$TRACE" "$TRUTH"
 	# the exceptions the loop caught, and the regions they left
-	expect_eq "caught" "$(grep '"kind":"caught"' "$TRUTH" | python3 -c '
+	expect_eq "caught" "$(grep '"kind":"caught"' "$TRUTH" | "$PY" -S -c '
 import json, sys
 for l in sys.stdin:
     r = json.loads(l)
@@ -149,7 +149,7 @@ for l in sys.stdin:
 		"data preprocess - - 24576")"
 	# the capture the exception left holds its half write, the retry the rest
 	run tpy events "$TRACE" --json --fields id,ts,cat,name,args.p_idx,args.ret
-	expect_eq "bytes written in each capture" "$(printf '%s\n' "$output" | python3 -c '
+	expect_eq "bytes written in each capture" "$(printf '%s\n' "$output" | "$PY" -S -c '
 import json, sys
 evs = [json.loads(l) for l in sys.stdin if l.strip()]
 caps = sorted((e["ts"], e["id"]) for e in evs if (e["cat"], e["name"]) == ("checkpoint", "capture"))

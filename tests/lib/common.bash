@@ -15,8 +15,10 @@ WL="$ROOT/build/workloads"
 TRACEPY="$ROOT/tests/lib/trace.py"
 # -D names files <host>[-r<rank>]-<comm>-<pid>: the host as it is written
 HOSTTAG="$(hostname | tr './' '__')"
-# the interpreter itself, not a wrapper script (pyenv shims cost ~0.1 s a call)
-PY="$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null || echo python3)"
+# the interpreter itself, not a wrapper script (pyenv shims cost ~0.1 s a
+# call, 3 s in a lab guest): found once by tests/run or the guest's suite,
+# or else at each test's load
+PY="${DFT_TEST_PY:-$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null || echo python3)}"
 # generous upper bounds, never assertions: a hung tracer fails the test
 DFT_TIMEOUT="${DFT_TIMEOUT:-120}"
 # "${DEFAULT_SIGNALS[@]}" CMD...: CMD with every signal at its default
@@ -142,8 +144,10 @@ lab_size() { if [ -n "${DFT_LAB_GUEST:-}" ]; then echo "$2"; else echo "$1"; fi;
 host_only() { [ -z "${DFT_LAB_GUEST:-}" ] || skip "on the host only: $1"; }
 host_also() { [ -n "${DFT_LAB_GUEST:-}" ] || "$@"; }
 
-# trace.py, the trace reader and checker
-tpy() { "$PY" "$TRACEPY" "$@"; }
+# trace.py, the trace reader and checker; like the other helpers in
+# tests/lib, it needs nothing but the standard library: -S spares the
+# site packages' start-up (60 ms here, 1.3 s a call in a lab guest)
+tpy() { "$PY" -S "$TRACEPY" "$@"; }
 
 # has_feature NAME: whether this kernel gives the tracer the feature
 # (dftrace-bpf --version's table).
