@@ -48,7 +48,7 @@ for r in d["groupings"][0]["rows"]:
 	expect_rows "$TRACE" file
 }
 
-@test "summary: self time: a region gives back its child regions' time, never its I/O's" {
+@test "summary: self time: a region gives back its child regions' time; calls on other threads, no region's children, are their own" {
 	fixture() { "$PY" "$FIXTURES" "$@"; }
 	fixture overlap "$T/ov.pfw" >/dev/null
 	summary --json --by phase "$T/ov.pfw"
@@ -60,6 +60,43 @@ assert (f["calls"], f["total_ns"], f["self_ns"]) == (2, 200000, 190000), f
 assert rows["compute/step"]["self_ns"] == 10000
 assert rows["-"]["self_ns"] == rows["-"]["total_ns"] == 420000  # the I/O
 ' "$output"
+}
+
+# The rows of fixtures.py nested, by hand (µs; wall 100 µs): a region in
+# a region with calls inside both, and another process's read.
+@test "summary: a phase holds its calls once: Total, Self, Avg and % wall of region, call and grouped rows, by hand" {
+	"$PY" "$FIXTURES" nested "$T/n.pfw"
+	"$DFT" summary -q --json --by phase --by op --by process --by file "$T/n.pfw" >"$T/s.json"
+	"$PY" - "$T/s.json" <<-'EOF'
+	import json, sys
+	g = json.load(open(sys.argv[1]))["groupings"]
+	got = {}
+	for grouping in g:
+	    by = grouping["by"][0]
+	    for r in grouping["rows"]:
+	        got[(by, r[by])] = ((r["calls"],) + tuple(r[k] // 1000 for k in (
+	            "total_ns", "self_ns", "avg_ns")) + (r["wall_bp"],))
+	want = {  # calls, Total, Self, Avg (µs), % wall in hundredths
+	    ("phase", "train/step"): (2, 100, 60, 60, 10000),  # the region and its write
+	    ("phase", "data/fetch"): (3, 40, 40, 18, 4000),    # the region and its reads
+	    ("phase", "-"): (1, 20, 20, 20, 2000),
+	    ("op", "step"): (1, 100, 40, 100, 10000),          # less fetch and the write
+	    ("op", "fetch"): (1, 40, 25, 40, 4000),            # less its reads
+	    ("op", "read"): (3, 35, 35, 11, 3500),
+	    ("op", "write"): (1, 20, 20, 20, 2000),
+	    ("process", "? [1]"): (5, 100, 100, 35, 10000),    # 100, not 175
+	    ("process", "? [2]"): (1, 20, 20, 20, 2000),
+	    ("file", "-"): (2, 100, 65, 70, 10000),            # the regions, less the calls
+	    ("file", "/a"): (2, 15, 15, 7, 1500),
+	    ("file", "/b"): (1, 20, 20, 20, 2000),
+	    ("file", "/c"): (1, 20, 20, 20, 2000),
+	}
+	assert got == want, sorted(set(got.items()) ^ set(want.items()))
+	EOF
+	# the table says the same
+	summary --by phase "$T/n.pfw"
+	printf '%s\n' "$output" | grep -E '^data/fetch +3 +40.0 us +40.0 us .* 40.00%$'
+	printf '%s\n' "$output" | grep -E '^train/step +2 +100.0 us +60.0 us .* 100.00%$'
 }
 
 @test "summary: unoverlapped I/O is I/O no compute region of its own process covers, in traces (by end) and merged files (by start)" {

@@ -5,7 +5,7 @@ exact percentiles. The summary's JSON is compared with it.
 
     expect.py check TRACE SUMMARY_JSON [--by op|phase|file]
         every row of the summary (and no more) with exact calls, total,
-        self, min, max, bytes; p50/p99 within the sketch's 0.8%; the
+        self, avg, min, max, bytes; p50/p99 within the sketch's 0.8%; the
         headline's events, I/O time, bytes, files and processes
 """
 import argparse
@@ -65,24 +65,30 @@ def quantile(values, q):
 
 def expected(t, by):
     events = [e for e in t.xevents if e.get("cat") not in SKIP_CATS]
-    rows = collections.defaultdict(lambda: {"durs": [], "self": 0, "bytes": 0})
+    rows = collections.defaultdict(lambda: {"durs": [], "total": 0, "self": 0, "bytes": 0})
     dur, where = {}, {}
     for e in events:
         s, end = span_ns(e)
         k = key_of(t, e, by)
         r = rows[k]
         r["durs"].append(end - s)
+        r["total"] += end - s
         r["self"] += end - s
         a = e.get("args", {})
         if e["name"] in READ | WRITE | COPY and e.get("cat") in IO_CATS:
             r["bytes"] += max(a.get("ret", 0), 0)
         dur[(e["pid"], e["id"])] = end - s
         where[(e["pid"], e["id"])] = k
-    # self: a region's child regions give back their time (by p_idx)
+    # a child (region or call, by p_idx) gives its time back to its
+    # parent's Self; where both are in one row, that row's Total holds it
+    # once, in the parent's duration
     for e in events:
         p = e.get("args", {}).get("p_idx", -1)
-        if is_region(e) and p >= 0 and (e["pid"], p) in where:
-            rows[where[(e["pid"], p)]]["self"] -= dur[(e["pid"], e["id"])]
+        if p >= 0 and (e["pid"], p) in where:
+            d, parent = dur[(e["pid"], e["id"])], where[(e["pid"], p)]
+            rows[parent]["self"] -= d
+            if parent == where[(e["pid"], e["id"])]:
+                rows[parent]["total"] -= d
     return rows
 
 
@@ -115,7 +121,8 @@ def check(trace, summary, by):
         r = rows.get(k)
         if not r:
             continue
-        exact = {"calls": len(w["durs"]), "total_ns": sum(w["durs"]), "self_ns": w["self"],
+        exact = {"calls": len(w["durs"]), "total_ns": w["total"], "self_ns": w["self"],
+                 "avg_ns": sum(w["durs"]) // len(w["durs"]),
                  "min_ns": min(w["durs"]), "max_ns": max(w["durs"]), "bytes": w["bytes"]}
         for f, v in exact.items():
             if r[f] != v:

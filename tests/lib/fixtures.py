@@ -124,6 +124,34 @@ def overlap(a):
                       "io_ns": sum(e - s for _, _, _, _, s, e, _ in io) * 1000}))
 
 
+def nested(a):
+    """A region in a region, calls inside both, as a trace writes them
+    (children first; µs from T0):
+      train/step [0, 100) id 1 > data/fetch [10, 50) id 2 > read /a
+      [20, 30) id 3, read /a [35, 40) id 4; train/step > write /b [60, 80)
+      id 5; and a second process's read /c [0, 20) with no region."""
+    ev = [(3, "read", "POSIX", 20, 30, 2, "/a", "data", "fetch"),
+          (4, "read", "POSIX", 35, 40, 2, "/a", "data", "fetch"),
+          (2, "fetch", "data", 10, 50, 1, None, None, None),
+          (5, "write", "POSIX", 60, 80, 1, "/b", "train", "step"),
+          (1, "step", "train", 0, 100, -1, None, None, None)]
+    lines = [json.dumps({"name": "FH", "cat": "dftracer", "pid": 1, "tid": 1, "ph": "M",
+                         "args": {"name": f, "value": "%016x" % n}})
+             for n, f in ((1, "/a"), (2, "/b"), (3, "/c"))]
+    for i, name, cat, s, e, parent, f, pcat, phase in ev:
+        args = {"hhash": "0000000000000001", "p_idx": parent}
+        if f:
+            args.update(ret=100, fhash="%016x" % {"/a": 1, "/b": 2}[f], phase_cat=pcat,
+                        phase=phase)
+        lines.append(json.dumps({"id": i, "name": name, "cat": cat, "pid": 1, "tid": 1,
+                                 "ts": T0 + s, "dur": e - s, "ph": "X", "args": args}))
+    lines.append(json.dumps({"id": 1, "name": "read", "cat": "POSIX", "pid": 2, "tid": 2,
+                             "ts": T0, "dur": 20, "ph": "X",
+                             "args": {"p_idx": -1, "ret": 7, "fhash": "%016x" % 3}}))
+    with open(a.out, "w") as out:
+        out.write("[\n" + "\n".join(lines) + "\n]\n")
+
+
 def kineto(a):
     doc = {"schemaVersion": 1,
            "distributedInfo": {"backend": "gloo", "rank": a.rank, "world_size": 2},
@@ -259,6 +287,8 @@ def main():
     p.add_argument("--pid", type=int, default=4242)
     p = sub.add_parser("overlap")
     p.add_argument("out")
+    p = sub.add_parser("nested")
+    p.add_argument("out")
     p = sub.add_parser("kineto")
     p.add_argument("out")
     p.add_argument("--pid", type=int, required=True)
@@ -280,6 +310,7 @@ def main():
     p.add_argument("--big", type=int, default=0)
     a = ap.parse_args()
     {"dftracer": dftracer, "kineto": kineto, "overlap": overlap, "folded": folded,
+     "nested": nested,
      "many": many, "hostile-strings": hostile_strings,
      "recorded-torch": recorded_torch}[a.cmd](a)
     return 0

@@ -529,6 +529,57 @@ static void check_profile(void)
 	profile_free(&p);
 }
 
+/* A row's Total, Self and Avg (ns) are these. */
+static bool row_is(const struct row *r, uint64_t calls, int64_t total, int64_t self, int64_t avg)
+{
+	return r && r->calls == calls && r->total == total && r->self == self && row_avg(r) == avg;
+}
+
+/* A region inside a region, calls inside both, as a trace writes them
+ * (children first, by DFTracer's ids; µs):
+ *   train/step [0, 100)  id 1
+ *     data/fetch [10, 50)  id 2
+ *       read /a [20, 30)  id 3;  read /a [35, 40)  id 4
+ *     write /b [60, 80)  id 5
+ * Each row's Total holds an event once, where its parent is in another
+ * row; Self is Total less the children in other rows: the Selfs of each
+ * grouping add up to the 100 µs covered, and no row passes 100% of it. */
+static void check_profile_nested(void)
+{
+	char *specs[] = { "phase", "op", "process", "file" };
+	const char *text =
+		"{'id':3,'name':'read','cat':'POSIX','pid':1,'tid':1,'ph':'X','ts':20,'dur':10,'args':{'ret':100,'fname':'/a','p_idx':2,'phase_cat':'data','phase':'fetch'}}\n"
+		"{'id':4,'name':'read','cat':'POSIX','pid':1,'tid':1,'ph':'X','ts':35,'dur':5,'args':{'ret':100,'fname':'/a','p_idx':2,'phase_cat':'data','phase':'fetch'}}\n"
+		"{'id':2,'name':'fetch','cat':'data','pid':1,'tid':1,'ph':'X','ts':10,'dur':40,'args':{'p_idx':1}}\n"
+		"{'id':5,'name':'write','cat':'POSIX','pid':1,'tid':1,'ph':'X','ts':60,'dur':20,'args':{'ret':9,'fname':'/b','p_idx':1,'phase_cat':'train','phase':'step'}}\n"
+		"{'id':1,'name':'step','cat':'train','pid':1,'tid':1,'ph':'X','ts':0,'dur':100,'args':{'p_idx':-1}}\n";
+	struct profile p;
+	char err[256];
+	int rc = profile_init(&p, specs, 4, err, sizeof(err));
+
+	rc = rc ? rc : feed(&p, trace("nested.pfw", text), 0);
+	rc = rc ? rc : profile_finish(&p);
+	CHECK(rc == 0 && p.head.t_max - p.head.t_min == 100000, "nested: 100 us of wall (rc %d)", rc);
+	CHECK(row_is(row_named(&p, 0, "train/step", NULL), 2, 100000, 60000, 60000),
+	      "nested, by phase: train/step: the region and its write, Total 100 us (the write "
+	      "is inside it), Self 60 (less data/fetch's 40), Avg 60");
+	CHECK(row_is(row_named(&p, 0, "data/fetch", NULL), 3, 40000, 40000, 18333),
+	      "nested, by phase: data/fetch: the region and its 2 reads, Total and Self 40 us");
+	CHECK(row_is(row_named(&p, 1, "step", NULL), 1, 100000, 40000, 100000) &&
+	      row_is(row_named(&p, 1, "fetch", NULL), 1, 40000, 25000, 40000) &&
+	      row_is(row_named(&p, 1, "read", NULL), 2, 15000, 15000, 7500) &&
+	      row_is(row_named(&p, 1, "write", NULL), 1, 20000, 20000, 20000),
+	      "nested, by op: step's Self 40 us (less fetch and the write), fetch's 25 (less "
+	      "its reads); the calls' Total is their Self");
+	CHECK(p.by[2].n == 1 && row_is(&p.by[2].rows[0], 5, 100000, 100000, 35000),
+	      "nested, by process: one row of 100 us, Total and Self, not 175");
+	CHECK(row_is(row_named(&p, 3, "-", NULL), 2, 100000, 65000, 70000) &&
+	      row_is(row_named(&p, 3, "/a", NULL), 2, 15000, 15000, 7500) &&
+	      row_is(row_named(&p, 3, "/b", NULL), 1, 20000, 20000, 20000),
+	      "nested, by file: the regions' row '-' 100 us, Self 65 (less the calls on files)");
+	profile_free(&p);
+}
+
 /* Sums that a hostile trace can push past int64: held at INT64_MAX. */
 static void check_profile_saturates(void)
 {
@@ -706,6 +757,7 @@ int main(void)
 	check_specs();
 	check_profile_empty();
 	check_profile();
+	check_profile_nested();
 	check_profile_saturates();
 	check_profile_gpu();
 	check_profile_cufile();

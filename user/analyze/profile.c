@@ -223,6 +223,11 @@ static int64_t row_of(struct profile *p, struct grouping *g, const struct ev_inp
 	return new_row(g, h, b.p, b.len, ends, in, e);
 }
 
+int64_t row_avg(const struct row *r)
+{
+	return r->calls ? r->summed / (int64_t)r->calls : 0;
+}
+
 int64_t row_quantile(const struct row *r, double q)
 {
 	int64_t v = sketch_quantile(&r->durations, q);
@@ -254,9 +259,9 @@ const char *row_part(const struct row *r, int k)
 }
 
 /* ---- self time ----
- * A region's child regions give back their time: by DFTracer's ids
- * (p_idx names the parent, which a trace writes after its children, and
- * a merged file before them), or, for torch's ranges, which have no ids,
+ * A child gives its time back to its parent: by DFTracer's ids (p_idx
+ * names the parent, which a trace writes after its children, and a
+ * merged file before them), or, for torch's ranges, which have no ids,
  * by what encloses them on their thread (torch writes them by start). */
 
 /* The rows an event went to, one per grouping; a torch range's cat and
@@ -266,6 +271,17 @@ struct placed {
 	struct span cat, name;
 	uint32_t rows[];
 };
+
+/* Children whose parent has not come yet: their time by their rows
+ * (those of one parent fall in a few), KIDS_MAX kinds at most; the rest
+ * give back Self alone (rows NO_ROW). */
+struct kid {
+	int64_t dur;
+	bool region;
+	uint32_t rows[PROFILE_MAX_GROUPINGS];
+};
+#define KIDS_MAX 64
+#define NO_ROW UINT32_MAX
 
 static uint64_t link_key(uint16_t input, uint32_t pid, int64_t id)
 {
@@ -277,7 +293,8 @@ struct link {
 	uint16_t input;
 	uint32_t pid;
 	int64_t id;
-	int64_t value;		/* pending: child time; seen: unused */
+	struct kid *kids;	/* pending: the children so far */
+	uint32_t nkids, capkids, last;
 	struct placed *at;	/* seen: the parent's rows */
 };
 
@@ -298,12 +315,111 @@ static struct link *link_find(struct hmap *m, uint16_t input, uint32_t pid,
 	return NULL;
 }
 
-static void give_back(struct profile *p, const uint32_t *rows, int64_t dur)
+static void link_free(struct link *l)
+{
+	free(l->kids);
+	free(l->at);
+	free(l);
+}
+
+/* A child of dur ns in rows kid (NO_ROW: unknown) is inside a parent in
+ * rows parent: the parent's rows lose it from their Self (a region's
+ * own time too, if it is a region), and a row that holds both from its
+ * Total. */
+static void give_back(struct profile *p, const uint32_t *parent, const uint32_t *kid,
+		      int64_t dur, bool region)
 {
 	for (int i = 0; i < p->nby; i++) {
-		units_add(&p->by[i].rows[rows[i]].self, -dur);
-		units_add(&p->by[i].rows[rows[i]].region_self, -dur);
+		struct row *r = &p->by[i].rows[parent[i]];
+
+		units_add(&r->self, -dur);
+		if (region)
+			units_add(&r->region_self, -dur);
+		if (kid[i] == parent[i])
+			units_add(&r->total, -dur);
 	}
+}
+
+static bool same_kid(const struct kid *k, const uint32_t *rows, int nby, bool region)
+{
+	if (k->region != region)
+		return false;
+	for (int i = 0; i < nby; i++)
+		if (k->rows[i] != rows[i])
+			return false;
+	return true;
+}
+
+/* A child kept until its parent comes, with those in the same rows (as
+ * the one before, most often). */
+static int keep_kid(struct profile *p, struct link *l, const uint32_t *rows,
+		    int64_t dur, bool region)
+{
+	struct kid k = { dur, region, { 0 } };
+
+	for (uint32_t j = 0; j < l->nkids; j++) {
+		uint32_t i = l->last + j < l->nkids ? l->last + j : l->last + j - l->nkids;
+
+		if (same_kid(&l->kids[i], rows, p->nby, region)) {
+			units_add(&l->kids[i].dur, dur); /* past int64: a hostile trace */
+			l->last = i;
+			return 0;
+		}
+	}
+	if (l->nkids >= KIDS_MAX) {
+		memset(k.rows, 0xff, sizeof(k.rows)); /* NO_ROW */
+		for (uint32_t i = 0; i < l->nkids; i++)
+			if (l->kids[i].region == region && l->kids[i].rows[0] == NO_ROW) {
+				units_add(&l->kids[i].dur, dur);
+				return 0;
+			}
+	} else {
+		memcpy(k.rows, rows, p->nby * sizeof(*rows));
+	}
+	l->last = l->nkids;
+	return VEC_PUSH(l->kids, l->nkids, l->capkids, k) ? -ENOMEM : 0;
+}
+
+/* e's own children that came before it give their time back. */
+static void adopt_pending(struct profile *p, uint16_t input, const struct ev *e,
+			  const uint32_t *rows)
+{
+	uint64_t slot;
+	struct link *l = link_find(&p->pending, input, e->pid, e->id, &slot);
+
+	if (!l)
+		return;
+	for (uint32_t i = 0; i < l->nkids; i++)
+		give_back(p, rows, l->kids[i].rows, l->kids[i].dur, l->kids[i].region);
+	hmap_del(&p->pending, slot, NULL);
+	link_free(l);
+}
+
+/* e gives its time to its parent by id, or keeps it until it comes. A
+ * parent with children pending has not come (it takes them when it
+ * does): that is looked up first, as a trace's children come first. */
+static int to_parent(struct profile *p, uint16_t input, const struct ev *e,
+		     const uint32_t *rows, bool region)
+{
+	int64_t dur = e->end - e->start;
+	struct link *l;
+	uint64_t slot, free_slot;
+
+	l = link_find(&p->pending, input, e->pid, e->parent, &free_slot);
+	if (l)
+		return keep_kid(p, l, rows, dur, region);
+	l = link_find(&p->seen, input, e->pid, e->parent, &slot);
+	if (l) {
+		give_back(p, l->at->rows, rows, dur, region);
+		return 0;
+	}
+	l = calloc(1, sizeof(*l));
+	if (!l || hmap_put_ptr(&p->pending, free_slot, l)) {
+		free(l);
+		return -ENOMEM;
+	}
+	*l = (struct link){ .input = input, .pid = e->pid, .id = e->parent };
+	return keep_kid(p, l, rows, dur, region);
 }
 
 static struct placed *placed_named(struct profile *p, const uint32_t *rows, int64_t end,
@@ -330,43 +446,27 @@ static struct placed *placed_new(struct profile *p, const uint32_t *rows, int64_
 	return placed_named(p, rows, end, (struct span){ 0 }, (struct span){ 0 });
 }
 
-/* by ids */
-static int link_by_ids(struct profile *p, const struct ev_input *in, uint16_t input,
-		       const struct ev *e, const uint32_t *rows)
+/* by ids: a region, or a call (which has no children) */
+static int link_by_ids(struct profile *p, uint16_t input, const struct ev *e,
+		       const uint32_t *rows, bool region)
 {
-	int64_t dur = e->end - e->start;
 	struct link *l;
 	uint64_t slot;
+	int rc;
 
-	/* its own children that came first */
-	l = link_find(&p->pending, input, e->pid, e->id, &slot);
-	if (l) {
-		give_back(p, rows, l->value);
-		hmap_del(&p->pending, slot, NULL);
-		free(l);
-	}
-	if (e->parent >= 0) {
-		l = link_find(&p->seen, input, e->pid, e->parent, &slot);
-		if (l) {
-			give_back(p, l->at->rows, dur);
-		} else if ((l = link_find(&p->pending, input, e->pid, e->parent, &slot))) {
-			units_add(&l->value, dur); /* children past int64: a hostile trace */
-		} else {
-			l = calloc(1, sizeof(*l));
-			if (!l || hmap_put_ptr(&p->pending, slot, l)) {
-				free(l);
-				return -ENOMEM;
-			}
-			*l = (struct link){ input, e->pid, e->parent, dur, NULL };
-		}
-	}
-	if (!in->by_start)
+	if (region)
+		adopt_pending(p, input, e, rows);
+	if (e->parent >= 0 && (rc = to_parent(p, input, e, rows, region)))
+		return rc;
+	if (!region)
 		return 0;
-	/* a merged file: children come after; kept until the sweep passes */
+	/* a merged file's children come after it, as may those of a trace
+	 * written by hand (DFTracer's own come first): kept until the sweep
+	 * passes its end */
 	l = calloc(1, sizeof(*l));
 	if (!l || !(l->at = placed_new(p, rows, e->end)))
 		goto nomem;
-	*l = (struct link){ input, e->pid, e->id, 0, l->at };
+	*l = (struct link){ .input = input, .pid = e->pid, .id = e->id, .at = l->at };
 	link_find(&p->seen, input, e->pid, e->id, &slot);
 	if (hmap_put_ptr(&p->seen, slot, l) || heap_push(&p->seen_by_end, e->end, l))
 		goto nomem;
@@ -378,8 +478,8 @@ nomem:
 	return -ENOMEM;
 }
 
-/* Regions of a merged file that ended before e started get no more
- * children. */
+/* Regions that ended before now get no more children (now: the start of
+ * a merged file's event, the end of a trace's). */
 static void forget_seen(struct profile *p, int64_t now)
 {
 	const struct heap_item *top;
@@ -393,8 +493,7 @@ static void forget_seen(struct profile *p, int64_t now)
 		l = it.val;
 		if (link_find(&p->seen, l->input, l->pid, l->id, &slot) == l)
 			hmap_del(&p->seen, slot, NULL);
-		free(l->at);
-		free(l);
+		link_free(l);
 	}
 }
 
@@ -419,21 +518,23 @@ static void stack_close(struct stack *st, int64_t t)
 /* In a merged file, the innermost torch range open on e's thread when e
  * starts is e's phase, as it is of the torch ops inside it (torch's
  * ranges sit on tracks of their own, which the anchors map to threads):
- * *inner is e with that phase. False if none. */
-static bool torch_phase(struct profile *p, uint16_t input, const struct ev *e,
-			struct ev *inner)
+ * *inner is e with that phase. NULL if none, else the range. */
+static const struct placed *torch_phase(struct profile *p, uint16_t input,
+					const struct ev *e, struct ev *inner)
 {
 	struct stack *st = hmap_get_ptr(&p->stacks, stack_key(input, e));
+	const struct placed *range;
 
 	if (!st)
-		return false;
+		return NULL;
 	stack_close(st, e->start);
 	if (!st->n)
-		return false;
+		return NULL;
+	range = st->open[st->n - 1];
 	*inner = *e;
-	inner->phase_cat = st->open[st->n - 1]->cat;
-	inner->phase = st->open[st->n - 1]->name;
-	return true;
+	inner->phase_cat = range->cat;
+	inner->phase = range->name;
+	return range;
 }
 
 static int link_by_time(struct profile *p, uint16_t input, const struct ev *e,
@@ -452,7 +553,7 @@ static int link_by_time(struct profile *p, uint16_t input, const struct ev *e,
 	}
 	stack_close(st, e->start);
 	if (st->n && e->end <= st->open[st->n - 1]->end)
-		give_back(p, st->open[st->n - 1]->rows, e->end - e->start);
+		give_back(p, st->open[st->n - 1]->rows, rows, e->end - e->start, true);
 	pl = placed_named(p, rows, e->end, e->cat, e->name);
 	if (!pl || VEC_PUSH(st->open, st->n, st->cap, pl)) {
 		free(pl);
@@ -517,6 +618,7 @@ static void count_in_row(struct row *r, const struct ev *e)
 	r->calls += e->calls;
 	units_add(&r->total, dur);
 	units_add(&r->self, dur);
+	units_add(&r->summed, dur);
 	if (e->kind == EV_REGION || e->kind == EV_COMPUTE)
 		units_add(&r->region_self, dur);
 	if (e->bytes_kind != SC_BYTES_NONE) {
@@ -581,12 +683,14 @@ static int count_in_headline(struct profile *p, const struct ev_input *in,
 int profile_add(struct profile *p, const struct ev_input *in, uint16_t input,
 		const struct ev *e)
 {
+	bool region = e->kind == EV_REGION || e->kind == EV_COMPUTE;
 	uint32_t rows[PROFILE_MAX_GROUPINGS];
+	const struct placed *range = NULL;
 	struct ev inner;
 	int rc = 0;
 
-	if (in->by_start && e->kind != EV_REGION && e->kind != EV_COMPUTE && !e->phase.len &&
-	    torch_phase(p, input, e, &inner))
+	if (in->by_start && !region && !e->phase.len &&
+	    (range = torch_phase(p, input, e, &inner)))
 		e = &inner;
 	for (int i = 0; i < p->nby; i++) {
 		int64_t r = row_of(p, &p->by[i], in, input, e);
@@ -596,11 +700,14 @@ int profile_add(struct profile *p, const struct ev_input *in, uint16_t input,
 		rows[i] = r;
 		count_in_row(&p->by[i].rows[r], e);
 	}
-	if (in->by_start)
-		forget_seen(p, e->start);
-	if (e->kind == EV_REGION || e->kind == EV_COMPUTE)
-		rc = e->has_ids ? link_by_ids(p, in, input, e, rows) :
-				  link_by_time(p, input, e, rows);
+	/* the sweep: a merged file's events come by start, a trace's by end */
+	forget_seen(p, in->by_start ? e->start : e->end);
+	if (e->has_ids && (region || e->parent >= 0))
+		rc = link_by_ids(p, input, e, rows, region);
+	else if (region)
+		rc = link_by_time(p, input, e, rows);
+	else if (range && e->end <= range->end)
+		give_back(p, range->rows, rows, e->end - e->start, false);
 	gpu_profile_add(&p->gpu, in, e);
 	if (!rc)
 		rc = p->gpu.err;
@@ -635,16 +742,15 @@ void profile_free(struct profile *p)
 		hmap_free(&p->by[i].index);
 	}
 	free(p->by);
-	while (heap_pop(&p->seen_by_end, &hi)) {
-		struct link *l = hi.val;
-
-		free(l->at);
-		free(l);
-	}
+	while (heap_pop(&p->seen_by_end, &hi))
+		link_free(hi.val);
 	heap_free(&p->seen_by_end);
 	gpu_profile_free(&p->gpu);
 	hmap_free(&p->seen);	/* its links were all in the heap */
-	hmap_free_ptrs(&p->pending);
+	while (hmap_next(&p->pending, &it, &k, &v))
+		link_free((void *)(uintptr_t)v);
+	it = 0;
+	hmap_free(&p->pending);
 	while (hmap_next(&p->stacks, &it, &k, &v)) {
 		struct stack *st = (void *)(uintptr_t)v;
 

@@ -44,7 +44,8 @@ struct row {
 	char *material;		/* the parts as read (escaped), for lookups */
 	size_t material_len;
 	uint64_t calls;
-	int64_t total, self, min, max;	/* ns */
+	int64_t total, self, min, max;	/* ns (see above) */
+	int64_t summed;		/* ns: each event's duration, added: Avg's */
 	int64_t region_self;	/* self time of its regions alone: phases' own time */
 	int64_t bytes;		/* moved by its I/O calls */
 	int64_t data_time;	/* ns of the calls that moved bytes */
@@ -102,6 +103,8 @@ int profile_add(struct profile *p, const struct ev_input *in, uint16_t input,
 int profile_finish(struct profile *p);
 void profile_free(struct profile *p);
 
+/* A row's average event, ns. */
+int64_t row_avg(const struct row *r);
 /* The q-quantile of a row's durations (within 1%, inside [min, max]). */
 int64_t row_quantile(const struct row *r, double q);
 /* Which of a row's figures come from log2 buckets (folded totals). */

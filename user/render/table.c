@@ -37,7 +37,7 @@ static double sort_value(const struct row *r, enum sort_col c)
 	switch (c) {
 	case SORT_SELF: return r->self;
 	case SORT_CALLS: return r->calls;
-	case SORT_AVG: return r->calls ? (double)r->total / r->calls : 0;
+	case SORT_AVG: return row_avg(r);
 	case SORT_MIN: return r->min;
 	case SORT_MAX: return r->max;
 	case SORT_P50: return row_quantile(r, 0.5);
@@ -146,7 +146,7 @@ static void row_cells(const struct profile *p, const struct row *r, char cells[N
 	snprintf(cells[0], 32, "%llu", (unsigned long long)r->calls);
 	units_ns(cells[1], 32, r->total);
 	units_ns(cells[2], 32, r->self);
-	units_ns(cells[3], 32, r->calls ? r->total / (int64_t)r->calls : 0);
+	units_ns(cells[3], 32, row_avg(r));
 	time_cell(cells[4], r->calls ? r->min : 0, log2 & FROM_LOG2_MIN);
 	time_cell(cells[5], r->max, log2 & FROM_LOG2_MAX);
 	time_cell(cells[6], row_quantile(r, 0.5), log2 & FROM_LOG2_P50);
@@ -289,7 +289,7 @@ void table_csv(FILE *out, const struct profile *p, const struct table_opts *o)
 			fprintf(out, "%llu,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%.0f,%.4f,",
 				(unsigned long long)r->calls, (long long)r->total,
 				(long long)r->self,
-				(long long)(r->calls ? r->total / (int64_t)r->calls : 0),
+				(long long)row_avg(r),
 				(long long)(r->calls ? r->min : 0), (long long)r->max,
 				(long long)row_quantile(r, 0.5),
 				(long long)row_quantile(r, 0.99),
@@ -348,7 +348,7 @@ static void row_json(struct jbuf *b, const struct profile *p, const struct group
 	jb_member_i64(b, "total_ns", r->total);
 	jb_member_i64(b, "self_ns", r->self);
 	jb_member_i64(b, "region_self_ns", r->region_self);
-	jb_member_i64(b, "avg_ns", r->calls ? r->total / (int64_t)r->calls : 0);
+	jb_member_i64(b, "avg_ns", row_avg(r));
 	jb_member_i64(b, "min_ns", r->calls ? r->min : 0);
 	jb_member_i64(b, "max_ns", r->max);
 	jb_member_i64(b, "p50_ns", row_quantile(r, 0.5));
