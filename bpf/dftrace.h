@@ -101,13 +101,15 @@ struct dft_kernel_shape {
 struct dft_scope {
 	unsigned char all;		/* every process but the tracer */
 	unsigned char nuids, ncomms;
-	unsigned char pad;
+	/* a service's client's scope: only processes whose every uid (real,
+	 * effective, saved, fs) is owner_uid, wherever they come from */
+	unsigned char owner_only;
 	int cgroup_level;		/* 0: no --cgroup; else its depth */
 	unsigned long long cgroup_id;	/* the --cgroup directory's id */
 	unsigned int uids[DFT_SCOPE_UIDS];	/* real uids */
 	char comms[DFT_SCOPE_COMMS][DFT_COMM_LEN];
 	unsigned int self_tgid;		/* the tracer: never in scope */
-	unsigned int pad2;
+	unsigned int owner_uid;
 };
 
 /* Key of the per-process loss counters (-D: each file reports its own). */

@@ -9,7 +9,8 @@ int BPF_PROG(cgroup_attach_task, struct cgroup *dst_cgrp, const char *path,
 	     struct task_struct *task, bool threadgroup)
 {
 	if (scope.cgroup_level && !tracked(task) && cgroup_in_scope(dst_cgrp) &&
-	    !(task->flags & PF_KTHREAD) && task->tgid != scope.self_tgid && track(task))
+	    !(task->flags & PF_KTHREAD) && task->tgid != scope.self_tgid &&
+	    (!scope.owner_only || owned(task)) && track(task))
 		emit_comm(task, task->comm);
 	return 0;
 }

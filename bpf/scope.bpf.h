@@ -49,9 +49,21 @@ static __always_inline bool cgroup_in_scope(struct cgroup *cg)
 	return anc && BPF_CORE_READ(anc, kn, id) == scope_cgroup_id;
 }
 
+/* Every uid of t's is the service's client's (a process root moved into
+ * its cgroup, or a setuid one of its user's, is not). */
+static __always_inline bool owned(struct task_struct *t)
+{
+	const struct cred *c = t->real_cred;
+	__u32 u = scope.owner_uid;
+
+	return c->uid.val == u && c->euid.val == u && c->suid.val == u && c->fsuid.val == u;
+}
+
 static __always_inline bool in_scope(struct task_struct *t, const char *comm)
 {
 	if (!scope_on || t->flags & PF_KTHREAD || t->tgid == scope.self_tgid)
+		return false;
+	if (scope.owner_only && !owned(t))
 		return false;
 	if (scope.all)
 		return true;

@@ -147,26 +147,46 @@ void scope_add_all(struct scope_opts *s)
 	s->on = true;
 }
 
-static bool uid_matches(const struct scope_opts *s, pid_t pid)
+/* pid's uids (real, effective, saved, fs) and effective capabilities;
+ * -1 if it is gone. */
+static int proc_creds(pid_t pid, unsigned int u[4], unsigned long long *caps)
 {
 	char path[64], line[256];
-	unsigned int uid;
-	bool hit = false;
+	int found = 0;
 	FILE *f;
 
-	if (!s->k.nuids)
-		return false;
 	snprintf(path, sizeof(path), "/proc/%d/status", pid);
 	f = fopen(path, "r");
 	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Uid: %u", &uid) == 1)
-			break;
+		return -1;
+	while (found < 2 && fgets(line, sizeof(line), f))
+		found += sscanf(line, "Uid: %u %u %u %u", &u[0], &u[1], &u[2], &u[3]) == 4 ||
+			 sscanf(line, "CapEff: %llx", caps) == 1;
 	fclose(f);
+	return found == 2 ? 0 : -1;
+}
+
+static bool uid_matches(const struct scope_opts *s, pid_t pid)
+{
+	unsigned long long caps;
+	unsigned int u[4];
+	bool hit = false;
+
+	if (!s->k.nuids || proc_creds(pid, u, &caps))
+		return false;
 	for (int i = 0; i < s->k.nuids; i++)
-		hit |= uid == s->k.uids[i];
+		hit |= u[0] == s->k.uids[i];
 	return hit;
+}
+
+/* Every uid of pid's is the owner's, and it has no privilege. */
+static bool owned(const struct scope_opts *s, pid_t pid)
+{
+	unsigned int u[4], o = s->k.owner_uid;
+	unsigned long long caps;
+
+	return !proc_creds(pid, u, &caps) && u[0] == o && u[1] == o && u[2] == o &&
+	       u[3] == o && !caps;
 }
 
 static bool comm_matches(const struct scope_opts *s, pid_t pid)
@@ -221,6 +241,8 @@ bool scope_has_process(const struct scope_opts *s, pid_t pid)
 	pid_t ppid;
 
 	if (procfs_stat(pid, &state, &ppid, &kthread) || kthread)
+		return false;
+	if (s->k.owner_only && !owned(s, pid))
 		return false;
 	return s->k.all || uid_matches(s, pid) || comm_matches(s, pid) ||
 	       cgroup_matches(s, pid);

@@ -7,11 +7,12 @@
 struct env;
 
 /* What a caller other than the command line adds (the service, issue
- * 38): a check of the options before anything is done, a check once the
+ * 38): a check of the options before anything is done, which may narrow
+ * them (a client's scope to its own processes), a check once the
  * targets are attached and before the trace is written (0, or a refusal
  * said on stderr: nothing is written), and word that tracing has begun. */
 struct tracer_hooks {
-	int (*check)(void *ctx, const struct env *env);
+	int (*check)(void *ctx, struct env *env);
 	int (*attached)(void *ctx);
 	void (*ready)(void *ctx);
 	void *ctx;

@@ -197,23 +197,32 @@ static int refused(const char *fmt, ...)
 	return -EPERM;
 }
 
-/* --cgroup of the client's own: every process in it now the client's. */
-static int own_cgroup(const struct client *c, const struct env *env)
+/* --cgroup of the client's: the processes in it now that are not the
+ * client's are said, and not traced (dft_scope.owner_only). */
+static void others_in_cgroup(const struct client *c, const struct env *env)
 {
+	struct scope_opts every = env->scope;
+	int n = 0, others = 0;
 	char why[256];
-	int n = 0, rc = 0;
-	pid_t *pids = scope_processes(&env->scope, getpid(), &n);
+	pid_t *pids;
 
-	for (int i = 0; i < n && !rc; i++)
-		if (peer_may_trace(&c->peer, pids[i], 0, -1, why, sizeof(why)) == -EPERM)
-			rc = refused("cannot trace '%s': %s", env->scope.cgroup_path, why);
+	every.k.owner_only = 0;
+	pids = scope_processes(&every, getpid(), &n);
+	for (int i = 0; i < n; i++)
+		others += peer_may_trace(&c->peer, pids[i], 0, -1, why, sizeof(why)) == -EPERM;
 	free(pids);
-	return rc;
+	if (others && !env->quiet)
+		fprintf(stderr, "dftrace-bpf: %d process%s in '%s' %s not %s's: not traced\n",
+			others, others > 1 ? "es" : "", env->scope.cgroup_path,
+			others > 1 ? "are" : "is", c->peer.name);
 }
 
-static int check_scope(const struct client *c, const struct env *env)
+/* A scope of the client's own processes, and from then on only theirs:
+ * not another user's process root moves into its cgroup later, nor a
+ * setuid one of its user's (every uid must be the client's). */
+static int check_scope(const struct client *c, struct env *env)
 {
-	const struct dft_scope *k = &env->scope.k;
+	struct dft_scope *k = &env->scope.k;
 
 	if (!env->scope.on || policy_host_wide(c->policy, c->peer.uid, c->peer.groups,
 					       c->peer.ngroups))
@@ -225,10 +234,14 @@ static int check_scope(const struct client *c, const struct env *env)
 		if (k->uids[i] != c->peer.uid)
 			return refused("'--uid' of another user: the service's policy does not "
 				       "let '%s' do that", c->peer.name);
-	return k->cgroup_level ? own_cgroup(c, env) : 0;
+	if (k->cgroup_level)
+		others_in_cgroup(c, env);
+	k->owner_only = 1;
+	k->owner_uid = c->peer.uid;
+	return 0;
 }
 
-static int check(void *ctx, const struct env *env)
+static int check(void *ctx, struct env *env)
 {
 	struct client *c = ctx;
 	const struct policy *p = c->policy;
