@@ -29,6 +29,13 @@ except ImportError as e:  # scripts/install-deps installs it
     pytest.skip("python3-selenium is missing: %s" % e, allow_module_level=True)
 
 
+def run(*args):
+    """One of our commands, which must succeed: its stdout."""
+    r = subprocess.run(list(args), capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
 @pytest.fixture(scope="module")
 def made(tmp_path_factory):
     d = tmp_path_factory.mktemp("report")
@@ -144,3 +151,34 @@ def test_top_files_and_latency_histograms(browser, made):
         counts = [float(b.get_attribute("data-value"))
                   for b in c.find_elements(By.CSS_SELECTOR, "rect.bar")]
         assert sum(counts) == ops[op]["calls"], op
+
+
+def test_findings_section_equals_summary_findings(tmp_path):
+    """The planted problems of tests/workloads/findings.c: the report's
+    Findings section, first on the page, lists in the browser what
+    summary --findings --json finds, in its order."""
+    trace, page = str(tmp_path / "t.pfw.gz"), str(tmp_path / "report.html")
+    run(DFT, "-q", "-o", trace, "--", os.path.join(ROOT, "build", "workloads", "findings"),
+        str(tmp_path), "small", "random", "meta", "clean")
+    run(DFT, "report", "-q", "-o", page, trace)
+    want = [(f["rule"], f["where"].get("file") or f["where"]["phase"], f["ns"])
+            for f in json.loads(run(DFT, "summary", "-q", "--findings", "--json",
+                                    trace))["findings"]]
+    assert {w[0] for w in want} == {"small_io", "random_access", "metadata_heavy"}, want
+    o = webdriver.ChromeOptions()
+    for a in ("--headless=new", "--no-sandbox", "--disable-gpu"):
+        o.add_argument(a)
+    d = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=o)
+    try:
+        d.get("file://" + page)
+        items = d.find_elements(By.CSS_SELECTOR, "ol.findings li")
+        got = [(i.get_attribute("data-rule"),
+                i.get_attribute("data-file") or i.get_attribute("data-phase"),
+                data(i, "data-ns")) for i in items]
+        texts = [i.text for i in items]
+        first_h2 = d.find_elements(By.TAG_NAME, "h2")[0].text
+    finally:
+        d.quit()
+    assert got == want
+    assert all("try: " in t and "% of wall" in t for t in texts), texts
+    assert first_h2 == "Findings"

@@ -580,6 +580,88 @@ static void check_profile_nested(void)
 	profile_free(&p);
 }
 
+/* A trace of n preads of /f, 10 us each: the first small ones of 4 KiB
+ * (the rest 1 MiB), the first jumps ones placed apart (the calls after
+ * them in order); then meta stats of meta_us each. The wall time is 1 ms
+ * or more. */
+static const char *plant(const char *name, int n, int small, int jumps, int meta, int meta_us)
+{
+	static char text[1 << 16];
+	size_t len = 0;
+	long long off = 0;
+
+	for (int i = 0; i < n; i++) {
+		long long size = i < small ? 4096 : 1 << 20;
+		long long at = i < jumps ? (long long)(n - i) * (2 << 20) : off;
+
+		len += snprintf(text + len, sizeof(text) - len,
+				"{'name':'pread','cat':'POSIX','pid':1,'tid':1,'ph':'X','ts':%d,'dur':10,"
+				"'args':{'ret':%lld,'fname':'/f','offset':%lld}}\n", i * 10, size, at);
+		off = at + size;
+	}
+	for (int i = 0; i < meta; i++)
+		len += snprintf(text + len, sizeof(text) - len,
+				"{'name':'stat','cat':'POSIX','pid':1,'tid':1,'ph':'X','ts':%d,'dur':%d,"
+				"'args':{'ret':0,'fname':'/g'}}\n", n * 10 + i * meta_us, meta_us);
+	len += snprintf(text + len, sizeof(text) - len,
+			"{'name':'end','cat':'x','pid':1,'tid':1,'ph':'X','ts':0,'dur':1000}\n");
+	return trace(name, text);
+}
+
+/* The rules found in a planted trace, as "rule where" joined by ';'. */
+static const char *found(const char *path, double min_share)
+{
+	static char out[512];
+	char *specs[] = { "op" };
+	struct profile p;
+	char err[256];
+	size_t len = 0;
+	int rc = profile_init(&p, specs, 1, err, sizeof(err));
+
+	if (!rc)
+		profile_find(&p, min_share);
+	rc = rc ? rc : feed(&p, path, 0);
+	rc = rc ? rc : profile_finish(&p);
+	out[0] = 0;
+	for (uint32_t i = 0; !rc && i < p.findings.n; i++) {
+		const struct finding *x = &p.findings.list[i];
+
+		len += snprintf(out + len, sizeof(out) - len, "%s%s %s", i ? ";" : "",
+				finding_rule_name(x->rule), x->file ? x->file : x->phase);
+	}
+	profile_free(&p);
+	return rc ? "error" : out;
+}
+
+/* Each rule's thresholds, on both sides. */
+static void check_findings_rules(void)
+{
+	static const struct {
+		int n, small, jumps, meta, meta_us;
+		double share;
+		const char *want, *what;
+	} cases[] = {
+		{ 16, 9, 0, 0, 0, 0.01, "small_io /f", "small_io: 9 of 16 calls under 64 KiB" },
+		{ 16, 8, 0, 0, 0, 0.01, "", "small_io: 8 of 16, half: none" },
+		{ 15, 15, 0, 0, 0, 0.01, "", "small_io: 15 calls, fewer than 16: none" },
+		{ 16, 16, 0, 0, 0, 0.2, "", "small_io: 160 us of 1 ms, under a 20% share: none" },
+		{ 16, 0, 10, 0, 0, 0.01, "random_access /f", "random_access: 9 of 16 calls not "
+		  "where the last ended (the first of 10 placed apart has no last)" },
+		{ 16, 0, 9, 0, 0, 0.01, "", "random_access: 8 of 16 jumps, half: none" },
+		{ 16, 0, 0, 9, 20, 0.01, "metadata_heavy -",
+		  "metadata_heavy: 180 us of metadata against 160 us of data" },
+		{ 16, 0, 0, 8, 20, 0.01, "", "metadata_heavy: 160 us against 160 us: none" },
+	};
+	char name[32];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(name, sizeof(name), "plant%zu.pfw", i);
+		CHECK_STREQ(found(plant(name, cases[i].n, cases[i].small, cases[i].jumps,
+					cases[i].meta, cases[i].meta_us), cases[i].share),
+			    cases[i].want, "%s", cases[i].what);
+	}
+}
+
 /* Sums that a hostile trace can push past int64: held at INT64_MAX. */
 static void check_profile_saturates(void)
 {
@@ -758,6 +840,7 @@ int main(void)
 	check_profile_empty();
 	check_profile();
 	check_profile_nested();
+	check_findings_rules();
 	check_profile_saturates();
 	check_profile_gpu();
 	check_profile_cufile();

@@ -198,6 +198,10 @@ static void read_args(struct ev_input *in, const struct rec *e, struct ev *out,
 			if (SPAN_IS(k, "hist"))
 				js_string(v, &out->hist);
 			break;
+		case 'o':
+			if (SPAN_IS(k, "offset") && (!js_int(v, &out->offset) || out->offset < 0))
+				out->offset = -1;
+			break;
 		case 'n':
 			rec_fine_member(k, v, fine);
 			break;
@@ -322,7 +326,7 @@ int ev_from_rec(struct ev_input *in, const struct rec *e, struct ev *out)
 	}
 	*out = (struct ev){ .name = e->name, .cat = e->cat, .kind = kind_of(e),
 			    .epoch = -1, .step = -1, .id = e->has_id ? e->id : -1,
-			    .parent = -1, .calls = 1, .comm_rank = -1 };
+			    .parent = -1, .calls = 1, .comm_rank = -1, .offset = -1 };
 	out->pid = e->pid_num ? (uint32_t)e->pid : 0;
 	out->tid = e->tid_num ? (uint32_t)e->tid : 0;
 	if (hmap_get(&in->torch_thread, (uint64_t)out->pid << 32 | out->tid, &tid))

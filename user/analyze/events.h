@@ -34,6 +34,7 @@ struct ev {
 	enum sc_bytes bytes_kind;
 	int64_t bytes;		/* ret of a call that moves bytes, else 0 */
 	int64_t calls;		/* 1, or the calls a folded total holds */
+	int64_t offset;		/* args.offset of a positioned call (pread...); -1 */
 	struct span hist;	/* a folded total's args.hist, "B:N B:N ..." */
 	struct span file;	/* escaped path; empty if none */
 	struct span phase_cat, phase;	/* the innermost region, if any */

@@ -709,9 +709,17 @@ int profile_add(struct profile *p, const struct ev_input *in, uint16_t input,
 	else if (range && e->end <= range->end)
 		give_back(p, range->rows, rows, e->end - e->start, false);
 	gpu_profile_add(&p->gpu, in, e);
+	if (p->find)
+		findings_add(&p->findings, in, input, e);
 	if (!rc)
 		rc = p->gpu.err;
 	return rc ? rc : count_in_headline(p, in, input, e);
+}
+
+void profile_find(struct profile *p, double min_share)
+{
+	p->find = true;
+	findings_init(&p->findings, min_share);
 }
 
 int profile_finish(struct profile *p)
@@ -722,6 +730,8 @@ int profile_finish(struct profile *p)
 	p->head.late = p->overlap.late;
 	if (!p->head.events)
 		p->head.t_min = p->head.t_max = 0;
+	if (!rc && p->find)
+		rc = findings_finish(&p->findings, p->head.t_max - p->head.t_min);
 	return rc;
 }
 
@@ -746,6 +756,8 @@ void profile_free(struct profile *p)
 		link_free(hi.val);
 	heap_free(&p->seen_by_end);
 	gpu_profile_free(&p->gpu);
+	if (p->find)
+		findings_free(&p->findings);
 	hmap_free(&p->seen);	/* its links were all in the heap */
 	while (hmap_next(&p->pending, &it, &k, &v))
 		link_free((void *)(uintptr_t)v);

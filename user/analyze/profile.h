@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "analyze/events.h"
+#include "analyze/findings.h"
 #include "analyze/gpu.h"
 #include "analyze/overlap.h"
 #include "analyze/sketch.h"
@@ -81,6 +82,8 @@ struct profile {
 	int nby;
 	struct headline head;
 	struct gpu_profile gpu;	/* GPU waits, device bytes, collectives */
+	bool find;		/* findings asked for (profile_find()) */
+	struct findings findings;	/* after profile_finish */
 	/* internal */
 	struct hmap seen;	/* regions that may still get children */
 	struct heap seen_by_end;
@@ -100,6 +103,8 @@ int profile_init(struct profile *p, char *const *specs, int n, char *err,
 /* An event of input number input (pids are per input). */
 int profile_add(struct profile *p, const struct ev_input *in, uint16_t input,
 		const struct ev *e);
+/* Findings too, each costing at least min_share of the wall time. */
+void profile_find(struct profile *p, double min_share);
 int profile_finish(struct profile *p);
 void profile_free(struct profile *p);
 

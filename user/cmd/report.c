@@ -127,6 +127,8 @@ int report_main(int argc, char **argv)
 	argp_parse(&argp, argc, argv, 0, NULL, &o);
 	rc = profile_init(&p, report_specs, RG__COUNT, err, sizeof(err));
 	if (!rc)
+		profile_find(&p, FINDINGS_MIN_SHARE);
+	if (!rc)
 		rc = inputs_check_output(&o.inputs, o.output, err, sizeof(err));
 	if (!rc)
 		rc = scan_profile(&p, &o.inputs, &(struct scan_opts){

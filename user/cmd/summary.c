@@ -18,14 +18,15 @@
 
 #define DEFAULT_TOP 20
 
-enum { OPT_JSON = 0x100, OPT_CSV };
+enum { OPT_JSON = 0x100, OPT_CSV, OPT_FINDINGS, OPT_MIN_SHARE };
 
 struct summary_opts {
 	struct inputs inputs;
 	char *by[PROFILE_MAX_GROUPINGS];
 	int nby;
 	struct table_opts table;
-	bool top_given, json, csv, quiet;
+	bool top_given, json, csv, quiet, findings;
+	double min_share;	/* of the wall time, for a finding */
 };
 
 static const char summary_doc[] =
@@ -36,15 +37,16 @@ static const char summary_doc[] =
 "ranks). Reads dftrace-bpf traces (.pfw, .pfw.gz, -D directories),\n"
 "DFTracer's, and merged files with torch's operators.\n"
 "\n"
-"A row's self time is its events' time minus that of their child regions\n"
-"(torch's operators included), never minus I/O: I/O has rows of its own,\n"
-"under its phase with --by phase,op.\n"
+"A row's total counts each event once (a phase's calls are in the phase's\n"
+"time); its self time is its total minus the time of the children (regions\n"
+"and calls) in other rows. --findings says which rows are problems.\n"
 "\n"
 "EXAMPLES:\n"
 "    dftrace-bpf summary t.pfw.gz                  # by op, top 20 by total\n"
 "    dftrace-bpf summary --by phase,op t.pfw.gz    # I/O under each phase\n"
 "    dftrace-bpf summary --by file --sort bytes --top 10 traces/\n"
-"    dftrace-bpf summary --by rank --by epoch --json merged.json\n";
+"    dftrace-bpf summary --by rank --by epoch --json merged.json\n"
+"    dftrace-bpf summary --findings t.pfw.gz         # what is wrong, and where\n";
 
 static const struct argp_option summary_options[] = {
 	{ "by", 'b', "KEYS", 0, "Rows by op, phase, file, process, rank, epoch or step; "
@@ -55,6 +57,10 @@ static const struct argp_option summary_options[] = {
 	  "--json and --csv; 0: all)", 0 },
 	{ "json", OPT_JSON, NULL, 0, "JSON (times in ns)", 0 },
 	{ "csv", OPT_CSV, NULL, 0, "CSV (times in ns)", 0 },
+	{ "findings", OPT_FINDINGS, NULL, 0, "The I/O problems the events show, first: "
+	  "where, what they cost, what to try (README: Findings)", 0 },
+	{ "findings-min-share", OPT_MIN_SHARE, "PCT", 0, "A finding costs at least PCT% "
+	  "of the wall time (default 5)", 0 },
 	{ "quiet", 'q', NULL, 0, "No progress line", 0 },
 	INPUTS_STRICT_OPTION,
 	INPUTS_JOBS_OPTION,
@@ -97,6 +103,17 @@ static error_t parse_summary(int key, char *arg, struct argp_state *state)
 	case OPT_CSV:
 		o->csv = true;
 		break;
+	case OPT_FINDINGS:
+		o->findings = true;
+		break;
+	case OPT_MIN_SHARE:
+		errno = 0;
+		o->min_share = strtod(arg, &end) / 100;
+		if (errno || end == arg || *end || !(o->min_share >= 0 && o->min_share <= 1))
+			argp_error(state, "--findings-min-share wants a percentage from 0 to 100, "
+				   "not '%s'", arg);
+		o->findings = true;
+		break;
 	case 'q':
 		o->quiet = true;
 		break;
@@ -114,6 +131,9 @@ static error_t parse_summary(int key, char *arg, struct argp_state *state)
 			argp_error(state, "no trace: give the traces to summarize");
 		if (o->json && o->csv)
 			argp_error(state, "--json and --csv: one or the other");
+		if (o->findings && o->csv)
+			argp_error(state, "--findings and --csv: the findings are in the text "
+				   "and --json");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -138,7 +158,7 @@ int summary_main(int argc, char **argv)
 	static const struct argp argp = { summary_options, parse_summary, "TRACE...",
 					  summary_doc, NULL, NULL, NULL };
 	static char op[] = "op";
-	struct summary_opts o = { 0 };
+	struct summary_opts o = { .min_share = FINDINGS_MIN_SHARE };
 	struct straggler strag = { 0 };
 	bool stragglers;
 	struct profile p;
@@ -153,6 +173,8 @@ int summary_main(int argc, char **argv)
 	/* per step, the rank the others waited for: --by rank,step in text */
 	stragglers = by_has(&o, "rank") && by_has(&o, "step") && !o.json && !o.csv;
 	rc = profile_init(&p, o.by, o.nby, err, sizeof(err));
+	if (!rc && o.findings)
+		profile_find(&p, o.min_share);
 	if (!rc)
 		rc = scan_profile(&p, &o.inputs, &(struct scan_opts){
 					  .progress = !o.quiet && isatty(STDERR_FILENO),

@@ -6,6 +6,7 @@
 #include <time.h>
 #include "lib/units.h"
 #include "render/gpu.h"
+#include "render/findings.h"
 #include "render/html.h"
 #include "render/svg.h"
 #include "render/table.h"
@@ -596,6 +597,7 @@ int html_report(struct jbuf *b, const struct report_data *d)
 
 	page_head(b, d);
 	headline(b, p);
+	findings_html(b, &p->findings);
 	out(b, "<h2>I/O over time</h2>");
 	rc = bandwidth_chart(b, d);
 	out(b, "<h2>Phases</h2>");

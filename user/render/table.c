@@ -6,6 +6,7 @@
 #include "lib/json.h"
 #include "lib/termsafe.h"
 #include "lib/units.h"
+#include "render/findings.h"
 #include "render/gpu.h"
 #include "render/table.h"
 
@@ -226,6 +227,8 @@ static void grouping_text(FILE *out, const struct profile *p, const struct group
 void table_text(FILE *out, const struct profile *p, const struct table_opts *o)
 {
 	headline_text(out, &p->head);
+	if (p->find)
+		findings_text(out, &p->findings);
 	gpu_text(out, &p->gpu, wall(p));
 	for (int i = 0; i < p->nby; i++)
 		grouping_text(out, p, &p->by[i], o);
@@ -324,6 +327,8 @@ static void headline_json(struct jbuf *b, const struct profile *p)
 	b->len--; /* the last ',' */
 	jb_char(b, '}');
 	jb_char(b, ',');
+	if (p->find)
+		findings_json(b, &p->findings);
 	if (gpu_any(&p->gpu))
 		gpu_json(b, &p->gpu);
 	JB_LIT(b, "\"groupings\":[");

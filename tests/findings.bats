@@ -1,0 +1,80 @@
+#!/usr/bin/env bats
+# dftrace-bpf summary --findings: planted I/O problems, each found where
+# it is with the cost the workload timed itself; none where there is none
+# (tests/workloads/findings.c; the rules' bounds on both sides are unit
+# tests, tests/unit/test_analyze.c).
+
+load lib/common
+
+# plants NAME...: trace the findings workload's plants into $TRACE
+plants() {
+	traced -- "$WL/findings" "$D" "$@"
+}
+
+# findings_json [OPT...]: summary --findings --json of $TRACE into $T/f.json
+findings_json() {
+	"$DFT" summary -q --findings --json "$@" "$TRACE" >"$T/f.json"
+}
+
+@test "findings: each planted problem is found with its file or phase, its cost within 10% of the workload's own timing; the clean and 128 KiB phases have none" {
+	plants small midsize random meta clean
+	findings_json --findings-min-share 1
+	"$PY" - "$T/f.json" "$TRUTH" "$D" <<-'EOF'
+	import json, sys
+	found = json.load(open(sys.argv[1]))["findings"]
+	planted = {}
+	for line in open(sys.argv[2]):
+	    f = line.rstrip("\n").split("\t")
+	    if f[0] == "planted" and f[1] != "none":
+	        planted[(f[1], f[2])] = int(f[3])
+	got = {(x["rule"], x["where"].get("file") or x["where"]["phase"]): x for x in found}
+	assert set(got) == set(planted), (sorted(got), sorted(planted))
+	for k, want in planted.items():
+	    ns = got[k]["ns"]
+	    assert abs(ns - want) <= 0.1 * want, (k, ns, want)
+	    assert got[k]["seconds"] == round(ns / 1e9, 9) and got[k]["advice"], got[k]
+	    print("# %s: %d ns, the workload's %d" % (k, ns, want))
+	assert [x["ns"] for x in found] == sorted((x["ns"] for x in found), reverse=True)
+	EOF
+}
+
+@test "findings: a finding goes under --findings-min-share above its share, and stays below it" {
+	plants small
+	findings_json
+	share=$("$PY" -c 'import json,sys; f=json.load(open(sys.argv[1]))["findings"]; print(f[0]["share"] if len(f) == 1 and f[0]["rule"] == "small_io" else "")' "$T/f.json")
+	[ -n "$share" ]
+	above=$("$PY" -c "print(float('$share') * 100 + 1)")
+	below=$("$PY" -c "print(float('$share') * 100 - 1)")
+	findings_json --findings-min-share "$above"
+	expect_eq "findings above its share" "$("$PY" -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["findings"]))' "$T/f.json")" 0
+	findings_json --findings-min-share "$below"
+	expect_eq "findings below it" "$("$PY" -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["findings"]))' "$T/f.json")" 1
+}
+
+@test "findings: the text says each finding, where, its cost and what to try; none said as none" {
+	plants small clean
+	run "$DFT" summary -q --findings "$TRACE"
+	[ "$status" = 0 ]
+	printf '%s\n' "$output" | grep -qE "^ 1\. small_io +file $D/small.dat: [0-9.]+ ms \([0-9.]+% of wall\)$"
+	printf '%s\n' "$output" | grep -qE '^    4096 of 4[0-9]+ data calls \([0-9]+%\) under 64 KiB, 4.0 KiB on average$'
+	printf '%s\n' "$output" | grep -qE '^    try: read and write in larger blocks'
+	# the findings come before the tables
+	[ "$(printf '%s\n' "$output" | grep -n '^Findings' | cut -d: -f1)" -lt \
+	  "$(printf '%s\n' "$output" | grep -n '^op ' | cut -d: -f1)" ]
+	rm -f "$TRACE"
+	plants clean
+	run "$DFT" summary -q --findings "$TRACE"
+	printf '%s\n' "$output" | grep -qxF "Findings: none (no rule found a problem costing 5% of the wall time or more)"
+}
+
+@test "findings: a bad --findings-min-share, or --findings with --csv, is one line and a non-zero exit" {
+	plants clean
+	for bad in -1 101 abc 5x ""; do
+		run "$DFT" summary -q --findings-min-share "$bad" "$TRACE"
+		[ "$status" != 0 ]
+		[[ "${lines[0]}" == *"--findings-min-share wants a percentage from 0 to 100, not '$bad'"* ]]
+	done
+	run "$DFT" summary -q --findings --csv "$TRACE"
+	[ "$status" != 0 ]
+	[[ "${lines[0]}" == *"--findings and --csv"* ]]
+}

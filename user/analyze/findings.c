@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The rules of analyze/findings.h, fed event by event. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analyze/events.h"
+#include "analyze/findings.h"
+#include "lib/hash.h"
+#include "lib/units.h"
+#include "lib/vec.h"
+#include "read/jscan.h"
+
+static const char *const rule_names[RULE__COUNT] = {
+	[RULE_SMALL_IO] = "small_io",
+	[RULE_RANDOM_ACCESS] = "random_access",
+	[RULE_METADATA_HEAVY] = "metadata_heavy",
+};
+
+static const char *const advice[RULE__COUNT] = {
+	[RULE_SMALL_IO] = "read and write in larger blocks (1 MiB or more: a bigger "
+			  "buffer, batched samples), or pack small files into one",
+	[RULE_RANDOM_ACCESS] = "read in file order (sort the sample indices within a "
+			       "shuffle buffer), or keep the data in a format made for "
+			       "random reads (a record file with an index)",
+	[RULE_METADATA_HEAVY] = "open each file once and keep it open, list directories "
+				"once, or pack many small files into a few large ones",
+};
+
+const char *finding_rule_name(enum finding_rule r)
+{
+	return r < RULE__COUNT ? rule_names[r] : "?";
+}
+
+const char *finding_advice(enum finding_rule r)
+{
+	return r < RULE__COUNT ? advice[r] : "";
+}
+
+/* Calls on names and directories, not on data: ours and DFTracer's. */
+static bool is_metadata(struct span name)
+{
+	static const char *const names[] = {
+		"open", "open64", "openat", "creat", "close", "close_range", "stat",
+		"lstat", "fstat", "fstatat", "statx", "xstat", "xstat64", "lxstat",
+		"lxstat64", "fxstat", "fxstat64", "access", "faccessat", "getdents",
+		"opendir", "readdir", "closedir", "mkdir", "mkdirat", "rmdir", "unlink",
+		"unlinkat", "rename", "renameat", "readlink", "truncate",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (span_eq(name, names[i], strlen(names[i])))
+			return true;
+	return false;
+}
+
+void findings_init(struct findings *f, double min_share)
+{
+	*f = (struct findings){ .min_share = min_share };
+}
+
+/* The key of name (n bytes, unescaped) in m, made if new; NULL past the
+ * bound or out of memory. Equal hashes of different names try the next
+ * hash. */
+static struct finding_key *key_of(struct findings *f, struct hmap *m, const char *buf,
+				  size_t n)
+{
+	uint64_t h = dft_hash64(buf, n);
+	struct finding_key *k;
+
+	for (; (k = hmap_get_ptr(m, h)); h++)
+		if (strlen(k->name) == n && !memcmp(k->name, buf, n))
+			return k;
+	if (m->n >= FINDINGS_KEYS) {
+		f->dropped++;
+		return NULL;
+	}
+	k = calloc(1, sizeof(*k));
+	if (!k || !(k->name = strndup(buf, n)) || hmap_put_ptr(m, h, k)) {
+		if (k)
+			free(k->name);
+		free(k);
+		f->err = -ENOMEM;
+		return NULL;
+	}
+	return k;
+}
+
+/* A positioned call that does not start where the process's previous
+ * one on the file ended. */
+static bool jumps(struct findings *f, uint16_t input, const struct ev *e, int64_t bytes)
+{
+	uint64_t k = dft_hash64(e->file.p, e->file.len) ^
+		     ((uint64_t)input << 48 | (uint64_t)e->pid) * 0x9e3779b97f4a7c15ull;
+	uint64_t was;
+	bool seen = hmap_get(&f->next_off, k, &was);
+
+	if (hmap_put(&f->next_off, k, (uint64_t)(e->offset + (bytes > 0 ? bytes : 0)) + 1))
+		f->err = -ENOMEM;
+	return seen && was - 1 != (uint64_t)e->offset;
+}
+
+static void add_data(struct findings *f, uint16_t input, const struct ev *e,
+		     struct finding_key *file, struct finding_key *phase, int64_t dur)
+{
+	int64_t each = e->bytes / e->calls;
+
+	phase->data_calls += e->calls;
+	units_add(&phase->data_ns, dur);
+	if (!file)
+		return;
+	file->data_calls += e->calls;
+	units_add(&file->data_ns, dur);
+	if (each < FINDINGS_SMALL_BYTES) {
+		file->small_calls += e->calls;
+		units_add(&file->small_ns, dur);
+		units_add(&file->small_bytes, e->bytes);
+	}
+	if (e->offset < 0 || e->calls != 1)
+		return;
+	file->pos_calls++;
+	if (jumps(f, input, e, e->bytes)) {
+		file->jumps++;
+		units_add(&file->jump_ns, dur);
+		units_add(&file->jump_bytes, e->bytes);
+	}
+}
+
+/* e's phase, "cat/name" or "-", unescaped into buf: its length. */
+static size_t phase_name(const struct ev *e, char *buf, size_t size)
+{
+	size_t n;
+
+	if (!e->phase.len) {
+		buf[0] = '-';
+		return 1;
+	}
+	n = js_unescape(e->phase_cat, buf, size - 1);
+	buf[n++] = '/';
+	return n + js_unescape(e->phase, buf + n, size - n);
+}
+
+void findings_add(struct findings *f, const struct ev_input *in, uint16_t input,
+		  const struct ev *e)
+{
+	struct finding_key *phase, *file = NULL;
+	int64_t dur = e->end - e->start;
+	char name[4096];
+
+	(void)in;
+	if (e->kind != EV_IO)
+		return;
+	phase = key_of(f, &f->phases, name, phase_name(e, name, sizeof(name)));
+	if (e->file.len)
+		file = key_of(f, &f->files, name, js_unescape(e->file, name, sizeof(name)));
+	if (!phase)
+		return;
+	if (e->bytes_kind != SC_BYTES_NONE) {
+		add_data(f, input, e, file, phase, dur);
+	} else if (is_metadata(e->name)) {
+		phase->meta_calls += e->calls;
+		units_add(&phase->meta_ns, dur);
+	}
+}
+
+static int judge(struct findings *f, enum finding_rule rule, const struct finding_key *k,
+		 bool by_file, int64_t ns, struct finding_evidence ev, int64_t wall_ns)
+{
+	struct finding x = { rule, NULL, NULL, ns, wall_ns > 0 ? (double)ns / wall_ns : 0, ev };
+
+	if (!wall_ns || x.share < f->min_share)
+		return 0;
+	if (!(by_file ? (x.file = strdup(k->name)) : (x.phase = strdup(k->name))) ||
+	    VEC_PUSH(f->list, f->n, f->cap, x)) {
+		free(x.file);
+		free(x.phase);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* More than half of at least FINDINGS_MIN_CALLS. */
+static bool mostly(int64_t hits, int64_t calls)
+{
+	return calls >= FINDINGS_MIN_CALLS && 2 * hits > calls;
+}
+
+static int judge_file(struct findings *f, const struct finding_key *k, int64_t wall_ns)
+{
+	int rc = 0;
+
+	if (mostly(k->small_calls, k->data_calls))
+		rc = judge(f, RULE_SMALL_IO, k, true, k->small_ns,
+			   (struct finding_evidence){ k->data_calls, k->small_calls,
+						      k->small_bytes, 0 }, wall_ns);
+	if (!rc && mostly(k->jumps, k->pos_calls))
+		rc = judge(f, RULE_RANDOM_ACCESS, k, true, k->jump_ns,
+			   (struct finding_evidence){ k->pos_calls, k->jumps,
+						      k->jump_bytes, 0 }, wall_ns);
+	return rc;
+}
+
+static int judge_phase(struct findings *f, const struct finding_key *k, int64_t wall_ns)
+{
+	if (!k->meta_calls || k->meta_ns <= k->data_ns)
+		return 0;
+	return judge(f, RULE_METADATA_HEAVY, k, false, k->meta_ns,
+		     (struct finding_evidence){ k->meta_calls + k->data_calls, k->meta_calls,
+						0, k->data_ns }, wall_ns);
+}
+
+static int by_ns_desc(const void *a, const void *b)
+{
+	const struct finding *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? 1 : -1;
+	return x->rule - y->rule;
+}
+
+int findings_finish(struct findings *f, int64_t wall_ns)
+{
+	uint64_t key, v;
+	size_t it = 0;
+	int rc = f->err;
+
+	while (!rc && hmap_next(&f->files, &it, &key, &v))
+		rc = judge_file(f, (void *)(uintptr_t)v, wall_ns);
+	it = 0;
+	while (!rc && hmap_next(&f->phases, &it, &key, &v))
+		rc = judge_phase(f, (void *)(uintptr_t)v, wall_ns);
+	if (f->n)
+		qsort(f->list, f->n, sizeof(*f->list), by_ns_desc);
+	return rc;
+}
+
+static void free_keys(struct hmap *m)
+{
+	uint64_t key, v;
+	size_t it = 0;
+
+	while (hmap_next(m, &it, &key, &v))
+		free(((struct finding_key *)(uintptr_t)v)->name);
+	hmap_free_ptrs(m);
+}
+
+void findings_free(struct findings *f)
+{
+	free_keys(&f->files);
+	free_keys(&f->phases);
+	hmap_free(&f->next_off);
+	for (uint32_t i = 0; i < f->n; i++) {
+		free(f->list[i].file);
+		free(f->list[i].phase);
+	}
+	free(f->list);
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Findings: the I/O problems a trace's events show, each with where it
+ * is, the time it costs, the numbers that show it and what to try (issue
+ * 39). A rule finds a problem only where its cost reaches min_share of
+ * the wall time; each finding's time counts each call once. The rules
+ * and their thresholds are in the README ("Findings"):
+ *
+ *   small_io         a file's data calls: more than half move less than
+ *                    64 KiB (at least 16 calls); cost: those calls' time
+ *   random_access    a file's positioned data calls (pread, pwrite...):
+ *                    more than half do not start where the process's
+ *                    previous call on it ended (at least 16); cost:
+ *                    those calls' time
+ *   metadata_heavy   a phase's metadata calls (open, stat, close,
+ *                    getdents, unlink, mkdir, rename...) take longer
+ *                    than its data calls; cost: the metadata calls' time
+ *
+ * One pass, memory bounded by the files and phases kept (FINDINGS_KEYS
+ * of each; past them, not judged).
+ */
+#ifndef ANALYZE_FINDINGS_H
+#define ANALYZE_FINDINGS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "lib/hmap.h"
+
+struct ev;
+struct ev_input;
+
+#define FINDINGS_KEYS 65536
+#define FINDINGS_SMALL_BYTES (64 << 10)
+#define FINDINGS_MIN_CALLS 16
+#define FINDINGS_MIN_SHARE 0.05	/* of the wall time, by default */
+
+enum finding_rule { RULE_SMALL_IO, RULE_RANDOM_ACCESS, RULE_METADATA_HEAVY, RULE__COUNT };
+
+const char *finding_rule_name(enum finding_rule r);
+const char *finding_advice(enum finding_rule r);
+
+/* What a rule saw where it fired: calls looked at, those that meet the
+ * rule, and (by rule) their bytes or the other calls' time. */
+struct finding_evidence {
+	int64_t calls, hits;
+	int64_t hit_bytes;	/* small_io, random_access: bytes the hits moved */
+	int64_t other_ns;	/* metadata_heavy: the phase's data calls' time */
+};
+
+struct finding {
+	enum finding_rule rule;
+	char *file;		/* unescaped; NULL where the rule is by phase */
+	char *phase;		/* "cat/name", "-" outside any; NULL by file */
+	int64_t ns;		/* what it costs */
+	double share;		/* ns over the wall time */
+	struct finding_evidence ev;
+};
+
+/* A file's or a phase's figures while the events come. */
+struct finding_key {
+	char *name;		/* unescaped */
+	int64_t data_calls, data_ns;
+	int64_t small_calls, small_ns, small_bytes;
+	int64_t pos_calls, jumps, jump_ns, jump_bytes;
+	int64_t meta_calls, meta_ns;
+};
+
+struct findings {
+	double min_share;
+	struct hmap files, phases;	/* hash -> struct finding_key * */
+	struct hmap next_off;		/* (input, pid, file) -> the offset after the last call + 1 */
+	uint64_t dropped;		/* keys past FINDINGS_KEYS */
+	struct finding *list;		/* after findings_finish: by ns, longest first */
+	uint32_t n, cap;
+	int err;
+};
+
+void findings_init(struct findings *f, double min_share);
+void findings_add(struct findings *f, const struct ev_input *in, uint16_t input,
+		  const struct ev *e);
+/* Judges what was seen against a wall time of wall_ns: 0 or -ENOMEM. */
+int findings_finish(struct findings *f, int64_t wall_ns);
+void findings_free(struct findings *f);
+
+#endif

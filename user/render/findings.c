@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Findings for people, and as JSON. */
+#include <stdio.h>
+#include <string.h>
+#include "lib/termsafe.h"
+#include "lib/units.h"
+#include "render/findings.h"
+#include "render/svg.h"
+
+/* The numbers that show it, in words. */
+static void evidence_text(char *s, size_t n, const struct finding *x)
+{
+	const struct finding_evidence *e = &x->ev;
+	double part = e->calls ? 100.0 * e->hits / e->calls : 0;
+	char b[32], t[32];
+
+	units_bytes(b, sizeof(b), e->hits ? e->hit_bytes / e->hits : 0);
+	units_ns(t, sizeof(t), e->other_ns);
+	switch (x->rule) {
+	case RULE_SMALL_IO:
+		snprintf(s, n, "%lld of %lld data calls (%.0f%%) under 64 KiB, %s on average",
+			 (long long)e->hits, (long long)e->calls, part, b);
+		break;
+	case RULE_RANDOM_ACCESS:
+		snprintf(s, n, "%lld of %lld positioned calls (%.0f%%) not where the last "
+			 "ended, %s on average", (long long)e->hits, (long long)e->calls, part, b);
+		break;
+	case RULE_METADATA_HEAVY:
+		snprintf(s, n, "%lld metadata calls against %lld data calls taking %s",
+			 (long long)e->hits, (long long)(e->calls - e->hits), t);
+		break;
+	default:
+		s[0] = 0;
+	}
+}
+
+/* What none found says. */
+static void none_text(char *s, size_t n, const struct findings *f)
+{
+	snprintf(s, n, "none (no rule found a problem costing %.0f%% of the wall time or "
+		 "more)", 100 * f->min_share);
+}
+
+void findings_text(FILE *out, const struct findings *f)
+{
+	char where[512], ev[256], t[32];
+
+	if (!f->n) {
+		none_text(ev, sizeof(ev), f);
+		fprintf(out, "\nFindings: %s\n", ev);
+		return;
+	}
+	fprintf(out, "\nFindings (each costs %.0f%% of the wall time or more):\n",
+		100 * f->min_share);
+	for (uint32_t i = 0; i < f->n; i++) {
+		const struct finding *x = &f->list[i];
+
+		termsafe(where, sizeof(where), x->file ? x->file : x->phase);
+		units_ns(t, sizeof(t), x->ns);
+		evidence_text(ev, sizeof(ev), x);
+		fprintf(out, "%2u. %-15s %s %s: %s (%.1f%% of wall)\n    %s\n    try: %s\n",
+			i + 1, finding_rule_name(x->rule), x->file ? "file" : "phase", where, t,
+			100 * x->share, ev, finding_advice(x->rule));
+	}
+}
+
+static void member_str(struct jbuf *b, const char *key, const char *s)
+{
+	jb_char(b, '"');
+	jb_mem(b, key, strlen(key));
+	JB_LIT(b, "\":");
+	jb_str(b, s, strlen(s));
+	jb_char(b, ',');
+}
+
+static void finding_json(struct jbuf *b, const struct finding *x)
+{
+	char num[64];
+	int n;
+
+	JB_LIT(b, "{");
+	member_str(b, "rule", finding_rule_name(x->rule));
+	JB_LIT(b, "\"where\":{");
+	member_str(b, x->file ? "file" : "phase", x->file ? x->file : x->phase);
+	b->len--;
+	JB_LIT(b, "},");
+	n = snprintf(num, sizeof(num), "\"seconds\":%.9f,\"share\":%.6f,", x->ns / 1e9, x->share);
+	jb_mem(b, num, n);
+	jb_member_i64(b, "ns", x->ns);
+	JB_LIT(b, "\"evidence\":{");
+	jb_member_i64(b, "calls", x->ev.calls);
+	jb_member_i64(b, "hits", x->ev.hits);
+	if (x->rule == RULE_METADATA_HEAVY)
+		jb_member_i64(b, "data_ns", x->ev.other_ns);
+	else
+		jb_member_i64(b, "hit_bytes", x->ev.hit_bytes);
+	b->len--;
+	JB_LIT(b, "},");
+	member_str(b, "advice", finding_advice(x->rule));
+	b->len--;
+	jb_char(b, '}');
+}
+
+void findings_json(struct jbuf *b, const struct findings *f)
+{
+	char num[64];
+	int n = snprintf(num, sizeof(num), "\"findings_min_share\":%.6f,", f->min_share);
+
+	jb_mem(b, num, n);
+	JB_LIT(b, "\"findings\":[");
+	for (uint32_t i = 0; i < f->n; i++) {
+		if (i)
+			jb_char(b, ',');
+		finding_json(b, &f->list[i]);
+	}
+	JB_LIT(b, "],");
+}
+
+static void html_out(struct jbuf *b, const char *s)
+{
+	jb_mem(b, s, strlen(s));
+}
+
+void findings_html(struct jbuf *b, const struct findings *f)
+{
+	char s[256], t[32];
+
+	html_out(b, "<h2>Findings</h2>");
+	if (!f->n) {
+		none_text(s, sizeof(s), f);
+		html_out(b, "<p class=\"note findings-none\">");
+		html_text(b, s);
+		html_out(b, "</p>\n");
+		return;
+	}
+	html_out(b, "<ol class=\"findings\">");
+	for (uint32_t i = 0; i < f->n; i++) {
+		const struct finding *x = &f->list[i];
+		const char *where = x->file ? x->file : x->phase;
+
+		html_out(b, "<li data-rule=\"");
+		html_out(b, finding_rule_name(x->rule));
+		html_out(b, x->file ? "\" data-file=\"" : "\" data-phase=\"");
+		html_text(b, where);
+		html_out(b, "\" data-ns=\"");
+		jb_i64(b, x->ns);
+		html_out(b, "\"><b>");
+		html_out(b, finding_rule_name(x->rule));
+		html_out(b, x->file ? "</b> file <code>" : "</b> phase <code>");
+		html_text(b, where);
+		units_ns(t, sizeof(t), x->ns);
+		snprintf(s, sizeof(s), "</code>: %s (%.1f%% of wall)<br>", t, 100 * x->share);
+		html_out(b, s);
+		evidence_text(s, sizeof(s), x);
+		html_text(b, s);
+		html_out(b, "<br>try: ");
+		html_text(b, finding_advice(x->rule));
+		html_out(b, "</li>");
+	}
+	html_out(b, "</ol>\n");
+}
