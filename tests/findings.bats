@@ -6,8 +6,10 @@
 
 load lib/common
 
-# plants NAME...: trace the findings workload's plants into $TRACE
+# plants NAME...: trace the findings workload's plants into $TRACE (the
+# files they read made first, untraced)
 plants() {
+	"$WL/findings" "$D" prepare
 	traced -- "$WL/findings" "$D" "$@"
 }
 
@@ -16,8 +18,8 @@ findings_json() {
 	"$DFT" summary -q --findings --json "$@" "$TRACE" >"$T/f.json"
 }
 
-@test "findings: each planted problem is found with its file or phase, its cost within 10% of the workload's own timing; the clean and 128 KiB phases have none" {
-	plants small midsize random meta clean
+@test "findings: each planted problem is found with its file or phase, its cost within 10% of the workload's own timing; the clean and 128 KiB phases, and the untraced setup, have none" {
+	plants small midsize random meta ckpt clean
 	findings_json --findings-min-share 1
 	"$PY" - "$T/f.json" "$TRUTH" "$D" <<-'EOF'
 	import json, sys
@@ -61,7 +63,7 @@ findings_json() {
 	# the findings come before the tables
 	[ "$(printf '%s\n' "$output" | grep -n '^Findings' | cut -d: -f1)" -lt \
 	  "$(printf '%s\n' "$output" | grep -n '^op ' | cut -d: -f1)" ]
-	rm -f "$TRACE"
+	rm -rf "$TRACE" "$D"/*
 	plants clean
 	run "$DFT" summary -q --findings "$TRACE"
 	printf '%s\n' "$output" | grep -qxF "Findings: none (no rule found a problem costing 5% of the wall time or more)"

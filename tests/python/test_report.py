@@ -158,13 +158,16 @@ def test_findings_section_equals_summary_findings(tmp_path):
     Findings section, first on the page, lists in the browser what
     summary --findings --json finds, in its order."""
     trace, page = str(tmp_path / "t.pfw.gz"), str(tmp_path / "report.html")
-    run(DFT, "-q", "-o", trace, "--", os.path.join(ROOT, "build", "workloads", "findings"),
-        str(tmp_path), "small", "random", "meta", "clean")
+    plants = os.path.join(ROOT, "build", "workloads", "findings")
+    run(plants, str(tmp_path), "prepare")
+    run(DFT, "-q", "-o", trace, "--", plants, str(tmp_path), "small", "random", "meta", "ckpt",
+        "clean")
     run(DFT, "report", "-q", "-o", page, trace)
     want = [(f["rule"], f["where"].get("file") or f["where"]["phase"], f["ns"])
             for f in json.loads(run(DFT, "summary", "-q", "--findings", "--json",
                                     trace))["findings"]]
-    assert {w[0] for w in want} == {"small_io", "random_access", "metadata_heavy"}, want
+    assert {w[0] for w in want} == {"small_io", "random_access", "metadata_heavy",
+                                    "checkpoint_blocking"}, want
     o = webdriver.ChromeOptions()
     for a in ("--headless=new", "--no-sandbox", "--disable-gpu"):
         o.add_argument(a)

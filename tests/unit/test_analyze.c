@@ -652,8 +652,22 @@ static void check_findings_rules(void)
 		  "metadata_heavy: 180 us of metadata against 160 us of data" },
 		{ 16, 0, 0, 8, 20, 0.01, "", "metadata_heavy: 160 us against 160 us: none" },
 	};
-	char name[32];
+	static const char *const ckpt =
+		"{'name':'write','cat':'POSIX','pid':1,'tid':1,'ph':'X','ts':0,'dur':50,'args':{'ret':4096,'fname':'/c','phase_cat':'checkpoint','phase':'capture'}}\n"
+		"{'name':'fsync','cat':'POSIX','pid':1,'tid':1,'ph':'X','ts':50,'dur':%d,'args':{'ret':0,'fname':'/c','phase_cat':'checkpoint','phase':'capture'}}\n"
+		"{'name':'end','cat':'x','pid':1,'tid':1,'ph':'X','ts':0,'dur':1000}\n";
+	char name[32], text[1024];
 
+	snprintf(text, sizeof(text), ckpt, 50);
+	CHECK_STREQ(found(trace("ckpt.pfw", text), 0.1), "checkpoint_blocking checkpoint/capture",
+		    "checkpoint_blocking: a write and its fsync, 100 us of 1 ms");
+	snprintf(text, sizeof(text), ckpt, 40);
+	CHECK_STREQ(found(trace("ckpt2.pfw", text), 0.1), "",
+		    "checkpoint_blocking: 90 us of 1 ms, under a 10%% share: none");
+	snprintf(text, sizeof(text), "%.*s", (int)(strchr(ckpt, '\n') - ckpt + 1), ckpt);
+	strcat(text, strrchr(ckpt, '{'));
+	CHECK_STREQ(found(trace("ckpt3.pfw", text), 0.01), "",
+		    "checkpoint_blocking: writes with no sync: none");
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		snprintf(name, sizeof(name), "plant%zu.pfw", i);
 		CHECK_STREQ(found(plant(name, cases[i].n, cases[i].small, cases[i].jumps,

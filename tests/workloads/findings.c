@@ -2,6 +2,7 @@
 /*
  * Planted I/O problems for summary --findings (issue 39), each in a
  * phase of its own (cat "plant"), timed by the workload around each call:
+ *   findings DIR prepare          (untraced: the files the plants read)
  *   findings DIR PLANT...
  * PLANT is one of
  *   small      4096 preads of 4 KiB, in order, from DIR/small.dat with
@@ -11,6 +12,7 @@
  *              O_DIRECT
  *   meta       1000 times: mkdir DIR/meta/dN, creat dN/f, write 1 byte,
  *              close, stat, unlink, rmdir (6000 metadata calls)
+ *   ckpt       64 writes of 1 MiB to DIR/ckpt.dat and an fsync
  *   clean      64 reads of 1 MiB in order of DIR/clean.dat, O_DIRECT
  * Prints, per plant, "planted\tRULE\tWHERE\tNS\tCALLS" (WHERE the file or
  * the phase, NS the time of the calls the rule should count), at the end
@@ -72,11 +74,13 @@ static long long timed_preads(const char *p, int fd, int n, size_t size, const l
 	return t;
 }
 
-/* n reads of size bytes of a new file, in order or shuffled. */
-static void reads(const char *rule, const char *name, int n, size_t size, bool shuffle)
+/* n reads of size bytes of a new file, in order or shuffled, in phase
+ * plant/phase (the file made before it). */
+static void reads(const char *phase, const char *rule, const char *name, int n, size_t size,
+		  bool shuffle)
 {
 	long long *off = calloc(n, sizeof(*off)), t;
-	char *p = make_file(name, (long long)n * size);
+	char *p = wl_path(dir, name);
 	int fd;
 
 	if (!off)
@@ -91,9 +95,11 @@ static void reads(const char *rule, const char *name, int n, size_t size, bool s
 		off[i] = off[j];
 		off[j] = x;
 	}
+	DFT_USDT_REGION_BEGIN("plant", phase);
 	fd = wl_ok(open(p, O_RDONLY | O_DIRECT), p);
 	t = timed_preads(p, fd, n, size, off);
 	close(fd);
+	DFT_USDT_REGION_END("plant", phase);
 	wl_emit("planted\t%s\t%s\t%lld\t%d\n", rule, p, t, n);
 	free(off);
 	free(p);
@@ -115,6 +121,7 @@ static void meta(void)
 	int n = 1000;
 
 	wl_ok(mkdir(d, 0755), d);
+	DFT_USDT_REGION_BEGIN("plant", "meta");
 	for (int i = 0; i < n; i++) {
 		struct stat st;
 		long fd;
@@ -130,14 +137,44 @@ static void meta(void)
 		TIMED(&t, unlink(p));
 		TIMED(&t, rmdir(sub));
 	}
+	DFT_USDT_REGION_END("plant", "meta");
 	wl_emit("planted\tmetadata_heavy\tplant/meta\t%lld\t%d\n", t, 6 * n);
 	free(d);
+}
+
+/* The files the plants read, made and synced (untraced: its writes and
+ * syncs are no plant's). */
+static void prepare(void)
+{
+	free(make_file("small.dat", 4096LL * 4096));
+	free(make_file("midsize.dat", 256LL * (128 << 10)));
+	free(make_file("random.dat", 256LL * BLOCK));
+	free(make_file("clean.dat", 64LL * BLOCK));
+}
+
+/* A checkpoint: 64 MiB written and synced, in phase plant/ckpt. */
+static void ckpt(void)
+{
+	char *p = wl_path(dir, "ckpt.dat");
+	long long t = 0;
+	long fd;
+
+	DFT_USDT_REGION_BEGIN("plant", "ckpt");
+	fd = wl_ok(open(p, O_CREAT | O_WRONLY | O_TRUNC, 0644), p);
+	for (int i = 0; i < 64; i++)
+		if (TIMED(&t, write(fd, abuf, BLOCK)) != BLOCK)
+			wl_die("write %s", p);
+	wl_ok(TIMED(&t, fsync(fd)), "fsync");
+	close(fd);
+	DFT_USDT_REGION_END("plant", "ckpt");
+	wl_emit("planted\tcheckpoint_blocking\tplant/ckpt\t%lld\t65\n", t);
+	free(p);
 }
 
 int main(int argc, char **argv)
 {
 	if (argc < 3)
-		wl_die("usage: findings DIR small|midsize|random|meta|clean...");
+		wl_die("usage: findings DIR prepare|small|midsize|random|meta|ckpt|clean...");
 	dir = argv[1];
 	if (posix_memalign((void **)&abuf, 4096, BLOCK))
 		wl_die("posix_memalign");
@@ -145,20 +182,22 @@ int main(int argc, char **argv)
 	for (int i = 2; i < argc; i++) {
 		const char *w = argv[i];
 
-		DFT_USDT_REGION_BEGIN("plant", w);
-		if (!strcmp(w, "small"))
-			reads("small_io", "small.dat", 4096, 4096, false);
+		if (!strcmp(w, "prepare"))
+			prepare();
+		else if (!strcmp(w, "small"))
+			reads("small", "small_io", "small.dat", 4096, 4096, false);
 		else if (!strcmp(w, "midsize"))
-			reads("none", "midsize.dat", 256, 128 << 10, false);
+			reads("midsize", "none", "midsize.dat", 256, 128 << 10, false);
 		else if (!strcmp(w, "random"))
-			reads("random_access", "random.dat", 256, BLOCK, true);
+			reads("random", "random_access", "random.dat", 256, BLOCK, true);
 		else if (!strcmp(w, "meta"))
 			meta();
+		else if (!strcmp(w, "ckpt"))
+			ckpt();
 		else if (!strcmp(w, "clean"))
-			reads("none", "clean.dat", 64, BLOCK, false);
+			reads("clean", "none", "clean.dat", 64, BLOCK, false);
 		else
 			wl_die("findings: no plant '%s'", w);
-		DFT_USDT_REGION_END("plant", w);
 	}
 	return 0;
 }

@@ -14,6 +14,7 @@ static const char *const rule_names[RULE__COUNT] = {
 	[RULE_SMALL_IO] = "small_io",
 	[RULE_RANDOM_ACCESS] = "random_access",
 	[RULE_METADATA_HEAVY] = "metadata_heavy",
+	[RULE_CHECKPOINT_BLOCKING] = "checkpoint_blocking",
 };
 
 static const char *const advice[RULE__COUNT] = {
@@ -24,6 +25,9 @@ static const char *const advice[RULE__COUNT] = {
 			       "random reads (a record file with an index)",
 	[RULE_METADATA_HEAVY] = "open each file once and keep it open, list directories "
 				"once, or pack many small files into a few large ones",
+	[RULE_CHECKPOINT_BLOCKING] = "sync less often (once for many files, not each), "
+				     "or write and sync from another thread or process "
+				     "(checkpoints: torch.distributed.checkpoint's async_save)",
 };
 
 const char *finding_rule_name(enum finding_rule r)
@@ -51,6 +55,13 @@ static bool is_metadata(struct span name)
 		if (span_eq(name, names[i], strlen(names[i])))
 			return true;
 	return false;
+}
+
+/* Calls that wait for written data to reach the device. */
+static bool is_sync(struct span name)
+{
+	return SPAN_IS(name, "fsync") || SPAN_IS(name, "fdatasync") || SPAN_IS(name, "msync") ||
+	       SPAN_IS(name, "sync_file_range") || SPAN_IS(name, "syncfs") || SPAN_IS(name, "sync");
 }
 
 void findings_init(struct findings *f, double min_share)
@@ -106,6 +117,10 @@ static void add_data(struct findings *f, uint16_t input, const struct ev *e,
 
 	phase->data_calls += e->calls;
 	units_add(&phase->data_ns, dur);
+	if (e->bytes_kind == SC_BYTES_WRITE) {
+		phase->write_calls += e->calls;
+		units_add(&phase->write_ns, dur);
+	}
 	if (!file)
 		return;
 	file->data_calls += e->calls;
@@ -159,6 +174,9 @@ void findings_add(struct findings *f, const struct ev_input *in, uint16_t input,
 	} else if (is_metadata(e->name)) {
 		phase->meta_calls += e->calls;
 		units_add(&phase->meta_ns, dur);
+	} else if (is_sync(e->name)) {
+		phase->sync_calls += e->calls;
+		units_add(&phase->sync_ns, dur);
 	}
 }
 
@@ -201,11 +219,19 @@ static int judge_file(struct findings *f, const struct finding_key *k, int64_t w
 
 static int judge_phase(struct findings *f, const struct finding_key *k, int64_t wall_ns)
 {
-	if (!k->meta_calls || k->meta_ns <= k->data_ns)
-		return 0;
-	return judge(f, RULE_METADATA_HEAVY, k, false, k->meta_ns,
-		     (struct finding_evidence){ k->meta_calls + k->data_calls, k->meta_calls,
-						0, k->data_ns }, wall_ns);
+	int64_t blocked = k->write_ns;
+	int rc = 0;
+
+	if (k->meta_calls && k->meta_ns > k->data_ns)
+		rc = judge(f, RULE_METADATA_HEAVY, k, false, k->meta_ns,
+			   (struct finding_evidence){ k->meta_calls + k->data_calls, k->meta_calls,
+						      0, k->data_ns }, wall_ns);
+	units_add(&blocked, k->sync_ns);
+	if (!rc && k->sync_calls)
+		rc = judge(f, RULE_CHECKPOINT_BLOCKING, k, false, blocked,
+			   (struct finding_evidence){ k->write_calls + k->sync_calls, k->sync_calls,
+						      0, k->sync_ns }, wall_ns);
+	return rc;
 }
 
 static int by_ns_desc(const void *a, const void *b)

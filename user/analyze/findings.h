@@ -15,6 +15,9 @@
  *   metadata_heavy   a phase's metadata calls (open, stat, close,
  *                    getdents, unlink, mkdir, rename...) take longer
  *                    than its data calls; cost: the metadata calls' time
+ *   checkpoint_blocking  a phase that syncs what it writes (fsync,
+ *                    fdatasync, msync, sync_file_range): its thread waits
+ *                    for the device; cost: its writes' and syncs' time
  *
  * One pass, memory bounded by the files and phases kept (FINDINGS_KEYS
  * of each; past them, not judged).
@@ -34,7 +37,10 @@ struct ev_input;
 #define FINDINGS_MIN_CALLS 16
 #define FINDINGS_MIN_SHARE 0.05	/* of the wall time, by default */
 
-enum finding_rule { RULE_SMALL_IO, RULE_RANDOM_ACCESS, RULE_METADATA_HEAVY, RULE__COUNT };
+enum finding_rule {
+	RULE_SMALL_IO, RULE_RANDOM_ACCESS, RULE_METADATA_HEAVY, RULE_CHECKPOINT_BLOCKING,
+	RULE__COUNT
+};
 
 const char *finding_rule_name(enum finding_rule r);
 const char *finding_advice(enum finding_rule r);
@@ -44,7 +50,8 @@ const char *finding_advice(enum finding_rule r);
 struct finding_evidence {
 	int64_t calls, hits;
 	int64_t hit_bytes;	/* small_io, random_access: bytes the hits moved */
-	int64_t other_ns;	/* metadata_heavy: the phase's data calls' time */
+	int64_t other_ns;	/* metadata_heavy: the phase's data calls' time;
+				 * checkpoint_blocking: its syncs' */
 };
 
 struct finding {
@@ -63,6 +70,7 @@ struct finding_key {
 	int64_t small_calls, small_ns, small_bytes;
 	int64_t pos_calls, jumps, jump_ns, jump_bytes;
 	int64_t meta_calls, meta_ns;
+	int64_t write_calls, write_ns, sync_calls, sync_ns;
 };
 
 struct findings {

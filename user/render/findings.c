@@ -29,6 +29,10 @@ static void evidence_text(char *s, size_t n, const struct finding *x)
 		snprintf(s, n, "%lld metadata calls against %lld data calls taking %s",
 			 (long long)e->hits, (long long)(e->calls - e->hits), t);
 		break;
+	case RULE_CHECKPOINT_BLOCKING:
+		snprintf(s, n, "%lld writes and %lld syncs, the syncs taking %s",
+			 (long long)(e->calls - e->hits), (long long)e->hits, t);
+		break;
 	default:
 		s[0] = 0;
 	}
@@ -92,6 +96,8 @@ static void finding_json(struct jbuf *b, const struct finding *x)
 	jb_member_i64(b, "hits", x->ev.hits);
 	if (x->rule == RULE_METADATA_HEAVY)
 		jb_member_i64(b, "data_ns", x->ev.other_ns);
+	else if (x->rule == RULE_CHECKPOINT_BLOCKING)
+		jb_member_i64(b, "sync_ns", x->ev.other_ns);
 	else
 		jb_member_i64(b, "hit_bytes", x->ev.hit_bytes);
 	b->len--;
