@@ -29,7 +29,7 @@ findings_json() {
 	    f = line.rstrip("\n").split("\t")
 	    if f[0] == "planted" and f[1] != "none":
 	        planted[(f[1], f[2])] = int(f[3])
-	got = {(x["rule"], x["where"].get("file") or x["where"]["phase"]): x for x in found}
+	got = {(x["rule"], list(x["where"].values())[0]): x for x in found}
 	assert set(got) == set(planted), (sorted(got), sorted(planted))
 	for k, want in planted.items():
 	    ns = got[k]["ns"]
@@ -38,6 +38,25 @@ findings_json() {
 	    print("# %s: %d ns, the workload's %d" % (k, ns, want))
 	assert [x["ns"] for x in found] == sorted((x["ns"] for x in found), reverse=True)
 	EOF
+}
+
+@test "findings: I/O between stretches of compute is its process's unoverlapped_io, its cost within 10%; the same reads inside compute, none" {
+	plants serial
+	findings_json --findings-min-share 1
+	"$PY" - "$T/f.json" "$TRUTH" <<-'EOF'
+	import json, sys
+	found = json.load(open(sys.argv[1]))["findings"]
+	p = [l.rstrip("\n").split("\t") for l in open(sys.argv[2]) if l.startswith("planted\t")]
+	assert len(p) == 1 and len(found) == 1, (p, found)
+	x = found[0]
+	assert (x["rule"], x["where"]) == ("unoverlapped_io", {"process": p[0][2]}), (x, p)
+	assert abs(x["ns"] - int(p[0][3])) <= 0.1 * int(p[0][3]), (x["ns"], p)
+	assert x["evidence"]["compute_ns"] > 0 and x["evidence"]["io_ns"] >= x["ns"], x
+	EOF
+	rm -rf "$TRACE" "$D"/*
+	plants overlapped
+	findings_json --findings-min-share 1
+	expect_eq "findings" "$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["findings"])' "$T/f.json")" "[]"
 }
 
 @test "findings: a finding goes under --findings-min-share above its share, and stays below it" {

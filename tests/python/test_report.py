@@ -161,13 +161,13 @@ def test_findings_section_equals_summary_findings(tmp_path):
     plants = os.path.join(ROOT, "build", "workloads", "findings")
     run(plants, str(tmp_path), "prepare")
     run(DFT, "-q", "-o", trace, "--", plants, str(tmp_path), "small", "random", "meta", "ckpt",
-        "clean")
+        "serial", "clean")
     run(DFT, "report", "-q", "-o", page, trace)
-    want = [(f["rule"], f["where"].get("file") or f["where"]["phase"], f["ns"])
+    want = [(f["rule"], list(f["where"].values())[0], f["ns"])
             for f in json.loads(run(DFT, "summary", "-q", "--findings", "--json",
                                     trace))["findings"]]
     assert {w[0] for w in want} == {"small_io", "random_access", "metadata_heavy",
-                                    "checkpoint_blocking"}, want
+                                    "checkpoint_blocking", "unoverlapped_io"}, want
     o = webdriver.ChromeOptions()
     for a in ("--headless=new", "--no-sandbox", "--disable-gpu"):
         o.add_argument(a)
@@ -176,8 +176,8 @@ def test_findings_section_equals_summary_findings(tmp_path):
         d.get("file://" + page)
         items = d.find_elements(By.CSS_SELECTOR, "ol.findings li")
         got = [(i.get_attribute("data-rule"),
-                i.get_attribute("data-file") or i.get_attribute("data-phase"),
-                data(i, "data-ns")) for i in items]
+                i.get_attribute("data-file") or i.get_attribute("data-phase") or
+                i.get_attribute("data-process"), data(i, "data-ns")) for i in items]
         texts = [i.text for i in items]
         first_h2 = d.find_elements(By.TAG_NAME, "h2")[0].text
     finally:

@@ -627,7 +627,8 @@ static const char *found(const char *path, double min_share)
 		const struct finding *x = &p.findings.list[i];
 
 		len += snprintf(out + len, sizeof(out) - len, "%s%s %s", i ? ";" : "",
-				finding_rule_name(x->rule), x->file ? x->file : x->phase);
+				finding_rule_name(x->rule),
+				x->file ? x->file : x->phase ? x->phase : x->process);
 	}
 	profile_free(&p);
 	return rc ? "error" : out;
@@ -668,6 +669,25 @@ static void check_findings_rules(void)
 	strcat(text, strrchr(ckpt, '{'));
 	CHECK_STREQ(found(trace("ckpt3.pfw", text), 0.01), "",
 		    "checkpoint_blocking: writes with no sync: none");
+	static const char *const io =
+		"{'name':'process_name','ph':'M','pid':1,'args':{'name':'job'}}\n"
+		"{'name':'forward','cat':'compute','pid':1,'tid':1,'ph':'X','ts':0,'dur':500}\n"
+		"{'name':'read','cat':'POSIX','pid':1,'tid':1,'ph':'X','ts':%d,'dur':200,'args':{'ret':9,'fname':'/r'}}\n";
+
+	snprintf(text, sizeof(text), io, 600);
+	CHECK_STREQ(found(trace("io1.pfw", text), 0.1), "unoverlapped_io job [1]",
+		    "unoverlapped_io: a read after the process's compute");
+	snprintf(text, sizeof(text), io, 450);
+	CHECK_STREQ(found(trace("io2.pfw", text), 0.2), "unoverlapped_io job [1]",
+		    "unoverlapped_io: a read 50 us under compute: 150 us of 650, over a 20%% "
+		    "share");
+	CHECK_STREQ(found(trace("io2.pfw", text), 0.3), "",
+		    "unoverlapped_io: the same, under a 30%% share: none");
+	snprintf(text, sizeof(text), io, 100);
+	CHECK_STREQ(found(trace("io3.pfw", text), 0.01), "",
+		    "unoverlapped_io: a read inside compute: none");
+	CHECK_STREQ(found(trace("io4.pfw", strchr(strchr(text, '\n') + 1, '\n') + 1), 0.01),
+		    "", "unoverlapped_io: a process with no compute: none");
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		snprintf(name, sizeof(name), "plant%zu.pfw", i);
 		CHECK_STREQ(found(plant(name, cases[i].n, cases[i].small, cases[i].jumps,

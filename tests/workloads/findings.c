@@ -14,6 +14,9 @@
  *              close, stat, unlink, rmdir (6000 metadata calls)
  *   ckpt       64 writes of 1 MiB to DIR/ckpt.dat and an fsync
  *   clean      64 reads of 1 MiB in order of DIR/clean.dat, O_DIRECT
+ *   serial     32 times: 3 ms of compute (a region cat "compute"), then a
+ *              1 MiB read of DIR/serial.dat, O_DIRECT (WHERE: the comm)
+ *   overlapped the same reads, each inside a compute region
  * Prints, per plant, "planted\tRULE\tWHERE\tNS\tCALLS" (WHERE the file or
  * the phase, NS the time of the calls the rule should count), at the end
  * of each: no record of each call, whose writes would be I/O too.
@@ -142,10 +145,49 @@ static void meta(void)
 	free(d);
 }
 
+/* A stretch of compute: the CPU busy for ms. */
+static void compute(int ms)
+{
+	long long end = now_ns() + ms * 1000000LL;
+	volatile unsigned long x = 0;
+
+	DFT_USDT_REGION_BEGIN("compute", "forward");
+	while (now_ns() < end)
+		x++;
+	DFT_USDT_REGION_END("compute", "forward");
+}
+
+/* 32 reads of 1 MiB of DIR/serial.dat, each after compute (serial) or
+ * inside it (overlapped); the reads' time, with the open and close. */
+static void steps(bool inside)
+{
+	char *p = wl_path(dir, "serial.dat");
+	long long t = 0, off;
+	long fd = TIMED(&t, open(p, O_RDONLY | O_DIRECT));
+
+	wl_ok(fd, p);
+	for (int i = 0; i < 32; i++) {
+		off = (long long)i * BLOCK;
+		if (inside)
+			DFT_USDT_REGION_BEGIN("compute", "forward");
+		else
+			compute(3);
+		if (TIMED(&t, pread(fd, abuf, BLOCK, off)) != BLOCK)
+			wl_die("pread %s", p);
+		if (inside)
+			DFT_USDT_REGION_END("compute", "forward");
+	}
+	TIMED(&t, close(fd));
+	wl_emit("planted\t%s\tfindings [%d]\t%lld\t34\n", inside ? "none" : "unoverlapped_io",
+		wl_pid(), t);
+	free(p);
+}
+
 /* The files the plants read, made and synced (untraced: its writes and
  * syncs are no plant's). */
 static void prepare(void)
 {
+	free(make_file("serial.dat", 32LL * BLOCK));
 	free(make_file("small.dat", 4096LL * 4096));
 	free(make_file("midsize.dat", 256LL * (128 << 10)));
 	free(make_file("random.dat", 256LL * BLOCK));
@@ -174,7 +216,8 @@ static void ckpt(void)
 int main(int argc, char **argv)
 {
 	if (argc < 3)
-		wl_die("usage: findings DIR prepare|small|midsize|random|meta|ckpt|clean...");
+		wl_die("usage: findings DIR prepare|small|midsize|random|meta|ckpt|serial|"
+		       "overlapped|clean...");
 	dir = argv[1];
 	if (posix_memalign((void **)&abuf, 4096, BLOCK))
 		wl_die("posix_memalign");
@@ -194,6 +237,10 @@ int main(int argc, char **argv)
 			meta();
 		else if (!strcmp(w, "ckpt"))
 			ckpt();
+		else if (!strcmp(w, "serial"))
+			steps(false);
+		else if (!strcmp(w, "overlapped"))
+			steps(true);
 		else if (!strcmp(w, "clean"))
 			reads("clean", "none", "clean.dat", 64, BLOCK, false);
 		else

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The rules of analyze/findings.h, fed event by event. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "analyze/events.h"
 #include "analyze/findings.h"
+#include "analyze/overlap.h"
 #include "lib/hash.h"
 #include "lib/units.h"
 #include "lib/vec.h"
@@ -15,6 +17,7 @@ static const char *const rule_names[RULE__COUNT] = {
 	[RULE_RANDOM_ACCESS] = "random_access",
 	[RULE_METADATA_HEAVY] = "metadata_heavy",
 	[RULE_CHECKPOINT_BLOCKING] = "checkpoint_blocking",
+	[RULE_UNOVERLAPPED_IO] = "unoverlapped_io",
 };
 
 static const char *const advice[RULE__COUNT] = {
@@ -28,6 +31,9 @@ static const char *const advice[RULE__COUNT] = {
 	[RULE_CHECKPOINT_BLOCKING] = "sync less often (once for many files, not each), "
 				     "or write and sync from another thread or process "
 				     "(checkpoints: torch.distributed.checkpoint's async_save)",
+	[RULE_UNOVERLAPPED_IO] = "load ahead while computing (more data-loader workers, "
+				 "prefetching, pinned-memory copies on a side stream) so that "
+				 "I/O runs under compute",
 };
 
 const char *finding_rule_name(enum finding_rule r)
@@ -140,6 +146,25 @@ static void add_data(struct findings *f, uint16_t input, const struct ev *e,
 	}
 }
 
+/* A process with compute regions, named for its findings once. */
+static void name_process(struct findings *f, const struct ev_input *in, uint16_t input,
+			 uint32_t pid)
+{
+	uint64_t key = (uint64_t)input << 32 | pid;
+	const char *comm;
+	char *name;
+
+	if (hmap_get_ptr(&f->proc_names, key))
+		return;
+	comm = ev_comm(in, pid);
+	if (asprintf(&name, "%s [%u]", comm ? comm : "?", pid) < 0)
+		name = NULL;
+	if (!name || hmap_put_ptr(&f->proc_names, key, name)) {
+		free(name);
+		f->err = -ENOMEM;
+	}
+}
+
 /* e's phase, "cat/name" or "-", unescaped into buf: its length. */
 static size_t phase_name(const struct ev *e, char *buf, size_t size)
 {
@@ -161,7 +186,8 @@ void findings_add(struct findings *f, const struct ev_input *in, uint16_t input,
 	int64_t dur = e->end - e->start;
 	char name[4096];
 
-	(void)in;
+	if (e->kind == EV_COMPUTE)
+		name_process(f, in, input, e->pid);
 	if (e->kind != EV_IO)
 		return;
 	phase = key_of(f, &f->phases, name, phase_name(e, name, sizeof(name)));
@@ -180,17 +206,22 @@ void findings_add(struct findings *f, const struct ev_input *in, uint16_t input,
 	}
 }
 
-static int judge(struct findings *f, enum finding_rule rule, const struct finding_key *k,
-		 bool by_file, int64_t ns, struct finding_evidence ev, int64_t wall_ns)
+enum where { AT_FILE, AT_PHASE, AT_PROCESS };
+
+/* A finding at where (named name) if its cost reaches the share. */
+static int judge(struct findings *f, enum finding_rule rule, enum where at, const char *name,
+		 int64_t ns, struct finding_evidence ev, int64_t wall_ns)
 {
-	struct finding x = { rule, NULL, NULL, ns, wall_ns > 0 ? (double)ns / wall_ns : 0, ev };
+	struct finding x = { .rule = rule, .ns = ns, .ev = ev,
+			     .share = wall_ns > 0 ? (double)ns / wall_ns : 0 };
+	char *copy;
 
 	if (!wall_ns || x.share < f->min_share)
 		return 0;
-	if (!(by_file ? (x.file = strdup(k->name)) : (x.phase = strdup(k->name))) ||
-	    VEC_PUSH(f->list, f->n, f->cap, x)) {
-		free(x.file);
-		free(x.phase);
+	copy = strdup(name);
+	*(at == AT_FILE ? &x.file : at == AT_PHASE ? &x.phase : &x.process) = copy;
+	if (!copy || VEC_PUSH(f->list, f->n, f->cap, x)) {
+		free(copy);
 		return -ENOMEM;
 	}
 	return 0;
@@ -207,13 +238,13 @@ static int judge_file(struct findings *f, const struct finding_key *k, int64_t w
 	int rc = 0;
 
 	if (mostly(k->small_calls, k->data_calls))
-		rc = judge(f, RULE_SMALL_IO, k, true, k->small_ns,
-			   (struct finding_evidence){ k->data_calls, k->small_calls,
-						      k->small_bytes, 0 }, wall_ns);
+		rc = judge(f, RULE_SMALL_IO, AT_FILE, k->name, k->small_ns,
+			   (struct finding_evidence){ .calls = k->data_calls, .hits = k->small_calls,
+						      .hit_bytes = k->small_bytes }, wall_ns);
 	if (!rc && mostly(k->jumps, k->pos_calls))
-		rc = judge(f, RULE_RANDOM_ACCESS, k, true, k->jump_ns,
-			   (struct finding_evidence){ k->pos_calls, k->jumps,
-						      k->jump_bytes, 0 }, wall_ns);
+		rc = judge(f, RULE_RANDOM_ACCESS, AT_FILE, k->name, k->jump_ns,
+			   (struct finding_evidence){ .calls = k->pos_calls, .hits = k->jumps,
+						      .hit_bytes = k->jump_bytes }, wall_ns);
 	return rc;
 }
 
@@ -223,14 +254,16 @@ static int judge_phase(struct findings *f, const struct finding_key *k, int64_t 
 	int rc = 0;
 
 	if (k->meta_calls && k->meta_ns > k->data_ns)
-		rc = judge(f, RULE_METADATA_HEAVY, k, false, k->meta_ns,
-			   (struct finding_evidence){ k->meta_calls + k->data_calls, k->meta_calls,
-						      0, k->data_ns }, wall_ns);
+		rc = judge(f, RULE_METADATA_HEAVY, AT_PHASE, k->name, k->meta_ns,
+			   (struct finding_evidence){ .calls = k->meta_calls + k->data_calls,
+						      .hits = k->meta_calls, .other_ns = k->data_ns },
+			   wall_ns);
 	units_add(&blocked, k->sync_ns);
 	if (!rc && k->sync_calls)
-		rc = judge(f, RULE_CHECKPOINT_BLOCKING, k, false, blocked,
-			   (struct finding_evidence){ k->write_calls + k->sync_calls, k->sync_calls,
-						      0, k->sync_ns }, wall_ns);
+		rc = judge(f, RULE_CHECKPOINT_BLOCKING, AT_PHASE, k->name, blocked,
+			   (struct finding_evidence){ .calls = k->write_calls + k->sync_calls,
+						      .hits = k->sync_calls, .other_ns = k->sync_ns },
+			   wall_ns);
 	return rc;
 }
 
@@ -243,12 +276,29 @@ static int by_ns_desc(const void *a, const void *b)
 	return x->rule - y->rule;
 }
 
-int findings_finish(struct findings *f, int64_t wall_ns)
+/* A process with compute whose I/O runs while none of it does. */
+static int judge_process(struct findings *f, const struct overlap_figures *x, int64_t wall_ns)
+{
+	const char *name = hmap_get_ptr(&f->proc_names, x->proc);
+
+	if (!x->compute_ns || !x->unoverlapped_ns || !name)
+		return 0;
+	return judge(f, RULE_UNOVERLAPPED_IO, AT_PROCESS, name, x->unoverlapped_ns,
+		     (struct finding_evidence){ .other_ns = x->io_ns,
+						.compute_ns = x->compute_ns }, wall_ns);
+}
+
+int findings_finish(struct findings *f, int64_t wall_ns, const struct overlap *o)
 {
 	uint64_t key, v;
 	size_t it = 0;
 	int rc = f->err;
 
+	for (uint32_t i = 0; !rc && o && i < o->nprocs; i++) {
+		struct overlap_figures x = overlap_proc_figures(o, i);
+
+		rc = judge_process(f, &x, wall_ns);
+	}
 	while (!rc && hmap_next(&f->files, &it, &key, &v))
 		rc = judge_file(f, (void *)(uintptr_t)v, wall_ns);
 	it = 0;
@@ -274,9 +324,11 @@ void findings_free(struct findings *f)
 	free_keys(&f->files);
 	free_keys(&f->phases);
 	hmap_free(&f->next_off);
+	hmap_free_ptrs(&f->proc_names);
 	for (uint32_t i = 0; i < f->n; i++) {
 		free(f->list[i].file);
 		free(f->list[i].phase);
+		free(f->list[i].process);
 	}
 	free(f->list);
 }

@@ -18,6 +18,9 @@
  *   checkpoint_blocking  a phase that syncs what it writes (fsync,
  *                    fdatasync, msync, sync_file_range): its thread waits
  *                    for the device; cost: its writes' and syncs' time
+ *   unoverlapped_io  a process with compute regions whose I/O runs while
+ *                    none of them does (analyze/overlap.h); cost: that
+ *                    I/O's time
  *
  * One pass, memory bounded by the files and phases kept (FINDINGS_KEYS
  * of each; past them, not judged).
@@ -39,7 +42,7 @@ struct ev_input;
 
 enum finding_rule {
 	RULE_SMALL_IO, RULE_RANDOM_ACCESS, RULE_METADATA_HEAVY, RULE_CHECKPOINT_BLOCKING,
-	RULE__COUNT
+	RULE_UNOVERLAPPED_IO, RULE__COUNT
 };
 
 const char *finding_rule_name(enum finding_rule r);
@@ -51,13 +54,16 @@ struct finding_evidence {
 	int64_t calls, hits;
 	int64_t hit_bytes;	/* small_io, random_access: bytes the hits moved */
 	int64_t other_ns;	/* metadata_heavy: the phase's data calls' time;
-				 * checkpoint_blocking: its syncs' */
+				 * checkpoint_blocking: its syncs'; unoverlapped_io:
+				 * the process's I/O */
+	int64_t compute_ns;	/* unoverlapped_io: the process's compute */
 };
 
 struct finding {
 	enum finding_rule rule;
 	char *file;		/* unescaped; NULL where the rule is by phase */
 	char *phase;		/* "cat/name", "-" outside any; NULL by file */
+	char *process;		/* "comm [pid]" where the rule is by process */
 	int64_t ns;		/* what it costs */
 	double share;		/* ns over the wall time */
 	struct finding_evidence ev;
@@ -77,6 +83,7 @@ struct findings {
 	double min_share;
 	struct hmap files, phases;	/* hash -> struct finding_key * */
 	struct hmap next_off;		/* (input, pid, file) -> the offset after the last call + 1 */
+	struct hmap proc_names;		/* input << 32 | pid -> "comm [pid]", malloc'd */
 	uint64_t dropped;		/* keys past FINDINGS_KEYS */
 	struct finding *list;		/* after findings_finish: by ns, longest first */
 	uint32_t n, cap;
@@ -86,8 +93,10 @@ struct findings {
 void findings_init(struct findings *f, double min_share);
 void findings_add(struct findings *f, const struct ev_input *in, uint16_t input,
 		  const struct ev *e);
-/* Judges what was seen against a wall time of wall_ns: 0 or -ENOMEM. */
-int findings_finish(struct findings *f, int64_t wall_ns);
+struct overlap;
+/* Judges what was seen against a wall time of wall_ns, and the processes'
+ * overlap of I/O and compute: 0 or -ENOMEM. */
+int findings_finish(struct findings *f, int64_t wall_ns, const struct overlap *o);
 void findings_free(struct findings *f);
 
 #endif

@@ -28,6 +28,7 @@ struct overlap_proc {
 	int64_t seg_start, seg_end;	/* the open stretch of compute; empty if equal */
 	struct pending_io *io;
 	uint32_t n, cap;
+	struct overlap_figures fig;
 };
 
 static int64_t cut(int64_t a0, int64_t a1, int64_t b0, int64_t b1)
@@ -46,6 +47,8 @@ static int64_t proc_index(struct overlap *o, uint64_t key)
 	if (hmap_get(&o->procs, key, &idx))
 		return idx;
 	p = calloc(1, sizeof(*p));
+	if (p)
+		p->fig.proc = key;
 	if (!p || VEC_PUSH(o->by_index, o->nprocs, o->capprocs, p) ||
 	    hmap_put(&o->procs, key, o->nprocs - 1)) {
 		free(p);
@@ -62,9 +65,10 @@ static void settle(struct overlap *o, struct overlap_proc *p, int64_t now, bool 
 	for (uint32_t i = 0; i < p->n; i++) {
 		struct pending_io *io = &p->io[i];
 
-		if (all || io->end <= now)
+		if (all || io->end <= now) {
 			units_add(&o->unoverlapped, io->end - io->start - io->covered);
-		else
+			units_add(&p->fig.unoverlapped_ns, io->end - io->start - io->covered);
+		} else
 			p->io[kept++] = *io;
 	}
 	p->n = kept;
@@ -154,6 +158,8 @@ int overlap_add(struct overlap *o, uint64_t proc, int64_t start, int64_t end,
 
 	if (idx < 0)
 		return idx;
+	units_add(compute ? &o->by_index[idx]->fig.compute_ns : &o->by_index[idx]->fig.io_ns,
+		  iv.end - iv.start);
 	if (o->n == WINDOW) { /* full: the oldest of it and iv goes */
 		if (earlier(&iv, &o->heap[0]))
 			return sweep_one(o, &iv);
@@ -179,6 +185,11 @@ int overlap_finish(struct overlap *o)
 	for (uint32_t i = 0; i < o->nprocs; i++)
 		settle(o, o->by_index[i], 0, true);
 	return rc;
+}
+
+struct overlap_figures overlap_proc_figures(const struct overlap *o, uint32_t i)
+{
+	return o->by_index[i]->fig;
 }
 
 void overlap_free(struct overlap *o)

@@ -29,11 +29,20 @@ struct overlap {
 	uint64_t late;		/* intervals that came after the sweep passed them */
 };
 
+/* A process's figures, after overlap_finish: its key as overlap_add had
+ * it, its I/O time, compute time and unoverlapped I/O. */
+struct overlap_figures {
+	uint64_t proc;
+	int64_t io_ns, compute_ns, unoverlapped_ns;
+};
+
 /* One I/O call (compute false) or compute region of process proc. */
 int overlap_add(struct overlap *o, uint64_t proc, int64_t start, int64_t end,
 		bool compute);
 /* Sweeps what is left: o->unoverlapped is the total. */
 int overlap_finish(struct overlap *o);
+/* The i-th process's figures, i < o->nprocs. */
+struct overlap_figures overlap_proc_figures(const struct overlap *o, uint32_t i);
 void overlap_free(struct overlap *o);
 
 #endif

@@ -731,7 +731,7 @@ int profile_finish(struct profile *p)
 	if (!p->head.events)
 		p->head.t_min = p->head.t_max = 0;
 	if (!rc && p->find)
-		rc = findings_finish(&p->findings, p->head.t_max - p->head.t_min);
+		rc = findings_finish(&p->findings, p->head.t_max - p->head.t_min, &p->overlap);
 	return rc;
 }
 

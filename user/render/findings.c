@@ -7,12 +7,19 @@
 #include "render/findings.h"
 #include "render/svg.h"
 
+/* Where x is: "file", "phase" or "process", and its name in *name. */
+static const char *where_kind(const struct finding *x, const char **name)
+{
+	*name = x->file ? x->file : x->phase ? x->phase : x->process;
+	return x->file ? "file" : x->phase ? "phase" : "process";
+}
+
 /* The numbers that show it, in words. */
 static void evidence_text(char *s, size_t n, const struct finding *x)
 {
 	const struct finding_evidence *e = &x->ev;
 	double part = e->calls ? 100.0 * e->hits / e->calls : 0;
-	char b[32], t[32];
+	char b[32], t[32], c[32];
 
 	units_bytes(b, sizeof(b), e->hits ? e->hit_bytes / e->hits : 0);
 	units_ns(t, sizeof(t), e->other_ns);
@@ -32,6 +39,12 @@ static void evidence_text(char *s, size_t n, const struct finding *x)
 	case RULE_CHECKPOINT_BLOCKING:
 		snprintf(s, n, "%lld writes and %lld syncs, the syncs taking %s",
 			 (long long)(e->calls - e->hits), (long long)e->hits, t);
+		break;
+	case RULE_UNOVERLAPPED_IO:
+		units_ns(b, sizeof(b), x->ns);
+		units_ns(c, sizeof(c), e->compute_ns);
+		snprintf(s, n, "%s of its %s of I/O ran while none of its %s of compute did",
+			 b, t, c);
 		break;
 	default:
 		s[0] = 0;
@@ -58,13 +71,14 @@ void findings_text(FILE *out, const struct findings *f)
 		100 * f->min_share);
 	for (uint32_t i = 0; i < f->n; i++) {
 		const struct finding *x = &f->list[i];
+		const char *name, *kind = where_kind(x, &name);
 
-		termsafe(where, sizeof(where), x->file ? x->file : x->phase);
+		termsafe(where, sizeof(where), name);
 		units_ns(t, sizeof(t), x->ns);
 		evidence_text(ev, sizeof(ev), x);
 		fprintf(out, "%2u. %-15s %s %s: %s (%.1f%% of wall)\n    %s\n    try: %s\n",
-			i + 1, finding_rule_name(x->rule), x->file ? "file" : "phase", where, t,
-			100 * x->share, ev, finding_advice(x->rule));
+			i + 1, finding_rule_name(x->rule), kind, where, t, 100 * x->share, ev,
+			finding_advice(x->rule));
 	}
 }
 
@@ -79,13 +93,14 @@ static void member_str(struct jbuf *b, const char *key, const char *s)
 
 static void finding_json(struct jbuf *b, const struct finding *x)
 {
+	const char *name, *kind = where_kind(x, &name);
 	char num[64];
 	int n;
 
 	JB_LIT(b, "{");
 	member_str(b, "rule", finding_rule_name(x->rule));
 	JB_LIT(b, "\"where\":{");
-	member_str(b, x->file ? "file" : "phase", x->file ? x->file : x->phase);
+	member_str(b, kind, name);
 	b->len--;
 	JB_LIT(b, "},");
 	n = snprintf(num, sizeof(num), "\"seconds\":%.9f,\"share\":%.6f,", x->ns / 1e9, x->share);
@@ -94,12 +109,20 @@ static void finding_json(struct jbuf *b, const struct finding *x)
 	JB_LIT(b, "\"evidence\":{");
 	jb_member_i64(b, "calls", x->ev.calls);
 	jb_member_i64(b, "hits", x->ev.hits);
-	if (x->rule == RULE_METADATA_HEAVY)
+	switch (x->rule) {
+	case RULE_METADATA_HEAVY:
 		jb_member_i64(b, "data_ns", x->ev.other_ns);
-	else if (x->rule == RULE_CHECKPOINT_BLOCKING)
+		break;
+	case RULE_CHECKPOINT_BLOCKING:
 		jb_member_i64(b, "sync_ns", x->ev.other_ns);
-	else
+		break;
+	case RULE_UNOVERLAPPED_IO:
+		jb_member_i64(b, "io_ns", x->ev.other_ns);
+		jb_member_i64(b, "compute_ns", x->ev.compute_ns);
+		break;
+	default:
 		jb_member_i64(b, "hit_bytes", x->ev.hit_bytes);
+	}
 	b->len--;
 	JB_LIT(b, "},");
 	member_str(b, "advice", finding_advice(x->rule));
@@ -142,17 +165,21 @@ void findings_html(struct jbuf *b, const struct findings *f)
 	html_out(b, "<ol class=\"findings\">");
 	for (uint32_t i = 0; i < f->n; i++) {
 		const struct finding *x = &f->list[i];
-		const char *where = x->file ? x->file : x->phase;
+		const char *where, *kind = where_kind(x, &where);
 
 		html_out(b, "<li data-rule=\"");
 		html_out(b, finding_rule_name(x->rule));
-		html_out(b, x->file ? "\" data-file=\"" : "\" data-phase=\"");
+		html_out(b, "\" data-");
+		html_out(b, kind);
+		html_out(b, "=\"");
 		html_text(b, where);
 		html_out(b, "\" data-ns=\"");
 		jb_i64(b, x->ns);
 		html_out(b, "\"><b>");
 		html_out(b, finding_rule_name(x->rule));
-		html_out(b, x->file ? "</b> file <code>" : "</b> phase <code>");
+		html_out(b, "</b> ");
+		html_out(b, kind);
+		html_out(b, " <code>");
 		html_text(b, where);
 		units_ns(t, sizeof(t), x->ns);
 		snprintf(s, sizeof(s), "</code>: %s (%.1f%% of wall)<br>", t, 100 * x->share);
