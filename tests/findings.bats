@@ -19,7 +19,7 @@ findings_json() {
 }
 
 @test "findings: each planted problem is found with its file or phase, its cost within 10% of the workload's own timing; the clean and 128 KiB phases, and the untraced setup, have none" {
-	plants small midsize random meta ckpt clean
+	plants small midsize random meta ckpt reread clean
 	findings_json --findings-min-share 1
 	"$PY" - "$T/f.json" "$TRUTH" "$D" <<-'EOF'
 	import json, sys

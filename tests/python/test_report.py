@@ -161,13 +161,13 @@ def test_findings_section_equals_summary_findings(tmp_path):
     plants = os.path.join(ROOT, "build", "workloads", "findings")
     run(plants, str(tmp_path), "prepare")
     run(DFT, "-q", "-o", trace, "--", plants, str(tmp_path), "small", "random", "meta", "ckpt",
-        "serial", "clean")
+        "clean")
     run(DFT, "report", "-q", "-o", page, trace)
     want = [(f["rule"], list(f["where"].values())[0], f["ns"])
             for f in json.loads(run(DFT, "summary", "-q", "--findings", "--json",
                                     trace))["findings"]]
     assert {w[0] for w in want} == {"small_io", "random_access", "metadata_heavy",
-                                    "checkpoint_blocking", "unoverlapped_io"}, want
+                                    "checkpoint_blocking"}, want
     o = webdriver.ChromeOptions()
     for a in ("--headless=new", "--no-sandbox", "--disable-gpu"):
         o.add_argument(a)

@@ -634,6 +634,25 @@ static const char *found(const char *path, double min_share)
 	return rc ? "error" : out;
 }
 
+/* /f opened, first reads of 1 MiB in order with read(), then again
+ * preads of those MiBs in turn, in epoch again_epoch (the first in epoch
+ * 1). */
+static const char *reread_plant(const char *name, int first, int again, int again_epoch)
+{
+	static char text[1 << 14];
+	size_t len = snprintf(text, sizeof(text),
+			      "{'name':'open','cat':'POSIX','pid':1,'tid':1,'ph':'X','ts':0,'dur':1,"
+			      "'args':{'ret':3,'fname':'/f','epoch':1}}\n");
+
+	for (int i = 0; i < first + again; i++)
+		len += snprintf(text + len, sizeof(text) - len,
+				"{'name':'%s','cat':'POSIX','pid':1,'tid':1,'ph':'X','ts':%d,'dur':10,"
+				"'args':{'ret':1048576,'fname':'/f','epoch':%d,'offset':%lld}}\n",
+				i < first ? "read" : "pread", 10 + i * 10, i < first ? 1 : again_epoch,
+				i < first ? -1LL : (long long)(i % first) << 20);
+	return trace(name, text);
+}
+
 /* Each rule's thresholds, on both sides. */
 static void check_findings_rules(void)
 {
@@ -688,6 +707,15 @@ static void check_findings_rules(void)
 		    "unoverlapped_io: a read inside compute: none");
 	CHECK_STREQ(found(trace("io4.pfw", strchr(strchr(text, '\n') + 1, '\n') + 1), 0.01),
 		    "", "unoverlapped_io: a process with no compute: none");
+	CHECK_STREQ(found(reread_plant("rr1.pfw", 7, 9, 1), 0.01), "repeated_reads /f",
+		    "repeated_reads: 9 of 16 reads of the first MiB again");
+	CHECK_STREQ(found(reread_plant("rr2.pfw", 8, 8, 1), 0.01), "",
+		    "repeated_reads: 8 of 16, half: none");
+	CHECK_STREQ(found(reread_plant("rr3.pfw", 4, 12, 1), 0.01), "repeated_reads /f",
+		    "repeated_reads: 4 MiB read, then 12 times again");
+	CHECK_STREQ(found(reread_plant("rr4.pfw", 4, 12, 2), 0.01), "",
+		    "repeated_reads: the same, again in the next epoch: 8 of 12 reads there, "
+		    "none");
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		snprintf(name, sizeof(name), "plant%zu.pfw", i);
 		CHECK_STREQ(found(plant(name, cases[i].n, cases[i].small, cases[i].jumps,

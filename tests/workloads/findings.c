@@ -14,6 +14,7 @@
  *              close, stat, unlink, rmdir (6000 metadata calls)
  *   ckpt       64 writes of 1 MiB to DIR/ckpt.dat and an fsync
  *   clean      64 reads of 1 MiB in order of DIR/clean.dat, O_DIRECT
+ *   reread     DIR/reread.dat (8 MiB) read whole 32 times, in 1 MiB reads
  *   serial     32 times: 3 ms of compute (a region cat "compute"), then a
  *              1 MiB read of DIR/serial.dat, O_DIRECT (WHERE: the comm)
  *   overlapped the same reads, each inside a compute region
@@ -183,11 +184,34 @@ static void steps(bool inside)
 	free(p);
 }
 
+/* DIR/reread.dat, 8 MiB, read whole 32 times in 1 MiB reads; the time of
+ * the reads after the first pass. */
+static void reread(void)
+{
+	char *p = wl_path(dir, "reread.dat");
+	long long t = 0;
+
+	DFT_USDT_REGION_BEGIN("plant", "reread");
+	for (int pass = 0; pass < 32; pass++) {
+		long long none = 0;
+		int fd = wl_ok(open(p, O_RDONLY), p);
+
+		for (int i = 0; i < 8; i++)
+			if (TIMED(pass ? &t : &none, read(fd, abuf, BLOCK)) != BLOCK)
+				wl_die("read %s", p);
+		close(fd);
+	}
+	DFT_USDT_REGION_END("plant", "reread");
+	wl_emit("planted\trepeated_reads\t%s\t%lld\t248\n", p, t);
+	free(p);
+}
+
 /* The files the plants read, made and synced (untraced: its writes and
  * syncs are no plant's). */
 static void prepare(void)
 {
 	free(make_file("serial.dat", 32LL * BLOCK));
+	free(make_file("reread.dat", 8LL * BLOCK));
 	free(make_file("small.dat", 4096LL * 4096));
 	free(make_file("midsize.dat", 256LL * (128 << 10)));
 	free(make_file("random.dat", 256LL * BLOCK));
@@ -216,8 +240,8 @@ static void ckpt(void)
 int main(int argc, char **argv)
 {
 	if (argc < 3)
-		wl_die("usage: findings DIR prepare|small|midsize|random|meta|ckpt|serial|"
-		       "overlapped|clean...");
+		wl_die("usage: findings DIR prepare|small|midsize|random|meta|ckpt|reread|"
+		       "serial|overlapped|clean...");
 	dir = argv[1];
 	if (posix_memalign((void **)&abuf, 4096, BLOCK))
 		wl_die("posix_memalign");
@@ -237,6 +261,8 @@ int main(int argc, char **argv)
 			meta();
 		else if (!strcmp(w, "ckpt"))
 			ckpt();
+		else if (!strcmp(w, "reread"))
+			reread();
 		else if (!strcmp(w, "serial"))
 			steps(false);
 		else if (!strcmp(w, "overlapped"))

@@ -332,6 +332,7 @@ int ev_from_rec(struct ev_input *in, const struct rec *e, struct ev *out)
 	if (hmap_get(&in->torch_thread, (uint64_t)out->pid << 32 | out->tid, &tid))
 		out->tid = tid;
 	read_args(in, e, out, &fine, &ret);
+	out->ret = ret;
 	out->has_ids = out->has_ids && out->id >= 0;
 	rec_span_ns(e, fine, &out->start, &out->end);
 	if (out->kind == EV_IO) {

@@ -33,6 +33,7 @@ struct ev {
 	enum ev_kind kind;
 	enum sc_bytes bytes_kind;
 	int64_t bytes;		/* ret of a call that moves bytes, else 0 */
+	int64_t ret;		/* args.ret as it is; 0 if none */
 	int64_t calls;		/* 1, or the calls a folded total holds */
 	int64_t offset;		/* args.offset of a positioned call (pread...); -1 */
 	struct span hist;	/* a folded total's args.hist, "B:N B:N ..." */

@@ -18,6 +18,7 @@ static const char *const rule_names[RULE__COUNT] = {
 	[RULE_METADATA_HEAVY] = "metadata_heavy",
 	[RULE_CHECKPOINT_BLOCKING] = "checkpoint_blocking",
 	[RULE_UNOVERLAPPED_IO] = "unoverlapped_io",
+	[RULE_REPEATED_READS] = "repeated_reads",
 };
 
 static const char *const advice[RULE__COUNT] = {
@@ -34,6 +35,8 @@ static const char *const advice[RULE__COUNT] = {
 	[RULE_UNOVERLAPPED_IO] = "load ahead while computing (more data-loader workers, "
 				 "prefetching, pinned-memory copies on a side stream) so that "
 				 "I/O runs under compute",
+	[RULE_REPEATED_READS] = "keep what is read again in memory (a cache of decoded "
+				"samples, a larger page cache share), or read each range once",
 };
 
 const char *finding_rule_name(enum finding_rule r)
@@ -191,8 +194,12 @@ void findings_add(struct findings *f, const struct ev_input *in, uint16_t input,
 	if (e->kind != EV_IO)
 		return;
 	phase = key_of(f, &f->phases, name, phase_name(e, name, sizeof(name)));
-	if (e->file.len)
-		file = key_of(f, &f->files, name, js_unescape(e->file, name, sizeof(name)));
+	if (e->file.len) {
+		size_t n = js_unescape(e->file, name, sizeof(name));
+
+		rereads_add(&f->rereads, input, e, name, n);
+		file = key_of(f, &f->files, name, n);
+	}
 	if (!phase)
 		return;
 	if (e->bytes_kind != SC_BYTES_NONE) {
@@ -288,11 +295,22 @@ static int judge_process(struct findings *f, const struct overlap_figures *x, in
 						.compute_ns = x->compute_ns }, wall_ns);
 }
 
+static int judge_rereads(struct findings *f, const struct reread_key *k, int64_t wall_ns)
+{
+	if (k->full || !mostly(k->rereads, k->reads))
+		return 0;
+	return judge(f, RULE_REPEATED_READS, AT_FILE, k->file, k->reread_ns,
+		     (struct finding_evidence){ .calls = k->reads, .hits = k->rereads,
+						.hit_bytes = k->reread_bytes,
+						.distinct = k->distinct, .epoch = k->epoch },
+		     wall_ns);
+}
+
 int findings_finish(struct findings *f, int64_t wall_ns, const struct overlap *o)
 {
 	uint64_t key, v;
 	size_t it = 0;
-	int rc = f->err;
+	int rc = f->err ? f->err : f->rereads.err;
 
 	for (uint32_t i = 0; !rc && o && i < o->nprocs; i++) {
 		struct overlap_figures x = overlap_proc_figures(o, i);
@@ -304,6 +322,9 @@ int findings_finish(struct findings *f, int64_t wall_ns, const struct overlap *o
 	it = 0;
 	while (!rc && hmap_next(&f->phases, &it, &key, &v))
 		rc = judge_phase(f, (void *)(uintptr_t)v, wall_ns);
+	it = 0;
+	while (!rc && hmap_next(&f->rereads.keys, &it, &key, &v))
+		rc = judge_rereads(f, (void *)(uintptr_t)v, wall_ns);
 	if (f->n)
 		qsort(f->list, f->n, sizeof(*f->list), by_ns_desc);
 	return rc;
@@ -325,6 +346,7 @@ void findings_free(struct findings *f)
 	free_keys(&f->phases);
 	hmap_free(&f->next_off);
 	hmap_free_ptrs(&f->proc_names);
+	rereads_free(&f->rereads);
 	for (uint32_t i = 0; i < f->n; i++) {
 		free(f->list[i].file);
 		free(f->list[i].phase);

@@ -21,6 +21,9 @@
  *   unoverlapped_io  a process with compute regions whose I/O runs while
  *                    none of them does (analyze/overlap.h); cost: that
  *                    I/O's time
+ *   repeated_reads   a file's reads in an epoch (at least 16): more than
+ *                    half read only bytes read before in it
+ *                    (analyze/rereads.h); cost: those reads' time
  *
  * One pass, memory bounded by the files and phases kept (FINDINGS_KEYS
  * of each; past them, not judged).
@@ -30,6 +33,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "analyze/rereads.h"
 #include "lib/hmap.h"
 
 struct ev;
@@ -42,7 +46,7 @@ struct ev_input;
 
 enum finding_rule {
 	RULE_SMALL_IO, RULE_RANDOM_ACCESS, RULE_METADATA_HEAVY, RULE_CHECKPOINT_BLOCKING,
-	RULE_UNOVERLAPPED_IO, RULE__COUNT
+	RULE_UNOVERLAPPED_IO, RULE_REPEATED_READS, RULE__COUNT
 };
 
 const char *finding_rule_name(enum finding_rule r);
@@ -57,6 +61,8 @@ struct finding_evidence {
 				 * checkpoint_blocking: its syncs'; unoverlapped_io:
 				 * the process's I/O */
 	int64_t compute_ns;	/* unoverlapped_io: the process's compute */
+	int64_t distinct;	/* repeated_reads: the bytes read once or more */
+	int64_t epoch;		/* repeated_reads: the epoch, -1 if none */
 };
 
 struct finding {
@@ -84,6 +90,7 @@ struct findings {
 	struct hmap files, phases;	/* hash -> struct finding_key * */
 	struct hmap next_off;		/* (input, pid, file) -> the offset after the last call + 1 */
 	struct hmap proc_names;		/* input << 32 | pid -> "comm [pid]", malloc'd */
+	struct rereads rereads;
 	uint64_t dropped;		/* keys past FINDINGS_KEYS */
 	struct finding *list;		/* after findings_finish: by ns, longest first */
 	uint32_t n, cap;

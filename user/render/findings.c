@@ -40,6 +40,13 @@ static void evidence_text(char *s, size_t n, const struct finding *x)
 		snprintf(s, n, "%lld writes and %lld syncs, the syncs taking %s",
 			 (long long)(e->calls - e->hits), (long long)e->hits, t);
 		break;
+	case RULE_REPEATED_READS:
+		units_bytes(c, sizeof(c), e->distinct);
+		units_bytes(t, sizeof(t), e->hit_bytes);
+		snprintf(s, n, "%lld of %lld reads (%.0f%%) of bytes read before, %s again of "
+			 "%s%s", (long long)e->hits, (long long)e->calls, part, t, c,
+			 e->epoch >= 0 ? " in its epoch" : "");
+		break;
 	case RULE_UNOVERLAPPED_IO:
 		units_ns(b, sizeof(b), x->ns);
 		units_ns(c, sizeof(c), e->compute_ns);
@@ -119,6 +126,11 @@ static void finding_json(struct jbuf *b, const struct finding *x)
 	case RULE_UNOVERLAPPED_IO:
 		jb_member_i64(b, "io_ns", x->ev.other_ns);
 		jb_member_i64(b, "compute_ns", x->ev.compute_ns);
+		break;
+	case RULE_REPEATED_READS:
+		jb_member_i64(b, "hit_bytes", x->ev.hit_bytes);
+		jb_member_i64(b, "distinct_bytes", x->ev.distinct);
+		jb_member_i64(b, "epoch", x->ev.epoch);
 		break;
 	default:
 		jb_member_i64(b, "hit_bytes", x->ev.hit_bytes);
