@@ -99,3 +99,15 @@ findings_json() {
 	[ "$status" != 0 ]
 	[[ "${lines[0]}" == *"--findings and --csv"* ]]
 }
+
+@test "findings: DFTracer's own traces too: 4 KiB reads of a file named by fhash are small_io, and those after its compute region unoverlapped_io" {
+	for v in "" --v1; do
+		"$PY" "$ROOT/tests/lib/fixtures.py" dftracer "$T/df.pfw" --small 40 $v >/dev/null
+		"$DFT" summary -q --findings --json "$T/df.pfw" >"$T/f.json"
+		got=$("$PY" -c 'import json,sys; print(";".join("%s %s %d" % (f["rule"], list(f["where"].values())[0], f["ns"]) for f in json.load(open(sys.argv[1]))["findings"]))' "$T/f.json")
+		# img_0: 40 reads of 10 us and the fixture's own of 5; 220 us of
+		# the I/O after its 500 us of compute
+		expect_eq "findings (${v:-v2})" "$got" \
+			"small_io /data/train/img_0.npz 405000;unoverlapped_io train.py [4242] 220000"
+	done
+}

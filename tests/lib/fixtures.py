@@ -73,6 +73,13 @@ def dftracer(a):
                        "ts": ts, "dur": 5, "ph": "X",
                        "args": {"hhash": h(77), "level": 2, "p_idx": 1, "ret": ret,
                                 "fhash": h(fh)}})
+    for i in range(a.small):  # 4 KiB reads of the first file, after the rest
+        idx += 1
+        ts += 20
+        xs.append({"id": idx, "name": "read", "cat": "POSIX", "pid": pid, "tid": pid,
+                   "ts": ts, "dur": 10, "ph": "X",
+                   "args": {"hhash": h(77), "level": 1, "p_idx": -1, "ret": 4096,
+                            "fhash": h(1000)}})
     cm = {"name": "CM", "cat": "dftracer", "pid": pid, "tid": pid, "ph": "M",
           "args": {"name": "epoch.start", "value": str(T0 + 5)}}
     lines = [json.dumps(e, separators=(",", ":")) for e in ev + [cm] + xs]
@@ -285,6 +292,7 @@ def main():
     p.add_argument("--rank", type=int, default=3)
     p.add_argument("--host", default="node07")
     p.add_argument("--pid", type=int, default=4242)
+    p.add_argument("--small", type=int, default=0, help="more 4 KiB reads of img_0")
     p = sub.add_parser("overlap")
     p.add_argument("out")
     p = sub.add_parser("nested")
