@@ -653,6 +653,21 @@ static const char *reread_plant(const char *name, int first, int again, int agai
 	return trace(name, text);
 }
 
+/* n steps of 100 us on a thread of process "job", each a dataloader
+ * region named name of wait_us at its start; then a wait with no next. */
+static const char *loader_plant(const char *file, const char *name, int n, int wait_us)
+{
+	static char text[1 << 14];
+	size_t len = snprintf(text, sizeof(text),
+			      "{'name':'process_name','ph':'M','pid':1,'args':{'name':'job'}}\n");
+
+	for (int i = 0; i <= n; i++)
+		len += snprintf(text + len, sizeof(text) - len,
+				"{'name':'%s','cat':'dataloader','pid':1,'tid':1,'ph':'X','ts':%d,"
+				"'dur':%d}\n", name, i * 100, wait_us);
+	return trace(file, text);
+}
+
 /* Each rule's thresholds, on both sides. */
 static void check_findings_rules(void)
 {
@@ -716,6 +731,14 @@ static void check_findings_rules(void)
 	CHECK_STREQ(found(reread_plant("rr4.pfw", 4, 12, 2), 0.01), "",
 		    "repeated_reads: the same, again in the next epoch: 8 of 12 reads there, "
 		    "none");
+	CHECK_STREQ(found(loader_plant("ld1.pfw", "fetch", 3, 51), 0.01), "input_bound job [1]",
+		    "input_bound: 3 steps of 100 us, each 51 us waiting for fetch");
+	CHECK_STREQ(found(loader_plant("ld2.pfw", "fetch.iter", 3, 50), 0.01), "",
+		    "input_bound: each 50 us of 100 waiting (fetch.iter), half: none");
+	CHECK_STREQ(found(loader_plant("ld3.pfw", "fetch", 2, 90), 0.01), "",
+		    "input_bound: 2 steps, fewer than 3: none");
+	CHECK_STREQ(found(loader_plant("ld4.pfw", "fetch.block", 3, 90), 0.01), "",
+		    "input_bound: the loop's body (fetch.block) is no wait: none");
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		snprintf(name, sizeof(name), "plant%zu.pfw", i);
 		CHECK_STREQ(found(plant(name, cases[i].n, cases[i].small, cases[i].jumps,

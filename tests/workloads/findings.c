@@ -15,18 +15,24 @@
  *   ckpt       64 writes of 1 MiB to DIR/ckpt.dat and an fsync
  *   clean      64 reads of 1 MiB in order of DIR/clean.dat, O_DIRECT
  *   reread     DIR/reread.dat (8 MiB) read whole 32 times, in 1 MiB reads
+ *   starved    10 steps: the data loader's wait (dataloader/fetch, 4 ms
+ *              asleep), then 1 ms of compute (WHERE: the comm)
+ *   fed        the same with 1 ms waits and 4 ms of compute
  *   serial     32 times: 3 ms of compute (a region cat "compute"), then a
  *              1 MiB read of DIR/serial.dat, O_DIRECT (WHERE: the comm)
  *   overlapped the same reads, each inside a compute region
- * Prints, per plant, "planted\tRULE\tWHERE\tNS\tCALLS" (WHERE the file or
- * the phase, NS the time of the calls the rule should count), at the end
- * of each: no record of each call, whose writes would be I/O too.
+ * Prints, per plant, "planted\tRULE\tWHERE\tNS\tCALLS\tPREEMPTED" (WHERE
+ * the file, phase or process, NS the time of the calls the rule should
+ * count, PREEMPTED that of those of them during which the scheduler
+ * preempted the thread, which the trace cannot see whole), at the end of
+ * each: no record of each call, whose writes would be I/O too.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include "dftrace/usdt.h"
@@ -46,6 +52,41 @@ static long long now_ns(void)
 	return t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
+/* The time of a plant's calls, and of those during which the scheduler
+ * preempted the thread (ns counts them too): a wait for the CPU on the
+ * way back from a call is no part of the call the trace times. */
+struct acc {
+	long long ns, preempted_ns;
+};
+
+static long involuntary_switches(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_THREAD, &ru) ? 0 : ru.ru_nivcsw;
+}
+
+static long long acc_start(long *sw)
+{
+	*sw = involuntary_switches();
+	return now_ns();
+}
+
+static void acc_stop(struct acc *a, long long t0, long sw)
+{
+	long long dt = now_ns() - t0;
+
+	a->ns += dt;
+	if (involuntary_switches() != sw)
+		a->preempted_ns += dt;
+}
+
+static void planted(const char *rule, const char *where, const struct acc *a, int calls)
+{
+	wl_emit("planted\t%s\t%s\t%lld\t%d\t%lld\n", rule, where, a->ns, calls,
+		a->preempted_ns);
+}
+
 /* A file of size bytes, written, synced and dropped from the cache. */
 static char *make_file(const char *name, long long size)
 {
@@ -61,21 +102,26 @@ static char *make_file(const char *name, long long size)
 	return p;
 }
 
-/* n preads of size bytes at offsets off[i], timed one by one: their
- * time. */
-static long long timed_preads(const char *p, int fd, int n, size_t size, const long long *off)
+/* A call, timed into acc a. */
+#define TIMED(a, call)                                                        \
+	({                                                                    \
+		long sw_;                                                     \
+		long long t0_ = acc_start(&sw_);                              \
+		long r_ = R(call);                                            \
+		acc_stop((a), t0_, sw_);                                      \
+		r_;                                                           \
+	})
+
+/* n preads of size bytes at offsets off[i], timed one by one into a. */
+static void timed_preads(struct acc *a, const char *p, int fd, int n, size_t size,
+			 const long long *off)
 {
-	long long t = 0;
-
 	for (int i = 0; i < n; i++) {
-		long long t0 = now_ns();
-		long r = R(pread(fd, abuf, size, off[i]));
+		long r = TIMED(a, pread(fd, abuf, size, off[i]));
 
-		t += now_ns() - t0;
 		if (r != (long)size)
 			wl_die("pread %s: %ld", p, r);
 	}
-	return t;
 }
 
 /* n reads of size bytes of a new file, in order or shuffled, in phase
@@ -83,8 +129,9 @@ static long long timed_preads(const char *p, int fd, int n, size_t size, const l
 static void reads(const char *phase, const char *rule, const char *name, int n, size_t size,
 		  bool shuffle)
 {
-	long long *off = calloc(n, sizeof(*off)), t;
+	long long *off = calloc(n, sizeof(*off));
 	char *p = wl_path(dir, name);
+	struct acc a = { 0 };
 	int fd;
 
 	if (!off)
@@ -101,27 +148,18 @@ static void reads(const char *phase, const char *rule, const char *name, int n, 
 	}
 	DFT_USDT_REGION_BEGIN("plant", phase);
 	fd = wl_ok(open(p, O_RDONLY | O_DIRECT), p);
-	t = timed_preads(p, fd, n, size, off);
+	timed_preads(&a, p, fd, n, size, off);
 	close(fd);
 	DFT_USDT_REGION_END("plant", phase);
-	wl_emit("planted\t%s\t%s\t%lld\t%d\n", rule, p, t, n);
+	planted(rule, p, &a, n);
 	free(off);
 	free(p);
 }
 
-/* A metadata call, timed: its time added to *t. */
-#define TIMED(t, call)                                                        \
-	({                                                                    \
-		long long t0_ = now_ns();                                     \
-		long r_ = R(call);                                            \
-		*(t) += now_ns() - t0_;                                       \
-		r_;                                                           \
-	})
-
 static void meta(void)
 {
 	char *d = wl_path(dir, "meta"), sub[4096], p[4200];
-	long long t = 0;
+	struct acc a = { 0 };
 	int n = 1000;
 
 	wl_ok(mkdir(d, 0755), d);
@@ -132,17 +170,17 @@ static void meta(void)
 
 		snprintf(sub, sizeof(sub), "%s/d%d", d, i);
 		snprintf(p, sizeof(p), "%s/f", sub);
-		TIMED(&t, mkdir(sub, 0755));
-		fd = TIMED(&t, open(p, O_CREAT | O_WRONLY | O_TRUNC, 0644));
+		TIMED(&a, mkdir(sub, 0755));
+		fd = TIMED(&a, open(p, O_CREAT | O_WRONLY | O_TRUNC, 0644));
 		if (fd < 0 || write(fd, "x", 1) != 1)
 			wl_die("write %s", p);
-		TIMED(&t, close(fd));
-		TIMED(&t, stat(p, &st));
-		TIMED(&t, unlink(p));
-		TIMED(&t, rmdir(sub));
+		TIMED(&a, close(fd));
+		TIMED(&a, stat(p, &st));
+		TIMED(&a, unlink(p));
+		TIMED(&a, rmdir(sub));
 	}
 	DFT_USDT_REGION_END("plant", "meta");
-	wl_emit("planted\tmetadata_heavy\tplant/meta\t%lld\t%d\n", t, 6 * n);
+	planted("metadata_heavy", "plant/meta", &a, 6 * n);
 	free(d);
 }
 
@@ -162,9 +200,10 @@ static void compute(int ms)
  * inside it (overlapped); the reads' time, with the open and close. */
 static void steps(bool inside)
 {
-	char *p = wl_path(dir, "serial.dat");
-	long long t = 0, off;
-	long fd = TIMED(&t, open(p, O_RDONLY | O_DIRECT));
+	char *p = wl_path(dir, "serial.dat"), where[64];
+	struct acc a = { 0 };
+	long long off;
+	long fd = TIMED(&a, open(p, O_RDONLY | O_DIRECT));
 
 	wl_ok(fd, p);
 	for (int i = 0; i < 32; i++) {
@@ -173,14 +212,14 @@ static void steps(bool inside)
 			DFT_USDT_REGION_BEGIN("compute", "forward");
 		else
 			compute(3);
-		if (TIMED(&t, pread(fd, abuf, BLOCK, off)) != BLOCK)
+		if (TIMED(&a, pread(fd, abuf, BLOCK, off)) != BLOCK)
 			wl_die("pread %s", p);
 		if (inside)
 			DFT_USDT_REGION_END("compute", "forward");
 	}
-	TIMED(&t, close(fd));
-	wl_emit("planted\t%s\tfindings [%d]\t%lld\t34\n", inside ? "none" : "unoverlapped_io",
-		wl_pid(), t);
+	TIMED(&a, close(fd));
+	snprintf(where, sizeof(where), "findings [%d]", wl_pid());
+	planted(inside ? "none" : "unoverlapped_io", where, &a, 34);
 	free(p);
 }
 
@@ -189,21 +228,44 @@ static void steps(bool inside)
 static void reread(void)
 {
 	char *p = wl_path(dir, "reread.dat");
-	long long t = 0;
+	struct acc a = { 0 }, first = { 0 };
 
 	DFT_USDT_REGION_BEGIN("plant", "reread");
 	for (int pass = 0; pass < 32; pass++) {
-		long long none = 0;
 		int fd = wl_ok(open(p, O_RDONLY), p);
 
 		for (int i = 0; i < 8; i++)
-			if (TIMED(pass ? &t : &none, read(fd, abuf, BLOCK)) != BLOCK)
+			if (TIMED(pass ? &a : &first, read(fd, abuf, BLOCK)) != BLOCK)
 				wl_die("read %s", p);
 		close(fd);
 	}
 	DFT_USDT_REGION_END("plant", "reread");
-	wl_emit("planted\trepeated_reads\t%s\t%lld\t248\n", p, t);
+	planted("repeated_reads", p, &a, 248);
 	free(p);
+}
+
+/* 10 steps of a training loop: the data loader's wait (a region
+ * dataloader/fetch of wait_ms, asleep) then compute_ms of compute. The
+ * time of the waits that have a next (a step runs from one wait's start
+ * to the next's). */
+static void loader(const char *rule, int wait_ms, int compute_ms)
+{
+	struct timespec nap = { 0, wait_ms * 1000000L };
+	struct acc a = { 0 }, last = { 0 };
+	char where[64];
+
+	for (int i = 0; i < 10; i++) {
+		long sw;
+		long long t0 = acc_start(&sw);
+
+		DFT_USDT_REGION_BEGIN("dataloader", "fetch");
+		nanosleep(&nap, NULL);
+		DFT_USDT_REGION_END("dataloader", "fetch");
+		acc_stop(i < 9 ? &a : &last, t0, sw);
+		compute(compute_ms);
+	}
+	snprintf(where, sizeof(where), "findings [%d]", wl_pid());
+	planted(rule, where, &a, 9);
 }
 
 /* The files the plants read, made and synced (untraced: its writes and
@@ -222,18 +284,18 @@ static void prepare(void)
 static void ckpt(void)
 {
 	char *p = wl_path(dir, "ckpt.dat");
-	long long t = 0;
+	struct acc a = { 0 };
 	long fd;
 
 	DFT_USDT_REGION_BEGIN("plant", "ckpt");
 	fd = wl_ok(open(p, O_CREAT | O_WRONLY | O_TRUNC, 0644), p);
 	for (int i = 0; i < 64; i++)
-		if (TIMED(&t, write(fd, abuf, BLOCK)) != BLOCK)
+		if (TIMED(&a, write(fd, abuf, BLOCK)) != BLOCK)
 			wl_die("write %s", p);
-	wl_ok(TIMED(&t, fsync(fd)), "fsync");
+	wl_ok(TIMED(&a, fsync(fd)), "fsync");
 	close(fd);
 	DFT_USDT_REGION_END("plant", "ckpt");
-	wl_emit("planted\tcheckpoint_blocking\tplant/ckpt\t%lld\t65\n", t);
+	planted("checkpoint_blocking", "plant/ckpt", &a, 65);
 	free(p);
 }
 
@@ -241,7 +303,7 @@ int main(int argc, char **argv)
 {
 	if (argc < 3)
 		wl_die("usage: findings DIR prepare|small|midsize|random|meta|ckpt|reread|"
-		       "serial|overlapped|clean...");
+		       "starved|fed|serial|overlapped|clean...");
 	dir = argv[1];
 	if (posix_memalign((void **)&abuf, 4096, BLOCK))
 		wl_die("posix_memalign");
@@ -263,6 +325,10 @@ int main(int argc, char **argv)
 			ckpt();
 		else if (!strcmp(w, "reread"))
 			reread();
+		else if (!strcmp(w, "starved"))
+			loader("input_bound", 4, 1);
+		else if (!strcmp(w, "fed"))
+			loader("none", 1, 4);
 		else if (!strcmp(w, "serial"))
 			steps(false);
 		else if (!strcmp(w, "overlapped"))

@@ -19,6 +19,7 @@ static const char *const rule_names[RULE__COUNT] = {
 	[RULE_CHECKPOINT_BLOCKING] = "checkpoint_blocking",
 	[RULE_UNOVERLAPPED_IO] = "unoverlapped_io",
 	[RULE_REPEATED_READS] = "repeated_reads",
+	[RULE_INPUT_BOUND] = "input_bound",
 };
 
 static const char *const advice[RULE__COUNT] = {
@@ -37,6 +38,8 @@ static const char *const advice[RULE__COUNT] = {
 				 "I/O runs under compute",
 	[RULE_REPEATED_READS] = "keep what is read again in memory (a cache of decoded "
 				"samples, a larger page cache share), or read each range once",
+	[RULE_INPUT_BOUND] = "feed the steps faster: more data-loader workers and "
+			     "prefetching, lighter decoding, faster storage for the data",
 };
 
 const char *finding_rule_name(enum finding_rule r)
@@ -191,6 +194,11 @@ void findings_add(struct findings *f, const struct ev_input *in, uint16_t input,
 
 	if (e->kind == EV_COMPUTE)
 		name_process(f, in, input, e->pid);
+	if (e->kind == EV_REGION) {
+		loader_add(&f->loader, input, e);
+		if (SPAN_IS(e->cat, "dataloader"))
+			name_process(f, in, input, e->pid);
+	}
 	if (e->kind != EV_IO)
 		return;
 	phase = key_of(f, &f->phases, name, phase_name(e, name, sizeof(name)));
@@ -306,11 +314,23 @@ static int judge_rereads(struct findings *f, const struct reread_key *k, int64_t
 		     wall_ns);
 }
 
+static int judge_loader(struct findings *f, const struct loader_proc *p, int64_t wall_ns)
+{
+	const char *name = hmap_get_ptr(&f->proc_names, p->proc);
+
+	if (p->steps < 3 || 2 * p->bound <= p->steps || !name)
+		return 0;
+	return judge(f, RULE_INPUT_BOUND, AT_PROCESS, name, p->bound_wait_ns,
+		     (struct finding_evidence){ .calls = p->steps, .hits = p->bound,
+						.other_ns = p->wait_ns, .step_ns = p->step_ns },
+		     wall_ns);
+}
+
 int findings_finish(struct findings *f, int64_t wall_ns, const struct overlap *o)
 {
 	uint64_t key, v;
 	size_t it = 0;
-	int rc = f->err ? f->err : f->rereads.err;
+	int rc = f->err ? f->err : f->rereads.err ? f->rereads.err : f->loader.err;
 
 	for (uint32_t i = 0; !rc && o && i < o->nprocs; i++) {
 		struct overlap_figures x = overlap_proc_figures(o, i);
@@ -325,6 +345,9 @@ int findings_finish(struct findings *f, int64_t wall_ns, const struct overlap *o
 	it = 0;
 	while (!rc && hmap_next(&f->rereads.keys, &it, &key, &v))
 		rc = judge_rereads(f, (void *)(uintptr_t)v, wall_ns);
+	it = 0;
+	while (!rc && hmap_next(&f->loader.procs, &it, &key, &v))
+		rc = judge_loader(f, (void *)(uintptr_t)v, wall_ns);
 	if (f->n)
 		qsort(f->list, f->n, sizeof(*f->list), by_ns_desc);
 	return rc;
@@ -347,6 +370,7 @@ void findings_free(struct findings *f)
 	hmap_free(&f->next_off);
 	hmap_free_ptrs(&f->proc_names);
 	rereads_free(&f->rereads);
+	loader_free(&f->loader);
 	for (uint32_t i = 0; i < f->n; i++) {
 		free(f->list[i].file);
 		free(f->list[i].phase);

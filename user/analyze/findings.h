@@ -24,6 +24,9 @@
  *   repeated_reads   a file's reads in an epoch (at least 16): more than
  *                    half read only bytes read before in it
  *                    (analyze/rereads.h); cost: those reads' time
+ *   input_bound      a process's steps (at least 3): in more than half,
+ *                    the data loader's wait is more than half the step
+ *                    (analyze/loader.h); cost: those steps' waits
  *
  * One pass, memory bounded by the files and phases kept (FINDINGS_KEYS
  * of each; past them, not judged).
@@ -33,6 +36,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "analyze/loader.h"
 #include "analyze/rereads.h"
 #include "lib/hmap.h"
 
@@ -46,7 +50,7 @@ struct ev_input;
 
 enum finding_rule {
 	RULE_SMALL_IO, RULE_RANDOM_ACCESS, RULE_METADATA_HEAVY, RULE_CHECKPOINT_BLOCKING,
-	RULE_UNOVERLAPPED_IO, RULE_REPEATED_READS, RULE__COUNT
+	RULE_UNOVERLAPPED_IO, RULE_REPEATED_READS, RULE_INPUT_BOUND, RULE__COUNT
 };
 
 const char *finding_rule_name(enum finding_rule r);
@@ -63,6 +67,8 @@ struct finding_evidence {
 	int64_t compute_ns;	/* unoverlapped_io: the process's compute */
 	int64_t distinct;	/* repeated_reads: the bytes read once or more */
 	int64_t epoch;		/* repeated_reads: the epoch, -1 if none */
+	int64_t step_ns;	/* input_bound: its steps' time (calls: steps, hits:
+				 * those bound, other_ns: all their waits) */
 };
 
 struct finding {
@@ -91,6 +97,7 @@ struct findings {
 	struct hmap next_off;		/* (input, pid, file) -> the offset after the last call + 1 */
 	struct hmap proc_names;		/* input << 32 | pid -> "comm [pid]", malloc'd */
 	struct rereads rereads;
+	struct loader_waits loader;
 	uint64_t dropped;		/* keys past FINDINGS_KEYS */
 	struct finding *list;		/* after findings_finish: by ns, longest first */
 	uint32_t n, cap;

@@ -47,6 +47,12 @@ static void evidence_text(char *s, size_t n, const struct finding *x)
 			 "%s%s", (long long)e->hits, (long long)e->calls, part, t, c,
 			 e->epoch >= 0 ? " in its epoch" : "");
 		break;
+	case RULE_INPUT_BOUND:
+		units_ns(b, sizeof(b), e->step_ns);
+		snprintf(s, n, "%lld of %lld steps (%.0f%%) more than half waiting for data; "
+			 "the waits %s of the steps' %s", (long long)e->hits, (long long)e->calls,
+			 part, t, b);
+		break;
 	case RULE_UNOVERLAPPED_IO:
 		units_ns(b, sizeof(b), x->ns);
 		units_ns(c, sizeof(c), e->compute_ns);
@@ -126,6 +132,10 @@ static void finding_json(struct jbuf *b, const struct finding *x)
 	case RULE_UNOVERLAPPED_IO:
 		jb_member_i64(b, "io_ns", x->ev.other_ns);
 		jb_member_i64(b, "compute_ns", x->ev.compute_ns);
+		break;
+	case RULE_INPUT_BOUND:
+		jb_member_i64(b, "wait_ns", x->ev.other_ns);
+		jb_member_i64(b, "step_ns", x->ev.step_ns);
 		break;
 	case RULE_REPEATED_READS:
 		jb_member_i64(b, "hit_bytes", x->ev.hit_bytes);
