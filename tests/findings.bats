@@ -77,6 +77,29 @@ plant_and_clean() {
 	plant_and_clean starved fed input_bound '(x["evidence"]["calls"], x["evidence"]["hits"]) == (9, 9)'
 }
 
+@test "findings: of four ranks, the one whose I/O takes three times the others' is rank_imbalance, its time past the median within 10%" {
+	"$WL/findings" "$D" prepare
+	for r in 0 1 2 3; do
+		plants=(clean)
+		[ "$r" != 3 ] || plants=(clean clean clean)
+		RANK=$r dft -q -o "$T/r$r.pfw.gz" -- "$WL/findings" "$D" "${plants[@]}"
+		expect_eq "rank $r's tracer" "$DFT_STATUS" 0
+	done
+	"$DFT" summary -q --findings --json --findings-min-share 1 "$T"/r?.pfw.gz >"$T/f.json"
+	"$PY" - "$T/f.json" "$TRUTH" <<-'EOF'
+	import json, sys
+	found = [x for x in json.load(open(sys.argv[1]))["findings"] if x["rule"] == "rank_imbalance"]
+	p = [l.rstrip("\n").split("\t") for l in open(sys.argv[2]) if l.startswith("planted\t")]
+	io = [int(x[3]) for x in p[:3]] + [sum(int(x[3]) for x in p[3:])]
+	slack = sum(int(x[5]) for x in p)
+	want = io[3] - sorted(io)[1]
+	assert len(p) == 6 and len(found) == 1, (p, found)
+	x = found[0]
+	assert x["where"] == {"rank": 3}, x
+	assert abs(x["ns"] - want) <= 0.1 * want + slack, (x["ns"], want, io)
+	EOF
+}
+
 @test "findings: a finding goes under --findings-min-share above its share, and stays below it" {
 	plants small
 	findings_json

@@ -626,9 +626,13 @@ static const char *found(const char *path, double min_share)
 	for (uint32_t i = 0; !rc && i < p.findings.n; i++) {
 		const struct finding *x = &p.findings.list[i];
 
-		len += snprintf(out + len, sizeof(out) - len, "%s%s %s", i ? ";" : "",
-				finding_rule_name(x->rule),
-				x->file ? x->file : x->phase ? x->phase : x->process);
+		if (x->rank >= 0)
+			len += snprintf(out + len, sizeof(out) - len, "%s%s rank %lld", i ? ";" : "",
+					finding_rule_name(x->rule), (long long)x->rank);
+		else
+			len += snprintf(out + len, sizeof(out) - len, "%s%s %s", i ? ";" : "",
+					finding_rule_name(x->rule),
+					x->file ? x->file : x->phase ? x->phase : x->process);
 	}
 	profile_free(&p);
 	return rc ? "error" : out;
@@ -666,6 +670,37 @@ static const char *loader_plant(const char *file, const char *name, int n, int w
 				"{'name':'%s','cat':'dataloader','pid':1,'tid':1,'ph':'X','ts':%d,"
 				"'dur':%d}\n", name, i * 100, wait_us);
 	return trace(file, text);
+}
+
+/* n ranks, one file each, each one read of 100 us but the last's of
+ * last_us: the rank_imbalance findings, as found() says them. */
+static const char *ranks(int n, int last_us)
+{
+	static char out[256];
+	char *specs[] = { "op" }, name[32], text[512];
+	struct profile p;
+	char err[256];
+	int rc = profile_init(&p, specs, 1, err, sizeof(err));
+
+	if (!rc)
+		profile_find(&p, 0.01);
+	for (int r = 0; !rc && r < n; r++) {
+		snprintf(name, sizeof(name), "rank%d.pfw", r);
+		snprintf(text, sizeof(text),
+			 "{'name':'PR','cat':'dftracer','pid':%d,'tid':%d,'ph':'M','args':{'name':'rank','value':'%d'}}\n"
+			 "{'name':'read','cat':'POSIX','pid':%d,'tid':%d,'ph':'X','ts':0,'dur':%d,'args':{'ret':4096,'fname':'/s%d'}}\n",
+			 100 + r, 100 + r, r, 100 + r, 100 + r, r == n - 1 ? last_us : 100, r);
+		rc = feed(&p, trace(name, text), r);
+	}
+	rc = rc ? rc : profile_finish(&p);
+	out[0] = 0;
+	for (uint32_t i = 0; !rc && i < p.findings.n; i++)
+		if (p.findings.list[i].rule == RULE_RANK_IMBALANCE)
+			snprintf(out + strlen(out), sizeof(out) - strlen(out), "%srank %lld %lld",
+				 out[0] ? ";" : "", (long long)p.findings.list[i].rank,
+				 (long long)p.findings.list[i].ns);
+	profile_free(&p);
+	return rc ? "error" : out;
 }
 
 /* Each rule's thresholds, on both sides. */
@@ -739,6 +774,10 @@ static void check_findings_rules(void)
 		    "input_bound: 2 steps, fewer than 3: none");
 	CHECK_STREQ(found(loader_plant("ld4.pfw", "fetch.block", 3, 90), 0.01), "",
 		    "input_bound: the loop's body (fetch.block) is no wait: none");
+	CHECK_STREQ(ranks(4, 201), "rank 3 101000",
+		    "rank_imbalance: 201 us of I/O against the median's 100: 101 us past it");
+	CHECK_STREQ(ranks(4, 200), "", "rank_imbalance: twice the median: none");
+	CHECK_STREQ(ranks(2, 900), "", "rank_imbalance: 2 ranks, fewer than 3: none");
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		snprintf(name, sizeof(name), "plant%zu.pfw", i);
 		CHECK_STREQ(found(plant(name, cases[i].n, cases[i].small, cases[i].jumps,

@@ -20,6 +20,7 @@ static const char *const rule_names[RULE__COUNT] = {
 	[RULE_UNOVERLAPPED_IO] = "unoverlapped_io",
 	[RULE_REPEATED_READS] = "repeated_reads",
 	[RULE_INPUT_BOUND] = "input_bound",
+	[RULE_RANK_IMBALANCE] = "rank_imbalance",
 };
 
 static const char *const advice[RULE__COUNT] = {
@@ -40,6 +41,9 @@ static const char *const advice[RULE__COUNT] = {
 				"samples, a larger page cache share), or read each range once",
 	[RULE_INPUT_BOUND] = "feed the steps faster: more data-loader workers and "
 			     "prefetching, lighter decoding, faster storage for the data",
+	[RULE_RANK_IMBALANCE] = "give the rank's data a fair share (shard sizes, a file "
+				"system's hot spot, its node's storage), or check what else "
+				"that node runs",
 };
 
 const char *finding_rule_name(enum finding_rule r)
@@ -171,6 +175,21 @@ static void name_process(struct findings *f, const struct ev_input *in, uint16_t
 	}
 }
 
+/* A rank's I/O time, as its launcher's variables or the trace say it. */
+static void add_rank_io(struct findings *f, const struct ev_input *in, const struct ev *e,
+			int64_t dur)
+{
+	int rank = ev_rank(in, e->pid);
+	uint64_t was = 0;
+
+	if (rank < 0)
+		return;
+	hmap_get(&f->rank_io, rank, &was);
+	units_add((int64_t *)&was, dur);
+	if (hmap_put(&f->rank_io, rank, was))
+		f->err = -ENOMEM;
+}
+
 /* e's phase, "cat/name" or "-", unescaped into buf: its length. */
 static size_t phase_name(const struct ev *e, char *buf, size_t size)
 {
@@ -201,6 +220,7 @@ void findings_add(struct findings *f, const struct ev_input *in, uint16_t input,
 	}
 	if (e->kind != EV_IO)
 		return;
+	add_rank_io(f, in, e, dur);
 	phase = key_of(f, &f->phases, name, phase_name(e, name, sizeof(name)));
 	if (e->file.len) {
 		size_t n = js_unescape(e->file, name, sizeof(name));
@@ -221,18 +241,22 @@ void findings_add(struct findings *f, const struct ev_input *in, uint16_t input,
 	}
 }
 
-enum where { AT_FILE, AT_PHASE, AT_PROCESS };
+enum where { AT_FILE, AT_PHASE, AT_PROCESS, AT_RANK };
 
 /* A finding at where (named name) if its cost reaches the share. */
 static int judge(struct findings *f, enum finding_rule rule, enum where at, const char *name,
 		 int64_t ns, struct finding_evidence ev, int64_t wall_ns)
 {
-	struct finding x = { .rule = rule, .ns = ns, .ev = ev,
+	struct finding x = { .rule = rule, .ns = ns, .ev = ev, .rank = -1,
 			     .share = wall_ns > 0 ? (double)ns / wall_ns : 0 };
 	char *copy;
 
 	if (!wall_ns || x.share < f->min_share)
 		return 0;
+	if (at == AT_RANK) {
+		x.rank = strtoll(name, NULL, 10);
+		return VEC_PUSH(f->list, f->n, f->cap, x) ? -ENOMEM : 0;
+	}
 	copy = strdup(name);
 	*(at == AT_FILE ? &x.file : at == AT_PHASE ? &x.phase : &x.process) = copy;
 	if (!copy || VEC_PUSH(f->list, f->n, f->cap, x)) {
@@ -326,6 +350,46 @@ static int judge_loader(struct findings *f, const struct loader_proc *p, int64_t
 		     wall_ns);
 }
 
+static int by_value(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Of 3 ranks or more, those whose I/O takes more than twice the median
+ * rank's (the lower middle of an even count). */
+static int judge_ranks(struct findings *f, int64_t wall_ns)
+{
+	uint32_t n = 0, nr = f->rank_io.n;
+	int64_t *io, median;
+	uint64_t rank, v;
+	size_t it = 0;
+	int rc = 0;
+
+	if (nr < 3)
+		return 0;
+	if (!(io = malloc(nr * sizeof(*io))))
+		return -ENOMEM;
+	while (hmap_next(&f->rank_io, &it, &rank, &v))
+		io[n++] = (int64_t)v;
+	qsort(io, n, sizeof(*io), by_value);
+	median = io[(n - 1) / 2];
+	free(io);
+	it = 0;
+	while (!rc && hmap_next(&f->rank_io, &it, &rank, &v)) {
+		char name[24];
+
+		if ((int64_t)v / 2 <= median)
+			continue;
+		snprintf(name, sizeof(name), "%llu", (unsigned long long)rank);
+		rc = judge(f, RULE_RANK_IMBALANCE, AT_RANK, name, (int64_t)v - median,
+			   (struct finding_evidence){ .calls = nr, .other_ns = median,
+						      .rank_ns = (int64_t)v }, wall_ns);
+	}
+	return rc;
+}
+
 int findings_finish(struct findings *f, int64_t wall_ns, const struct overlap *o)
 {
 	uint64_t key, v;
@@ -348,6 +412,8 @@ int findings_finish(struct findings *f, int64_t wall_ns, const struct overlap *o
 	it = 0;
 	while (!rc && hmap_next(&f->loader.procs, &it, &key, &v))
 		rc = judge_loader(f, (void *)(uintptr_t)v, wall_ns);
+	if (!rc)
+		rc = judge_ranks(f, wall_ns);
 	if (f->n)
 		qsort(f->list, f->n, sizeof(*f->list), by_ns_desc);
 	return rc;
@@ -371,6 +437,7 @@ void findings_free(struct findings *f)
 	hmap_free_ptrs(&f->proc_names);
 	rereads_free(&f->rereads);
 	loader_free(&f->loader);
+	hmap_free(&f->rank_io);
 	for (uint32_t i = 0; i < f->n; i++) {
 		free(f->list[i].file);
 		free(f->list[i].phase);

@@ -27,6 +27,9 @@
  *   input_bound      a process's steps (at least 3): in more than half,
  *                    the data loader's wait is more than half the step
  *                    (analyze/loader.h); cost: those steps' waits
+ *   rank_imbalance   of 3 ranks or more, one whose I/O time is more than
+ *                    twice the median rank's; cost: its time past the
+ *                    median
  *
  * One pass, memory bounded by the files and phases kept (FINDINGS_KEYS
  * of each; past them, not judged).
@@ -50,7 +53,8 @@ struct ev_input;
 
 enum finding_rule {
 	RULE_SMALL_IO, RULE_RANDOM_ACCESS, RULE_METADATA_HEAVY, RULE_CHECKPOINT_BLOCKING,
-	RULE_UNOVERLAPPED_IO, RULE_REPEATED_READS, RULE_INPUT_BOUND, RULE__COUNT
+	RULE_UNOVERLAPPED_IO, RULE_REPEATED_READS, RULE_INPUT_BOUND, RULE_RANK_IMBALANCE,
+	RULE__COUNT
 };
 
 const char *finding_rule_name(enum finding_rule r);
@@ -69,6 +73,8 @@ struct finding_evidence {
 	int64_t epoch;		/* repeated_reads: the epoch, -1 if none */
 	int64_t step_ns;	/* input_bound: its steps' time (calls: steps, hits:
 				 * those bound, other_ns: all their waits) */
+	int64_t rank_ns;	/* rank_imbalance: the rank's I/O time (calls: the
+				 * ranks, other_ns: the median's) */
 };
 
 struct finding {
@@ -76,6 +82,7 @@ struct finding {
 	char *file;		/* unescaped; NULL where the rule is by phase */
 	char *phase;		/* "cat/name", "-" outside any; NULL by file */
 	char *process;		/* "comm [pid]" where the rule is by process */
+	int64_t rank;		/* where the rule is by rank; else -1 */
 	int64_t ns;		/* what it costs */
 	double share;		/* ns over the wall time */
 	struct finding_evidence ev;
@@ -98,6 +105,7 @@ struct findings {
 	struct hmap proc_names;		/* input << 32 | pid -> "comm [pid]", malloc'd */
 	struct rereads rereads;
 	struct loader_waits loader;
+	struct hmap rank_io;		/* rank -> its I/O's ns */
 	uint64_t dropped;		/* keys past FINDINGS_KEYS */
 	struct finding *list;		/* after findings_finish: by ns, longest first */
 	uint32_t n, cap;

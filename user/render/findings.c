@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Findings for people, and as JSON. */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include "lib/termsafe.h"
@@ -7,10 +8,14 @@
 #include "render/findings.h"
 #include "render/svg.h"
 
-/* Where x is: "file", "phase" or "process", and its name in *name. */
-static const char *where_kind(const struct finding *x, const char **name)
+/* Where x is: "file", "phase", "process" or "rank"; its name in buf. */
+static const char *where_kind(const struct finding *x, char *buf, size_t size)
 {
-	*name = x->file ? x->file : x->phase ? x->phase : x->process;
+	if (x->rank >= 0) {
+		snprintf(buf, size, "%lld", (long long)x->rank);
+		return "rank";
+	}
+	snprintf(buf, size, "%s", x->file ? x->file : x->phase ? x->phase : x->process);
 	return x->file ? "file" : x->phase ? "phase" : "process";
 }
 
@@ -47,6 +52,11 @@ static void evidence_text(char *s, size_t n, const struct finding *x)
 			 "%s%s", (long long)e->hits, (long long)e->calls, part, t, c,
 			 e->epoch >= 0 ? " in its epoch" : "");
 		break;
+	case RULE_RANK_IMBALANCE:
+		units_ns(b, sizeof(b), e->rank_ns);
+		snprintf(s, n, "its I/O took %s, the median of %lld ranks %s", b,
+			 (long long)e->calls, t);
+		break;
 	case RULE_INPUT_BOUND:
 		units_ns(b, sizeof(b), e->step_ns);
 		snprintf(s, n, "%lld of %lld steps (%.0f%%) more than half waiting for data; "
@@ -73,7 +83,7 @@ static void none_text(char *s, size_t n, const struct findings *f)
 
 void findings_text(FILE *out, const struct findings *f)
 {
-	char where[512], ev[256], t[32];
+	char where[512], ev[256], t[32], name[PATH_MAX];
 
 	if (!f->n) {
 		none_text(ev, sizeof(ev), f);
@@ -84,7 +94,7 @@ void findings_text(FILE *out, const struct findings *f)
 		100 * f->min_share);
 	for (uint32_t i = 0; i < f->n; i++) {
 		const struct finding *x = &f->list[i];
-		const char *name, *kind = where_kind(x, &name);
+		const char *kind = where_kind(x, name, sizeof(name));
 
 		termsafe(where, sizeof(where), name);
 		units_ns(t, sizeof(t), x->ns);
@@ -106,14 +116,17 @@ static void member_str(struct jbuf *b, const char *key, const char *s)
 
 static void finding_json(struct jbuf *b, const struct finding *x)
 {
-	const char *name, *kind = where_kind(x, &name);
-	char num[64];
+	char num[64], name[PATH_MAX];
+	const char *kind = where_kind(x, name, sizeof(name));
 	int n;
 
 	JB_LIT(b, "{");
 	member_str(b, "rule", finding_rule_name(x->rule));
 	JB_LIT(b, "\"where\":{");
-	member_str(b, kind, name);
+	if (x->rank >= 0)
+		jb_member_i64(b, kind, x->rank);
+	else
+		member_str(b, kind, name);
 	b->len--;
 	JB_LIT(b, "},");
 	n = snprintf(num, sizeof(num), "\"seconds\":%.9f,\"share\":%.6f,", x->ns / 1e9, x->share);
@@ -132,6 +145,10 @@ static void finding_json(struct jbuf *b, const struct finding *x)
 	case RULE_UNOVERLAPPED_IO:
 		jb_member_i64(b, "io_ns", x->ev.other_ns);
 		jb_member_i64(b, "compute_ns", x->ev.compute_ns);
+		break;
+	case RULE_RANK_IMBALANCE:
+		jb_member_i64(b, "io_ns", x->ev.rank_ns);
+		jb_member_i64(b, "median_io_ns", x->ev.other_ns);
 		break;
 	case RULE_INPUT_BOUND:
 		jb_member_i64(b, "wait_ns", x->ev.other_ns);
@@ -174,7 +191,7 @@ static void html_out(struct jbuf *b, const char *s)
 
 void findings_html(struct jbuf *b, const struct findings *f)
 {
-	char s[256], t[32];
+	char s[256], t[32], where[PATH_MAX];
 
 	html_out(b, "<h2>Findings</h2>");
 	if (!f->n) {
@@ -187,7 +204,7 @@ void findings_html(struct jbuf *b, const struct findings *f)
 	html_out(b, "<ol class=\"findings\">");
 	for (uint32_t i = 0; i < f->n; i++) {
 		const struct finding *x = &f->list[i];
-		const char *where, *kind = where_kind(x, &where);
+		const char *kind = where_kind(x, where, sizeof(where));
 
 		html_out(b, "<li data-rule=\"");
 		html_out(b, finding_rule_name(x->rule));
