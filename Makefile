@@ -126,12 +126,14 @@ $(OUT)/tests/%-san: tests/unit/%.c tests/unit/check.h $(SAN_OBJS) | $(OUT)/tests
 # a few bytes, so that every read boundary falls everywhere in a trace.
 FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	      -DREAD_BUF_START=16 -DREAD_RAW_BUF=7
-FUZZ_SRCS := $(wildcard user/read/*.c) user/lib/gz.c user/lib/vec.c
+FUZZ_SRCS := $(wildcard user/read/*.c user/analyze/*.c) user/lib/gz.c user/lib/vec.c \
+	     user/lib/hash.c user/lib/hmap.c user/lib/heap.c user/lib/units.c user/lib/pfor.c \
+	     user/lib/termsafe.c user/model/syscalls.c
 fuzz: $(OUT)/fuzz/fuzz_reader $(OUT)/fuzz/fuzz_service
 
-$(OUT)/fuzz/fuzz_reader: tests/fuzz/fuzz_reader.c $(FUZZ_SRCS) $(wildcard user/read/*.h) user/lib/gz.h user/lib/vec.h
+$(OUT)/fuzz/fuzz_reader: tests/fuzz/fuzz_reader.c $(FUZZ_SRCS) $(wildcard user/read/*.h user/analyze/*.h) user/lib/gz.h user/lib/vec.h
 	@mkdir -p $(dir $@)
-	$(CLANG) $(FUZZ_FLAGS) -Wall -std=gnu11 -D_GNU_SOURCE -Iuser $< $(FUZZ_SRCS) -o $@ -lz -ldl
+	$(CLANG) $(FUZZ_FLAGS) -Wall -std=gnu11 -D_GNU_SOURCE -Iuser -Ibpf $< $(FUZZ_SRCS) -o $@ -lz -ldl -lm
 
 $(OUT)/fuzz/fuzz_service: tests/fuzz/fuzz_service.c user/service/proto.c user/service/policy.c \
 		user/service/proto.h user/service/policy.h

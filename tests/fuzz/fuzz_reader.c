@@ -9,6 +9,7 @@
  *   bit 0  gzipped (as one member, or bit 2: as two)
  *   bit 1  READER_SKIM
  *   bit 3  READER_STRICT (an event out of range refused, not skipped)
+ * Each event goes through summary's analyses too (profile and findings).
  * tests/fuzz/run runs it; see there for the corpus and the crashes kept.
  */
 #include <stdint.h>
@@ -18,6 +19,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include <zlib.h>
+#include "analyze/profile.h"
 #include "read/reader.h"
 
 static void put_gzip_member(int fd, const uint8_t *p, size_t n)
@@ -37,6 +39,16 @@ static void put_gzip_member(int fd, const uint8_t *p, size_t n)
 			abort();
 	} while (z.avail_out == 0);
 	deflateEnd(&z);
+}
+
+/* The events through the analyses too (summary's groupings, with the
+ * findings): whatever an event says, they neither crash nor leak. */
+static void analyze(struct profile *p, struct ev_input *in, const struct rec *e)
+{
+	struct ev ev;
+
+	if (ev_from_rec(in, e, &ev) > 0)
+		profile_add(p, in, 0, &ev);
 }
 
 /* Everything a caller looks at in an event, so that each span is read. */
@@ -88,12 +100,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			 err, sizeof(err));
 	if (!rc) {
 		const struct reader_meta *m = reader_meta(r);
+		char *specs[] = { "op", "phase,file", "rank,step" };
+		struct ev_input in;
+		struct profile p;
 		uint64_t line;
 
 		if (m->distributed_info)
 			(void)strlen(m->distributed_info);
-		while ((rc = reader_next(r, &e, err, sizeof(err))) > 0)
+		ev_input_init(&in, path);
+		if (profile_init(&p, specs, 3, err, sizeof(err)))
+			abort();
+		profile_find(&p, 0);
+		while ((rc = reader_next(r, &e, err, sizeof(err))) > 0) {
 			use_event(&e);
+			analyze(&p, &in, &e);
+		}
+		profile_finish(&p);
+		profile_free(&p);
+		ev_input_free(&in);
 		/* events skipped have a line; none when strict refuses them */
 		if (reader_skipped(r, &line) && (line < 1 || (mode & 8)))
 			abort();

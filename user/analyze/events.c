@@ -149,10 +149,12 @@ static void file_of_hash(struct ev_input *in, struct span fhash, struct ev *out)
 static void read_args(struct ev_input *in, const struct rec *e, struct ev *out,
 		      struct rec_fine *fine, int64_t *ret)
 {
-	const char *p = e->args.p, *end = e->args.p + e->args.len;
+	const char *p = e->args.p, *end = e->args.len ? e->args.p + e->args.len : p;
 	struct span k, v, api;
 	int i = 0;
 
+	if (!p && e->nargs < 0)
+		return; /* no args at all (an absent field's span is { NULL, 0 }) */
 	p = js_ws(p, end);
 	if (e->nargs < 0 && p < end && *p == '{')
 		p++;
@@ -235,7 +237,7 @@ static void read_args(struct ev_input *in, const struct rec *e, struct ev *out,
 
 int64_t ev_hist(struct span hist, uint64_t counts[DFT_FOLD_BUCKETS])
 {
-	const char *p = hist.p, *end = hist.p + hist.len;
+	const char *p = hist.p, *end = hist.len ? hist.p + hist.len : p;
 	int64_t calls = 0;
 
 	memset(counts, 0, DFT_FOLD_BUCKETS * sizeof(*counts));
