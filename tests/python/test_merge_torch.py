@@ -207,8 +207,10 @@ print("same")
 
 
 def torch_self_times(doc):
-    """Self time per torch op name, from the merged file: by what encloses
-    each range on its track (computed here, not by the summary)."""
+    """Calls, total and self time per torch op name, from the merged file:
+    by what encloses each range on its track (computed here, not by the
+    summary); a range inside one of its own name is in the total once,
+    as the summary counts a row."""
     by_track = collections.defaultdict(list)
     for e in doc["traceEvents"]:
         if e.get("ph") == "X" and e.get("cat") is None:
@@ -224,6 +226,8 @@ def torch_self_times(doc):
                 stack.pop()
             if stack and s + d <= stack[-1][0]:
                 self_[stack[-1][1]] -= d
+                if stack[-1][1] == name:  # in a row of its own name: counted once
+                    total[name] -= d
             stack.append((s + d, name))
             total[name] += d
             self_[name] += d
