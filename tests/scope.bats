@@ -14,6 +14,9 @@ teardown() {
 	# the test's processes end first: a cgroup with one is not removed
 	# (common_teardown says if one lives on)
 	end_test_processes || true
+	# a hierarchy mounted inside itself: unmounted before its directory goes
+	for m in "${MOUNTS[@]}"; do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true; done
+	MOUNTS=()
 	for cg in "${CGROUPS[@]}"; do
 		# processes the test left there go back to the root first
 		while read -r p; do echo "$p" >"$CGROOT/cgroup.procs" 2>/dev/null; done \
@@ -264,4 +267,21 @@ in_cgroup() {
 	stop_agent
 	TRACE="$T/t.pfw" check_truth --under "$D"
 	expect_eq "stderr lines" "$(wc -l <"$T/dft.err")" 2
+}
+
+@test "scope: --cgroup through the hierarchy mounted inside itself (as at /sys/fs/cgroup and /sys/fs/cgroup/unified): its depth from the mounts, its processes traced" {
+	local inner cg name
+	inner=$(new_cgroup)
+	cg=$(new_cgroup)
+	name=${cg##*/}
+	mount -t cgroup2 none "$inner" || skip "cannot mount cgroup2 at '$inner'"
+	MOUNTS+=("$inner")
+	# $inner shows the hierarchy's root: $inner/$name is $cg, one level down
+	[ -d "$inner/$name" ]
+	start_bg NOISE "$WL/util" noise "$T/noise.dat"
+	wait_file "$WL_CTL/noise_ready"
+	echo "$NOISE" >"$cg/cgroup.procs"
+	dft -q -o "$TRACE" --cgroup "$inner/$name" -d 1
+	expect_eq "tracer" "$DFT_STATUS" 0
+	[ "$(tpy count "$TRACE" --pid "$NOISE" --name pwrite)" -gt 0 ]
 }

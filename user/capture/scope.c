@@ -45,23 +45,63 @@ int scope_cgroup_now(const struct scope_opts *s, unsigned long long *id)
 	return cgroup_id(s->cgroup_path, id);
 }
 
-/* Its depth below the root of its hierarchy: directories up to the one
- * whose parent is on another file system. */
+/* /proc/self/mountinfo's escapes (\040 for a space...) undone in place. */
+static void mountinfo_unescape(char *s)
+{
+	char *out = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*out++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
+			s += 3;
+		} else {
+			*out++ = *s;
+		}
+	}
+	*out = 0;
+}
+
+/* The number of components of path, "/" none. */
+static int components(const char *path)
+{
+	int n = 0;
+
+	for (const char *p = path; *p; p++)
+		n += *p != '/' && (p == path || p[-1] == '/');
+	return n;
+}
+
+/* Its depth below the root of its hierarchy: the cgroup2 mount with the
+ * longest mount point that holds it (a hierarchy may be mounted inside
+ * itself, as at /sys/fs/cgroup and /sys/fs/cgroup/unified), its root in
+ * the hierarchy, and the components below. -1 if none holds it. */
 static int cgroup_level(const char *path)
 {
-	char p[PATH_MAX], *slash;
-	struct stat st, up;
-	int level = 0;
+	char line[4096], root[PATH_MAX], at[PATH_MAX], type[64];
+	long best = -1, n;
+	int level = -1;
+	FILE *f = fopen("/proc/self/mountinfo", "r");
 
-	snprintf(p, sizeof(p), "%s", path);
-	if (stat(p, &st))
+	if (!f)
 		return -1;
-	while ((slash = strrchr(p, '/')) && slash != p) {
-		*slash = 0;
-		if (stat(p, &up) || up.st_dev != st.st_dev || !is_cgroup2(p))
-			break;
-		level++;
+	while (fgets(line, sizeof(line), f)) {
+		const char *dash = strstr(line, " - ");
+
+		if (!dash || sscanf(dash, " - %63s", type) != 1 || strcmp(type, "cgroup2") ||
+		    sscanf(line, "%*s %*s %*s %4095s %4095s", root, at) != 2)
+			continue;
+		mountinfo_unescape(root);
+		mountinfo_unescape(at);
+		n = strcmp(at, "/") ? (long)strlen(at) : 0;
+		if (strncmp(path, at, n) || (path[n] && path[n] != '/'))
+			continue; /* not below it */
+		if (n < best)
+			continue; /* an outer mount; one on the same point mounted later hides it */
+		best = n;
+		level = components(root) + components(path + n);
 	}
+	fclose(f);
 	return level;
 }
 
@@ -85,6 +125,10 @@ int scope_add_cgroup(struct scope_opts *s, const char *path, char *err, size_t e
 		return -EINVAL;
 	}
 	level = cgroup_level(s->cgroup_path);
+	if (level < 0) {
+		snprintf(err, errlen, "no cgroup2 mount in /proc/self/mountinfo holds '%s'", path);
+		return -EINVAL;
+	}
 	if (level < 1 || level > DFT_CGROUP_LEVEL_MAX) {
 		snprintf(err, errlen, level < 1 ? "'%s' is the root cgroup: use -a for every "
 			 "process" : "'%s' is nested deeper than %d levels", path,
