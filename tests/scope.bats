@@ -27,12 +27,14 @@ teardown() {
 }
 
 CGROUPS=()
+# new_cgroup VAR: a new cgroup's directory into VAR, removed by teardown
+# (not in a $(...): the list it goes in would be the subshell's)
 new_cgroup() {
-	local cg
-	cg="$CGROOT/dft-test-$$-$RANDOM"
-	mkdir "$cg"
-	CGROUPS+=("$cg")
-	echo "$cg"
+	local new_cgroup_dir="$CGROOT/dft-test-$$-$RANDOM"
+
+	mkdir "$new_cgroup_dir"
+	CGROUPS+=("$new_cgroup_dir")
+	printf -v "$1" '%s' "$new_cgroup_dir"
 }
 
 # agent OUT ARGS...: the tracer in the background (DFT_PID); returns once
@@ -61,7 +63,7 @@ in_cgroup() {
 }
 
 @test "scope: --cgroup traces exactly its processes, those already in it and those moved in, not a sibling outside" {
-	cg=$(new_cgroup)
+	new_cgroup cg
 	mkdir -p "$D/in" "$D/out"
 	# already in the cgroup before the tracer starts, waiting
 	rm -f "$WL_CTL/ready"
@@ -182,7 +184,7 @@ in_cgroup() {
 }
 
 @test "cluster: the Slurm prolog and epilog trace the job's cgroup into a per-job directory" {
-	cg=$(new_cgroup)
+	new_cgroup cg
 	export SLURM_JOB_ID=4242 DFTRACE_BPF_DIR="$T/jobs" DFTRACE_BPF_CGROUP="$cg" \
 		DFTRACE_BPF_RUN="$T/run" DFTRACE_BPF="$DFT"
 	"$ROOT/scripts/cluster/slurm-prolog"
@@ -199,7 +201,7 @@ in_cgroup() {
 }
 
 @test "cluster: with SLURM_JOB_USER the job's directory and files are that user's alone (0700, 0600), and the epilog signals only root's pid file" {
-	cg=$(new_cgroup)
+	new_cgroup cg
 	mkdir -p "$T/jobs"
 	chmod 755 "$T/jobs"
 	chmod 777 "$D"
@@ -255,7 +257,7 @@ in_cgroup() {
 }
 
 @test "scope: a --cgroup directory removed and made anew under its name: said when it goes, followed when it comes back" {
-	cg=$(new_cgroup)
+	new_cgroup cg
 	mkdir -p "$D/before" "$D/after"
 	agent "$T/t.pfw" --cgroup "$cg"
 	in_cgroup "$cg" "$WL/util" write - "$D/before"
@@ -271,8 +273,8 @@ in_cgroup() {
 
 @test "scope: --cgroup through the hierarchy mounted inside itself (as at /sys/fs/cgroup and /sys/fs/cgroup/unified): its depth from the mounts, its processes traced" {
 	local inner cg name
-	inner=$(new_cgroup)
-	cg=$(new_cgroup)
+	new_cgroup inner
+	new_cgroup cg
 	name=${cg##*/}
 	mount -t cgroup2 none "$inner" || skip "cannot mount cgroup2 at '$inner'"
 	MOUNTS+=("$inner")
