@@ -357,11 +357,23 @@ already|'root' started 60 traces this minute)" "$T/serve.log")" 200
 		PY
 	}
 	rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$SERVE_PID/status"; }
-	fds() { ls "/proc/$SERVE_PID/fd" | wc -l; }
+	# its descriptors once no connection is in flight: the same count
+	# twice, 0.3 s apart
+	fds() {
+		local a b
+		b=$(ls "/proc/$SERVE_PID/fd" | wc -l)
+		for _ in $(seq 30); do
+			sleep 0.3
+			a=$b
+			b=$(ls "/proc/$SERVE_PID/fd" | wc -l)
+			[ "$a" != "$b" ] || break
+		done
+		echo "$b"
+	}
 	garbage 100
 	local rss0 fds0
-	rss0=$(rss)
 	fds0=$(fds)
+	rss0=$(rss)
 	garbage 900
 	for _ in $(seq 10); do
 		as nobody "$DFT" -q -o t.pfw.gz -- true
