@@ -243,23 +243,35 @@ void findings_add(struct findings *f, const struct ev_input *in, uint16_t input,
 
 enum where { AT_FILE, AT_PHASE, AT_PROCESS, AT_RANK };
 
-/* A finding at where (named name) if its cost reaches the share. */
-static int judge(struct findings *f, enum finding_rule rule, enum where at, const char *name,
-		 int64_t ns, struct finding_evidence ev, int64_t wall_ns)
+/* Where a finding is: a file, phase or process by name, or a rank. */
+struct place {
+	enum where at;
+	const char *name;	/* AT_FILE, AT_PHASE, AT_PROCESS */
+	int64_t rank;		/* AT_RANK */
+};
+
+static struct place named(enum where at, const char *name)
+{
+	return (struct place){ .at = at, .name = name };
+}
+
+/* A finding at place if its cost reaches the share. */
+static int judge(struct findings *f, enum finding_rule rule, struct place at, int64_t ns,
+		 struct finding_evidence ev, int64_t wall_ns)
 {
 	struct finding x = { .rule = rule, .ns = ns, .ev = ev, .rank = -1,
 			     .share = wall_ns > 0 ? (double)ns / wall_ns : 0 };
-	char *copy;
+	char *copy = NULL;
 
 	if (!wall_ns || x.share < f->min_share)
 		return 0;
-	if (at == AT_RANK) {
-		x.rank = strtoll(name, NULL, 10);
-		return VEC_PUSH(f->list, f->n, f->cap, x) ? -ENOMEM : 0;
-	}
-	copy = strdup(name);
-	*(at == AT_FILE ? &x.file : at == AT_PHASE ? &x.phase : &x.process) = copy;
-	if (!copy || VEC_PUSH(f->list, f->n, f->cap, x)) {
+	if (at.at == AT_RANK)
+		x.rank = at.rank;
+	else if (!(copy = strdup(at.name)))
+		return -ENOMEM;
+	if (copy)
+		*(at.at == AT_FILE ? &x.file : at.at == AT_PHASE ? &x.phase : &x.process) = copy;
+	if (VEC_PUSH(f->list, f->n, f->cap, x)) {
 		free(copy);
 		return -ENOMEM;
 	}
@@ -277,11 +289,11 @@ static int judge_file(struct findings *f, const struct finding_key *k, int64_t w
 	int rc = 0;
 
 	if (mostly(k->small_calls, k->data_calls))
-		rc = judge(f, RULE_SMALL_IO, AT_FILE, k->name, k->small_ns,
+		rc = judge(f, RULE_SMALL_IO, named(AT_FILE, k->name), k->small_ns,
 			   (struct finding_evidence){ .calls = k->data_calls, .hits = k->small_calls,
 						      .hit_bytes = k->small_bytes }, wall_ns);
 	if (!rc && mostly(k->jumps, k->pos_calls))
-		rc = judge(f, RULE_RANDOM_ACCESS, AT_FILE, k->name, k->jump_ns,
+		rc = judge(f, RULE_RANDOM_ACCESS, named(AT_FILE, k->name), k->jump_ns,
 			   (struct finding_evidence){ .calls = k->pos_calls, .hits = k->jumps,
 						      .hit_bytes = k->jump_bytes }, wall_ns);
 	return rc;
@@ -293,13 +305,13 @@ static int judge_phase(struct findings *f, const struct finding_key *k, int64_t 
 	int rc = 0;
 
 	if (k->meta_calls && k->meta_ns > k->data_ns)
-		rc = judge(f, RULE_METADATA_HEAVY, AT_PHASE, k->name, k->meta_ns,
+		rc = judge(f, RULE_METADATA_HEAVY, named(AT_PHASE, k->name), k->meta_ns,
 			   (struct finding_evidence){ .calls = k->meta_calls + k->data_calls,
 						      .hits = k->meta_calls, .other_ns = k->data_ns },
 			   wall_ns);
 	units_add(&blocked, k->sync_ns);
 	if (!rc && k->sync_calls)
-		rc = judge(f, RULE_CHECKPOINT_BLOCKING, AT_PHASE, k->name, blocked,
+		rc = judge(f, RULE_CHECKPOINT_BLOCKING, named(AT_PHASE, k->name), blocked,
 			   (struct finding_evidence){ .calls = k->write_calls + k->sync_calls,
 						      .hits = k->sync_calls, .other_ns = k->sync_ns },
 			   wall_ns);
@@ -322,7 +334,7 @@ static int judge_process(struct findings *f, const struct overlap_figures *x, in
 
 	if (!x->compute_ns || !x->unoverlapped_ns || !name)
 		return 0;
-	return judge(f, RULE_UNOVERLAPPED_IO, AT_PROCESS, name, x->unoverlapped_ns,
+	return judge(f, RULE_UNOVERLAPPED_IO, named(AT_PROCESS, name), x->unoverlapped_ns,
 		     (struct finding_evidence){ .other_ns = x->io_ns,
 						.compute_ns = x->compute_ns }, wall_ns);
 }
@@ -331,7 +343,7 @@ static int judge_rereads(struct findings *f, const struct reread_key *k, int64_t
 {
 	if (k->full || !mostly(k->rereads, k->reads))
 		return 0;
-	return judge(f, RULE_REPEATED_READS, AT_FILE, k->file, k->reread_ns,
+	return judge(f, RULE_REPEATED_READS, named(AT_FILE, k->file), k->reread_ns,
 		     (struct finding_evidence){ .calls = k->reads, .hits = k->rereads,
 						.hit_bytes = k->reread_bytes,
 						.distinct = k->distinct, .epoch = k->epoch },
@@ -344,7 +356,7 @@ static int judge_loader(struct findings *f, const struct loader_proc *p, int64_t
 
 	if (p->steps < 3 || 2 * p->bound <= p->steps || !name)
 		return 0;
-	return judge(f, RULE_INPUT_BOUND, AT_PROCESS, name, p->bound_wait_ns,
+	return judge(f, RULE_INPUT_BOUND, named(AT_PROCESS, name), p->bound_wait_ns,
 		     (struct finding_evidence){ .calls = p->steps, .hits = p->bound,
 						.other_ns = p->wait_ns, .step_ns = p->step_ns },
 		     wall_ns);
@@ -378,12 +390,10 @@ static int judge_ranks(struct findings *f, int64_t wall_ns)
 	free(io);
 	it = 0;
 	while (!rc && hmap_next(&f->rank_io, &it, &rank, &v)) {
-		char name[24];
-
 		if ((int64_t)v / 2 <= median)
 			continue;
-		snprintf(name, sizeof(name), "%llu", (unsigned long long)rank);
-		rc = judge(f, RULE_RANK_IMBALANCE, AT_RANK, name, (int64_t)v - median,
+		rc = judge(f, RULE_RANK_IMBALANCE, (struct place){ .at = AT_RANK, .rank = rank },
+			   (int64_t)v - median,
 			   (struct finding_evidence){ .calls = nr, .other_ns = median,
 						      .rank_ns = (int64_t)v }, wall_ns);
 	}

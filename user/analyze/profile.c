@@ -340,41 +340,41 @@ static void give_back(struct profile *p, const uint32_t *parent, const uint32_t 
 	}
 }
 
-static bool same_kid(const struct kid *k, const uint32_t *rows, int nby, bool region)
+/* The child kept in rows (region or not), searched from the one found
+ * last; -1 if none. */
+static int64_t find_kid(const struct link *l, const uint32_t *rows, int nby, bool region)
 {
-	if (k->region != region)
-		return false;
-	for (int i = 0; i < nby; i++)
-		if (k->rows[i] != rows[i])
-			return false;
-	return true;
+	for (uint32_t j = 0; j < l->nkids; j++) {
+		uint32_t i = l->last + j < l->nkids ? l->last + j : l->last + j - l->nkids;
+		const struct kid *k = &l->kids[i];
+		int g = 0;
+
+		while (g < nby && k->rows[g] == rows[g])
+			g++;
+		if (k->region == region && g == nby)
+			return i;
+	}
+	return -1;
 }
 
 /* A child kept until its parent comes, with those in the same rows (as
- * the one before, most often). */
+ * the one before, most often); past KIDS_MAX kinds, in the NO_ROW one. */
 static int keep_kid(struct profile *p, struct link *l, const uint32_t *rows,
 		    int64_t dur, bool region)
 {
 	struct kid k = { dur, region, { 0 } };
+	int64_t i = find_kid(l, rows, p->nby, region);
 
-	for (uint32_t j = 0; j < l->nkids; j++) {
-		uint32_t i = l->last + j < l->nkids ? l->last + j : l->last + j - l->nkids;
-
-		if (same_kid(&l->kids[i], rows, p->nby, region)) {
-			units_add(&l->kids[i].dur, dur); /* past int64: a hostile trace */
-			l->last = i;
-			return 0;
-		}
-	}
-	if (l->nkids >= KIDS_MAX) {
+	if (i < 0 && l->nkids >= KIDS_MAX) {
 		memset(k.rows, 0xff, sizeof(k.rows)); /* NO_ROW */
-		for (uint32_t i = 0; i < l->nkids; i++)
-			if (l->kids[i].region == region && l->kids[i].rows[0] == NO_ROW) {
-				units_add(&l->kids[i].dur, dur);
-				return 0;
-			}
-	} else {
+		i = find_kid(l, k.rows, p->nby, region);
+	} else if (i < 0) {
 		memcpy(k.rows, rows, p->nby * sizeof(*rows));
+	}
+	if (i >= 0) {
+		units_add(&l->kids[i].dur, dur); /* past int64: a hostile trace */
+		l->last = i;
+		return 0;
 	}
 	l->last = l->nkids;
 	return VEC_PUSH(l->kids, l->nkids, l->capkids, k) ? -ENOMEM : 0;
