@@ -133,9 +133,22 @@ static void test_vec(void)
 	free(arr);
 }
 
+static void test_get_or_new(void)
+{
+	struct hmap m = { 0 };
+	long *a = hmap_get_or_new(&m, 42, sizeof(*a)), *b;
+
+	CHECK(a && *a == 0 && hmap_get_ptr(&m, 42) == a, "a new key gets a zeroed block");
+	*a = 7;
+	b = hmap_get_or_new(&m, 42, sizeof(*b));
+	CHECK(b == a && *b == 7 && m.n == 1, "the key again gets the same block");
+	hmap_free_ptrs(&m);
+}
+
 int main(void)
 {
 	test_against_model();
+	test_get_or_new();
 	test_delete_in_clusters();
 	test_vec();
 	return check_done();

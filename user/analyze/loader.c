@@ -22,16 +22,10 @@ static bool is_wait(const struct ev *e)
 
 static void *get_or_make(struct loader_waits *l, struct hmap *m, uint64_t key, size_t size)
 {
-	void *p = hmap_get_ptr(m, key);
+	void *p = hmap_get_or_new(m, key, size);
 
-	if (p)
-		return p;
-	p = calloc(1, size);
-	if (!p || hmap_put_ptr(m, key, p)) {
-		free(p);
+	if (!p)
 		l->err = -ENOMEM;
-		return NULL;
-	}
 	return p;
 }
 

@@ -540,17 +540,11 @@ static const struct placed *torch_phase(struct profile *p, uint16_t input,
 static int link_by_time(struct profile *p, uint16_t input, const struct ev *e,
 			const uint32_t *rows)
 {
-	uint64_t k = stack_key(input, e);
-	struct stack *st = hmap_get_ptr(&p->stacks, k);
+	struct stack *st = hmap_get_or_new(&p->stacks, stack_key(input, e), sizeof(*st));
 	struct placed *pl;
 
-	if (!st) {
-		st = calloc(1, sizeof(*st));
-		if (!st || hmap_put_ptr(&p->stacks, k, st)) {
-			free(st);
-			return -ENOMEM;
-		}
-	}
+	if (!st)
+		return -ENOMEM;
 	stack_close(st, e->start);
 	if (st->n && e->end <= st->open[st->n - 1]->end)
 		give_back(p, st->open[st->n - 1]->rows, rows, e->end - e->start, true);

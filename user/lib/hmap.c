@@ -192,3 +192,17 @@ bool hmap_next(const struct hmap *m, size_t *it, uint64_t *key, uint64_t *val)
 	}
 	return false;
 }
+
+void *hmap_get_or_new(struct hmap *m, uint64_t key, size_t size)
+{
+	void *p = hmap_get_ptr(m, key);
+
+	if (p)
+		return p;
+	p = calloc(1, size);
+	if (p && hmap_put_ptr(m, key, p)) {
+		free(p);
+		p = NULL;
+	}
+	return p;
+}

@@ -51,6 +51,10 @@ static inline int hmap_put_ptr(struct hmap *m, uint64_t key, const void *p)
 	return hmap_put(m, key, (uintptr_t)p);
 }
 
+/* The pointer at key, or a new zeroed block of size put there; NULL if
+ * out of memory (the map unchanged). */
+void *hmap_get_or_new(struct hmap *m, uint64_t key, size_t size);
+
 static inline void *hmap_del_ptr(struct hmap *m, uint64_t key)
 {
 	uint64_t v;
