@@ -222,12 +222,10 @@ void findings_add(struct findings *f, const struct ev_input *in, uint16_t input,
 		return;
 	add_rank_io(f, in, e, dur);
 	phase = key_of(f, &f->phases, name, phase_name(e, name, sizeof(name)));
-	if (e->file.len) {
-		size_t n = js_unescape(e->file, name, sizeof(name));
-
-		rereads_add(&f->rereads, input, e, name, n);
-		file = key_of(f, &f->files, name, n);
-	}
+	if (e->file.len)
+		file = key_of(f, &f->files, name, js_unescape(e->file, name, sizeof(name)));
+	if (file)
+		rereads_add(&f->rereads, input, e, file->name);
 	if (!phase)
 		return;
 	if (e->bytes_kind != SC_BYTES_NONE) {

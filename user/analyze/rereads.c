@@ -16,26 +16,25 @@ static bool is_open(struct span name)
 	       SPAN_IS(name, "creat");
 }
 
-static struct reread_key *key_of(struct rereads *r, const char *file, size_t n, int64_t epoch)
+static struct reread_key *key_of(struct rereads *r, const char *file, int64_t epoch)
 {
-	uint64_t h = dft_hash64(file, n) ^ (uint64_t)epoch * 0x9e3779b97f4a7c15ull;
+	uint64_t h = ((uint64_t)(uintptr_t)file ^ (uint64_t)epoch) * 0x9e3779b97f4a7c15ull;
 	struct reread_key *k;
 
 	for (; (k = hmap_get_ptr(&r->keys, h)); h++)
-		if (k->epoch == epoch && strlen(k->file) == n && !memcmp(k->file, file, n))
+		if (k->file == file && k->epoch == epoch)
 			return k;
 	if (r->keys.n >= KEYS_MAX) {
 		r->dropped++;
 		return NULL;
 	}
 	k = calloc(1, sizeof(*k));
-	if (!k || !(k->file = strndup(file, n)) || hmap_put_ptr(&r->keys, h, k)) {
-		if (k)
-			free(k->file);
+	if (!k || hmap_put_ptr(&r->keys, h, k)) {
 		free(k);
 		r->err = -ENOMEM;
 		return NULL;
 	}
+	k->file = file;
 	k->epoch = epoch;
 	return k;
 }
@@ -96,10 +95,9 @@ static int insert(struct reread_key *k, int64_t a, int64_t b)
 	return 0;
 }
 
-static void read_range(struct rereads *r, const struct ev *e, const char *file, size_t n,
-		       int64_t at)
+static void read_range(struct rereads *r, const struct ev *e, const char *file, int64_t at)
 {
-	struct reread_key *k = key_of(r, file, n, e->epoch);
+	struct reread_key *k = key_of(r, file, e->epoch);
 	int64_t end = at + e->bytes;
 
 	if (!k || k->full)
@@ -117,8 +115,7 @@ static void read_range(struct rereads *r, const struct ev *e, const char *file, 
 		r->err = -ENOMEM;
 }
 
-void rereads_add(struct rereads *r, uint16_t input, const struct ev *e, const char *file,
-		 size_t n)
+void rereads_add(struct rereads *r, uint16_t input, const struct ev *e, const char *file)
 {
 	uint64_t key = dft_hash64(e->file.p, e->file.len) ^
 		       ((uint64_t)input << 48 | (uint64_t)e->pid) * 0xff51afd7ed558ccdull;
@@ -132,12 +129,12 @@ void rereads_add(struct rereads *r, uint16_t input, const struct ev *e, const ch
 		at = is_open(e->name) ? 0 : e->ret; /* lseek returns where it went */
 	} else if (e->bytes_kind == SC_BYTES_READ && e->bytes > 0 && at <= INT64_MAX - e->bytes) {
 		if (e->offset >= 0 && e->offset <= INT64_MAX - e->bytes) {
-			read_range(r, e, file, n, e->offset);
+			read_range(r, e, file, e->offset);
 			return;
 		}
 		if (!known)
 			return; /* opened before the trace began: where it is, unknown */
-		read_range(r, e, file, n, at);
+		read_range(r, e, file, at);
 		at += e->bytes;
 	} else {
 		return;
@@ -154,7 +151,6 @@ void rereads_free(struct rereads *r)
 	while (hmap_next(&r->keys, &it, &key, &v)) {
 		struct reread_key *k = (void *)(uintptr_t)v;
 
-		free(k->file);
 		free(k->lo);
 		free(k->hi);
 	}

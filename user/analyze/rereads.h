@@ -19,7 +19,7 @@ struct ev;
 #define RANGES_MAX 4096
 
 struct reread_key {
-	char *file;		/* unescaped */
+	const char *file;	/* the caller's, one pointer a file (unescaped) */
 	int64_t epoch;		/* -1: none */
 	int64_t reads, rereads, reread_ns, reread_bytes, distinct;
 	int64_t *lo, *hi;	/* disjoint, in order */
@@ -34,9 +34,9 @@ struct rereads {
 	int err;
 };
 
-/* An event of input number input on file (unescaped, n bytes). */
-void rereads_add(struct rereads *r, uint16_t input, const struct ev *e, const char *file,
-		 size_t n);
+/* An event of input number input on file: its name, unescaped, the same
+ * pointer for every event of the file and alive until rereads_free(). */
+void rereads_add(struct rereads *r, uint16_t input, const struct ev *e, const char *file);
 void rereads_free(struct rereads *r);
 
 #endif
