@@ -78,8 +78,12 @@ static struct sink *open_file(struct files *f, struct proc *p)
 	}
 	l = lifecycle_of(p, writer_now_us());
 	writer_start(f->w, s, &l, lost_so_far(f, p->pid));
-	if (f->flight)
+	if (f->flight) {
 		sink_set_tee(s, f->flight);
+		/* the start's SH lines are not the window's: written again at
+		 * their next use (the exec's), they reach it */
+		sink_forget_seen(s);
+	}
 	return s;
 }
 
