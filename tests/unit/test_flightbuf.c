@@ -276,7 +276,8 @@ static int named_events(struct writer *w, struct sink *lines, struct sink *recs,
 	return 3;
 }
 
-static void test_records_format_as_lines(void)
+/* In v1 and in v2 (--format): the same bytes either way. */
+static void test_records_format_as_lines(bool v2)
 {
 	static const struct rec_case cases[] = {
 		{ SYS_pread64, 4096, { 5, 0x7f0000001000, 4096, 1ull << 40 }, "/data/a", NULL, false },
@@ -300,6 +301,7 @@ static void test_records_format_as_lines(void)
 
 	CHECK(!sc_init() && !writer_init(&w, "unit", false, &stats), "writer");
 	CHECK(!flightbuf_init(&fb, 60 * S, 64 << 20), "init");
+	w.v2 = v2;
 	recs->records = true;
 	ctx_set(&p.ctx, istr_cstr("epoch"), NULL, 3);
 	ctx_set(&p.ctx, istr_cstr("run"), istr_cstr("r\"1"), 0);
@@ -345,8 +347,16 @@ static void test_records_format_as_lines(void)
 	want = lines_starting(lines->buf.p, lines->buf.len, "{\"id\":");
 	got = lines_starting(o.p, o.len, "{\"id\":");
 	CHECK(events == (uint64_t)n && !strcmp(want, got),
-	      "every record formats as the line a full trace writes (%llu of %d)",
-	      (unsigned long long)events, n);
+	      "%s: every record formats as the line a full trace writes (%llu of %d)",
+	      v2 ? "v2" : "v1", (unsigned long long)events, n);
+	CHECK(count(got, v2 ? ",\"ph\":1,\"args\":" : ",\"ph\":\"X\",\"args\":") == n &&
+	      count(got, "\"cat\":\"POSIX\",\"type\":3,") == (v2 ? 40 * 7 : 0) &&
+	      count(got, "\"cat\":\"CUDA\",\"type\":11,") == (v2 ? 40 : 0) &&
+	      count(got, "\"cat\":\"DEVICE\",\"type\":3,") == (v2 ? 40 : 0),
+	      "%s: each line's ph and type: %d %d %d %d", v2 ? "v2" : "v1",
+	      count(got, v2 ? ",\"ph\":1,\"args\":" : ",\"ph\":\"X\",\"args\":"),
+	      count(got, "\"cat\":\"POSIX\",\"type\":3,"), count(got, "\"cat\":\"CUDA\",\"type\":11,"),
+	      count(got, "\"cat\":\"DEVICE\",\"type\":3,"));
 	CHECK(count(o.p, "\"phase\":\"fetch\"") == 40 * 3 && count(o.p, "\"step\":39") == 3 &&
 	      count(o.p, "\"fname_truncated\"") == 0 && count(o.p, "\"device\":\"nvidia\"") == 40,
 	      "contexts, steps and device classes kept");
@@ -388,6 +398,7 @@ int main(void)
 	test_window_by_time();
 	test_cap();
 	test_meta();
-	test_records_format_as_lines();
+	test_records_format_as_lines(false);
+	test_records_format_as_lines(true);
 	return check_done();
 }

@@ -84,7 +84,7 @@ static const char doc[] =
 
 enum { OPT_CGROUP = 0x100, OPT_UID, OPT_COMM, OPT_PROFILE, OPT_PID_FILE, OPT_NO_GPU,
        OPT_NO_REGION_RINGS, OPT_FLIGHT, OPT_FLIGHT_MEM, OPT_FLIGHT_AFTER, OPT_FLIGHT_MAX,
-       OPT_TRIGGER, OPT_FENTRY, OPT_NO_FENTRY, OPT_HELD };
+       OPT_TRIGGER, OPT_FENTRY, OPT_NO_FENTRY, OPT_HELD, OPT_FORMAT };
 
 static const struct argp_option opts[] = {
 	{ "pid", 'p', "PID", 0, "Attach to PID, its threads and descendants (repeatable)", 0 },
@@ -93,6 +93,7 @@ static const struct argp_option opts[] = {
 	{ "plain", 'T', NULL, 0, "With -D, write plain .pfw files", 0 },
 	{ "compress-level", 'z', "N", 0, "gzip level 1..9, written by ISA-L's igzip: 1-2 its level 1 (default; the fastest here, and the smallest on trace lines), 3-5 its 2, 6-9 its 3", 0 },
 	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS", 0 },
+	{ "format", OPT_FORMAT, "v1|v2", 0, "DFTracer's layout: v1 (default) a JSON array with letters for \"ph\", which every DFTracer tool reads; v2 one object a line with integer \"ph\" and \"type\", totals as aggregated records (\"ph\":3, args.dft_cnt), as DFTracer 2.1.1 and later write; summary, report and merge read both", 0 },
 	{ "inline-paths", 'P', NULL, 0, "Add args.fname with the path to every file event (readable in Perfetto)", 0 },
 	{ "ringbuf-size", 'b', "SIZE", 0, "Kernel ring buffer size, " RINGBUF_SIZES " (smaller holds no exec), K/M/G suffix (default 16M)", 0 },
 	{ "quiet", 'q', NULL, 0, "No status line and no summary", 0 },
@@ -306,6 +307,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		env->duration = strtod(arg, &end);
 		if (errno || *end || end == arg || !(env->duration > 0))
 			argp_error(state, "invalid duration '%s': need seconds > 0", arg);
+		break;
+	case OPT_FORMAT:
+		if (!strcmp(arg, "v1"))
+			env->format = TRACE_V1;
+		else if (!strcmp(arg, "v2"))
+			env->format = TRACE_V2;
+		else
+			argp_error(state, "unknown format '%s': v1 or v2", arg);
 		break;
 	case 'P':
 		env->inline_paths = true;

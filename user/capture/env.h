@@ -9,6 +9,7 @@
 #include "capture/scope.h"
 #include "correlate/flight.h"
 #include "dftrace.h"
+#include "lib/traceformat.h"
 
 #define ENV_MAX_PIDS 64
 /* The service's word for a client's command (hidden from --help): -p of
@@ -25,6 +26,7 @@ struct env {
 	bool gzip_level_given;	/* -z: only where gzip is written */
 	double duration;	/* seconds; 0 = until the tree exits */
 	bool inline_paths;
+	enum trace_format format;	/* --format */
 	uint64_t ringbuf_size;
 	bool quiet;
 	bool verbose;

@@ -68,6 +68,7 @@ struct tracer {
 	struct rlimit nofile_at_start;	/* the command gets it back */
 	char program[PATH_MAX];	/* -- CMD: the file it execs, or "" */
 	char *target;		/* what start and end say was traced */
+	struct jbuf v2_cfg;	/* --format v2: the end's args.cfg, inside */
 	uint64_t deadline;	/* -d, counted from when tracing began; 0: none */
 	uint32_t batch;		/* records in the current batch */
 	uint64_t sweep_mark;	/* the ring's end at the last sweep */

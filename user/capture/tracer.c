@@ -280,10 +280,40 @@ static int start_flight(struct tracer *tr)
 	return trace_flight_start(tr->trace, &o);
 }
 
+/* --format v2's end record says the options in effect (args.cfg), as
+ * DFTracer's says its settings: what shapes the trace, and where it went. */
+static const char *v2_cfg(struct tracer *tr)
+{
+	const struct env *e = &tr->env;
+	struct jbuf *b = &tr->v2_cfg;
+	const char *log = e->output_dir ? e->output_dir : e->output ? e->output : "-";
+
+	if (e->format != TRACE_V2 || jb_init(b, 256))
+		return NULL;
+	JB_LIT(b, "\"format\":\"v2\",\"profile_ms\":");
+	jb_i64(b, (int64_t)(e->profile_s * 1000));
+	JB_LIT(b, ",\"flight\":");
+	jb_i64(b, e->flight_on);
+	JB_LIT(b, ",\"steps\":");
+	jb_i64(b, e->steps_on);
+	JB_LIT(b, ",\"inline_paths\":");
+	jb_i64(b, e->inline_paths);
+	JB_LIT(b, ",\"gpu\":");
+	jb_i64(b, !e->no_gpu);
+	JB_LIT(b, ",\"compression\":");
+	jb_i64(b, e->output_dir ? !e->plain : e->output && strlen(e->output) > 3 &&
+		  !strcmp(e->output + strlen(e->output) - 3, ".gz"));
+	JB_LIT(b, ",\"log_file\":");
+	jb_str(b, log, strlen(log));
+	jb_char(b, 0);
+	return b->err ? NULL : b->p;
+}
+
 static int start_trace(struct tracer *tr)
 {
 	struct trace_config cfg = {
 		.inline_paths = tr->env.inline_paths, .cmdline = tr->target,
+		.format = tr->env.format, .v2_cfg = v2_cfg(tr),
 		.single = tr->sink, .outdir = tr->outdir,
 		.lost = lost_reader(&tr->lost),
 		.root_pid = tr->env.command ? tr->launch.pid : tr->env.pids[0],
@@ -627,5 +657,6 @@ cleanup:
 	dftrace_bpf__destroy(tr.skel);
 	invoker_free(&tr.who);
 	free(tr.target);
+	jb_free(&tr.v2_cfg);
 	return ret;
 }

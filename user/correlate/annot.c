@@ -320,7 +320,7 @@ void on_annot(struct trace *t, const struct dft_annot *in)
 		return;
 	s = files_sink(&t->files, p);
 	if (s)
-		writer_names(s, p, th);
+		writer_names(&t->writer, s, p, th);
 	switch (e->h.nr) {
 	case DFT_ANNOT_BEGIN:
 		region_strs(t, e, site, &cat, &name);

@@ -358,7 +358,7 @@ static struct sink *proc_event(struct trace *t, struct proc *p, uint32_t tid,
 	if (!s)
 		return NULL;
 	th = trace_thread(t, p, tid);
-	writer_names(s, p, th);
+	writer_names(&t->writer, s, p, th);
 	n = nest_in(p, th);
 	writer_proc_event(&t->writer, s, p, tid, &n, name, ts_ns);
 	return s;

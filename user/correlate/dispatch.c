@@ -62,6 +62,8 @@ int trace_new(struct trace **out, const struct trace_config *cfg)
 		free(t);
 		return err;
 	}
+	t->writer.v2 = cfg->format == TRACE_V2;
+	t->writer.cfg = cfg->v2_cfg;
 	window_init(&t->window, cfg->steps);
 	t->writer.window = &t->window;
 	t->writer.features = cfg->features;

@@ -13,12 +13,15 @@
 #include "dftrace.h"
 #include "model/procs.h"
 #include "model/stats.h"
+#include "lib/traceformat.h"
 #include "write/files.h"
 
 struct trace;
 
 struct trace_config {
 	bool inline_paths;
+	enum trace_format format;	/* --format */
+	const char *v2_cfg;	/* v2's end: args.cfg's inside, or NULL */
 	const char *cmdline;	/* what was traced, for start/end events */
 	struct sink *single;	/* -o: the one file */
 	struct outdir *outdir;	/* -D: a file per process */

@@ -167,7 +167,7 @@ static void close_file(struct files *f, struct proc *p, uint64_t ts_us)
 	f->lost.read(f->lost.ctx, p->pid, lost, DFT_LOST_SLOTS, true);
 	if (!s)
 		return;
-	total = writer_lost(s, p->pid, lost, DFT_LOST_SLOTS);
+	total = writer_lost(f->w, s, p->pid, lost, DFT_LOST_SLOTS);
 	f->stats->lost_in_files += total;
 	l = lifecycle_of(p, ts_us);
 	writer_end(f->w, s, &l, total);
@@ -209,7 +209,7 @@ void files_finish(struct files *f, const struct model *m,
 		f->root.id = root ? root->next_id++ : f->root_ids ? f->root_ids :
 								      ROOT_START_ID + 1;
 		f->root.ts_us = c.ts_us;
-		total = writer_lost(f->single, f->root.pid, lost, nslots);
+		total = writer_lost(f->w, f->single, f->root.pid, lost, nslots);
 		writer_end(f->w, f->single, &f->root, total);
 		return;
 	}

@@ -93,7 +93,8 @@ static enum meta_kind meta_kind(const char *line, size_t len)
 	if (!strncmp(name, "lost_events\"", 12))
 		return META_DROP;
 	/* an event among them: only where the sink lost its runs */
-	return memmem(line, len, "\"ph\":\"M\"", 8) ? META_KEEP : META_EVENT;
+	return memmem(line, len, "\"ph\":\"M\"", 8) || memmem(line, len, "\"ph\":4,", 7) ?
+		       META_KEEP : META_EVENT;
 }
 
 /* What makes a metadata line a repeat: an FH, SH or HH line's kind and

@@ -42,12 +42,19 @@
 #define LIFECYCLE_KEYS(X) X(rank) X(world_size) X(steps) X(steps_active) X(features) \
 	X(reason) X(trigger_step) X(trigger_dur_ns) X(median_ns) X(window_from)      \
 	X(window_to) X(window_s) X(window_events) X(capped) X(dump) X(flight_dumps)  \
-	X(flight_skipped)
+	X(flight_skipped) X(cfg) X(build) X(used) X(app)
+
+/* Keys of format v2's aggregated records (DFTracer's): the calls folded,
+ * and each number as its sum, least and most (or plain, for one call).
+ * dur_bounds says that dur_min and dur_max are bounds (the kernel's log2
+ * buckets), not the times seen. */
+#define AGG_KEYS(X) X(dft_cnt) X(dur) X(dur_sum) X(dur_min) X(dur_max) X(dur_bounds) \
+	X(ret_sum) X(size_sum) X(bytes_sum)
 
 enum writer_key {
 #define KEY_ENUM(k) WK_##k,
 	EVENT_KEYS(KEY_ENUM) REGION_KEYS(KEY_ENUM) LIFECYCLE_KEYS(KEY_ENUM)
-	IO_KEYS(KEY_ENUM) GPU_KEYS(KEY_ENUM)
+	IO_KEYS(KEY_ENUM) GPU_KEYS(KEY_ENUM) AGG_KEYS(KEY_ENUM)
 #undef KEY_ENUM
 };
 

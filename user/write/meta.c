@@ -10,9 +10,54 @@
 #include "lib/hash.h"
 #include "version.h"
 #include "write/keys.h"
+#include "write/v2.h"
 #include "write/writer.h"
 
 /* ---- metadata lines ---- */
+
+/* v2's metadata record, DFTracer's order, up to and with args.hhash:
+ * {"name":..,"cat":"dftracer","type":..,"pid":..,"tid":..,"ph":4,"args":
+ * {"hhash":"..." */
+static void meta_head_v2(const struct writer *w, struct jbuf *b, const char *name,
+			 enum v2_type type, uint32_t pid, uint32_t tid)
+{
+	JB_LIT(b, "{\"name\":\"");
+	jb_mem(b, name, strlen(name));
+	JB_LIT(b, "\",\"cat\":\"dftracer\",\"type\":");
+	jb_u64(b, type);
+	JB_LIT(b, ",\"pid\":");
+	jb_u64(b, pid);
+	JB_LIT(b, ",\"tid\":");
+	jb_u64(b, tid);
+	JB_LIT(b, ",\"ph\":4,\"args\":{\"hhash\":\"");
+	jb_mem(b, w->hhash_hex, 16);
+	jb_char(b, '"');
+}
+
+/* A metadata line's head up to and with args' "name": v2's, or v1's
+ * ("ph":"M", args.hhash only where v1 has it: FH, SH, HH). */
+static void meta_head(const struct writer *w, struct jbuf *b, const char *name,
+		      uint32_t pid, bool v1_hhash)
+{
+	if (w->v2) {
+		meta_head_v2(w, b, name, V2_DFTRACER, pid, pid);
+		JB_LIT(b, ",\"name\":");
+		return;
+	}
+	JB_LIT(b, "{\"name\":\"");
+	jb_mem(b, name, strlen(name));
+	JB_LIT(b, "\",\"cat\":\"dftracer\",\"pid\":");
+	jb_u64(b, pid);
+	JB_LIT(b, ",\"tid\":");
+	jb_u64(b, pid);
+	JB_LIT(b, ",\"ph\":\"M\",\"args\":{");
+	if (v1_hhash) {
+		JB_LIT(b, "\"hhash\":\"");
+		jb_mem(b, w->hhash_hex, 16);
+		JB_LIT(b, "\",");
+	}
+	JB_LIT(b, "\"name\":");
+}
 
 /* FH, SH and HH, with the host's hash as DFTracer writes them. */
 static void write_hash_meta(struct writer *w, struct sink *s, const char *kind,
@@ -21,15 +66,7 @@ static void write_hash_meta(struct writer *w, struct sink *s, const char *kind,
 {
 	struct jbuf *b = &s->buf;
 
-	JB_LIT(b, "{\"name\":\"");
-	jb_mem(b, kind, 2);
-	JB_LIT(b, "\",\"cat\":\"dftracer\",\"pid\":");
-	jb_u64(b, pid);
-	JB_LIT(b, ",\"tid\":");
-	jb_u64(b, pid);
-	JB_LIT(b, ",\"ph\":\"M\",\"args\":{\"hhash\":\"");
-	jb_mem(b, w->hhash_hex, 16);
-	JB_LIT(b, "\",\"name\":");
+	meta_head(w, b, kind, pid, true);
 	jb_str(b, str, len);
 	JB_LIT(b, ",\"value\":\"");
 	jb_hex16(b, hash);
@@ -54,11 +91,18 @@ void writer_sh(struct writer *w, struct sink *s, uint32_t pid,
 		write_hash_meta(w, s, "SH", pid, str->str, str->len, str->hash);
 }
 
-static void write_name_meta(struct sink *s, const char *what, uint32_t pid,
-			    uint32_t tid, const char *name)
+static void write_name_meta(const struct writer *w, struct sink *s, const char *what,
+			    uint32_t pid, uint32_t tid, const char *name)
 {
 	struct jbuf *b = &s->buf;
 
+	if (w->v2) {
+		meta_head_v2(w, b, what, V2_DFTRACER, pid, tid);
+		JB_LIT(b, ",\"name\":");
+		jb_str(b, name, strnlen(name, DFT_COMM_LEN));
+		JB_LIT(b, "}}\n");
+		return;
+	}
 	JB_LIT(b, "{\"name\":\"");
 	jb_mem(b, what, strlen(what));
 	JB_LIT(b, "\",\"ph\":\"M\",\"pid\":");
@@ -77,7 +121,7 @@ static void write_name_meta(struct sink *s, const char *what, uint32_t pid,
 #define NAMED_THREAD (2ull << 32)
 
 /* True if the name was written (new, or changed). */
-static bool name_once(struct sink *s, const char *what, uint64_t key,
+static bool name_once(const struct writer *w, struct sink *s, const char *what, uint64_t key,
 		      uint32_t pid, uint32_t tid, const char *comm)
 {
 	uint64_t h = dft_hash64(comm, strnlen(comm, DFT_COMM_LEN)), had;
@@ -86,21 +130,19 @@ static bool name_once(struct sink *s, const char *what, uint64_t key,
 		return false;
 	if (hmap_put(&s->named, key, h))
 		return false;
-	write_name_meta(s, what, pid, tid, comm);
+	write_name_meta(w, s, what, pid, tid, comm);
 	return true;
 }
 
 /* DFTracer's process info line: {"name":"PR",...,"args":{"name":"rank",
  * "value":"3"}}. */
-static void write_pr(struct sink *s, uint32_t pid, const char *key, int value)
+static void write_pr(const struct writer *w, struct sink *s, uint32_t pid, const char *key,
+		     int value)
 {
 	struct jbuf *b = &s->buf;
 
-	JB_LIT(b, "{\"name\":\"PR\",\"cat\":\"dftracer\",\"pid\":");
-	jb_u64(b, pid);
-	JB_LIT(b, ",\"tid\":");
-	jb_u64(b, pid);
-	JB_LIT(b, ",\"ph\":\"M\",\"args\":{\"name\":\"");
+	meta_head(w, b, "PR", pid, false);
+	jb_char(b, '"');
 	jb_mem(b, key, strlen(key));
 	JB_LIT(b, "\",\"value\":\"");
 	jb_u64(b, value);
@@ -108,18 +150,19 @@ static void write_pr(struct sink *s, uint32_t pid, const char *key, int value)
 }
 
 /* A process's place in its job, with its name (and again after an exec). */
-static void write_job(struct sink *s, const struct proc *p)
+static void write_job(const struct writer *w, struct sink *s, const struct proc *p)
 {
 	if (p->job.rank < 0)
 		return;
-	write_pr(s, p->pid, "rank", p->job.rank);
+	write_pr(w, s, p->pid, "rank", p->job.rank);
 	if (p->job.world > 0)
-		write_pr(s, p->pid, "world_size", p->job.world);
+		write_pr(w, s, p->pid, "world_size", p->job.world);
 	if (p->job.local_rank >= 0)
-		write_pr(s, p->pid, "local_rank", p->job.local_rank);
+		write_pr(w, s, p->pid, "local_rank", p->job.local_rank);
 }
 
-void writer_names(struct sink *s, const struct proc *p, const struct thread *t)
+void writer_names(const struct writer *w, struct sink *s, const struct proc *p,
+		  const struct thread *t)
 {
 	struct sink_named *last = &s->last_named;
 	uint32_t tid = t ? t->tid : 0;
@@ -129,11 +172,11 @@ void writer_names(struct sink *s, const struct proc *p, const struct thread *t)
 	    !memcmp(last->comm, p->comm, DFT_COMM_LEN) &&
 	    (!t || !memcmp(last->thread_comm, t->comm, DFT_COMM_LEN)))
 		return;
-	if (name_once(s, "process_name", NAMED_PROCESS | p->pid, p->pid, p->pid,
+	if (name_once(w, s, "process_name", NAMED_PROCESS | p->pid, p->pid, p->pid,
 		      p->comm))
-		write_job(s, p);
+		write_job(w, s, p);
 	if (t)
-		name_once(s, "thread_name", NAMED_THREAD | t->tid, p->pid, t->tid,
+		name_once(w, s, "thread_name", NAMED_THREAD | t->tid, p->pid, t->tid,
 			  t->comm);
 	last->pid = p->pid;
 	last->tid = tid;
@@ -165,6 +208,10 @@ void writer_cm(struct writer *w, struct sink *s, const struct proc *p,
 	int m = snprintf(mark, sizeof(mark), "%.*s%s", DFT_NAME_LEN, name,
 			 is_end ? ".end" : ".start");
 
+	if (w->v2) { /* v2: no id but on complete records */
+		meta_head_v2(w, b, "CM", V2_PYTHON, p->pid, t ? t->tid : p->pid);
+		goto args;
+	}
 	/* As pydftracer: the id of the enclosing region; none at the top. */
 	jb_char(b, '{');
 	if (top) {
@@ -178,7 +225,9 @@ void writer_cm(struct writer *w, struct sink *s, const struct proc *p,
 	jb_u64(b, t ? t->tid : p->pid);
 	JB_LIT(b, ",\"ph\":\"M\",\"args\":{\"hhash\":\"");
 	jb_mem(b, w->hhash_hex, 16);
-	JB_LIT(b, "\",\"name\":");
+	jb_char(b, '"');
+args:
+	JB_LIT(b, ",\"name\":");
 	jb_str(b, mark, m);
 	JB_LIT(b, ",\"value\":\"");
 	jb_mem(b, value, n);
@@ -209,13 +258,19 @@ static void write_tracer_event(struct writer *w, struct jbuf *b, uint64_t id,
 	jb_u64(b, id);
 	JB_LIT(b, ",\"name\":\"");
 	jb_mem(b, name, strlen(name));
-	JB_LIT(b, "\",\"cat\":\"dftracer\",\"pid\":");
+	JB_LIT(b, "\",\"cat\":\"dftracer\",");
+	if (w->v2)
+		JB_LIT(b, "\"type\":1,");
+	JB_LIT(b, "\"pid\":");
 	jb_u64(b, pid);
 	JB_LIT(b, ",\"tid\":");
 	jb_u64(b, tid);
 	JB_LIT(b, ",\"ts\":");
 	jb_u64(b, ts_us);
-	JB_LIT(b, ",\"dur\":0,\"ph\":\"X\",\"args\":{\"hhash\":\"");
+	if (w->v2)
+		JB_LIT(b, ",\"dur\":0,\"ph\":1,\"args\":{\"hhash\":\"");
+	else
+		JB_LIT(b, ",\"dur\":0,\"ph\":\"X\",\"args\":{\"hhash\":\"");
 	jb_mem(b, w->hhash_hex, 16);
 	jb_char(b, '"');
 }
@@ -258,6 +313,8 @@ static void write_lifecycle(struct writer *w, struct sink *s, const char *name,
 	JB_KEY_STR(b, date, date, strlen(date));
 	if (!strcmp(name, "end"))
 		JB_KEY_INT(b, num_events, s->events);
+	if (!strcmp(name, "end") && w->v2)
+		v2_end_objects(b, w->cfg, s->layers);
 	if (!strcmp(name, "end") && w->flight) {
 		JB_KEY_INT(b, flight_dumps, w->flight->dumps);
 		JB_KEY_INT(b, flight_skipped, w->flight->skipped);
@@ -272,7 +329,8 @@ static void write_lifecycle(struct writer *w, struct sink *s, const char *name,
 void writer_start(struct writer *w, struct sink *s, const struct lifecycle *l,
 		  int64_t lost)
 {
-	JB_LIT(&s->buf, "[\n");
+	if (!w->v2) /* v2 is one object a line, and nothing else */
+		JB_LIT(&s->buf, "[\n");
 	write_lifecycle(w, s, "start", l, lost);
 }
 
@@ -280,7 +338,8 @@ void writer_end(struct writer *w, struct sink *s, const struct lifecycle *l,
 		int64_t lost)
 {
 	write_lifecycle(w, s, "end", l, lost);
-	JB_LIT(&s->buf, "]\n");
+	if (!w->v2)
+		JB_LIT(&s->buf, "]\n");
 }
 
 void writer_flight(struct writer *w, struct sink *s, const struct flight_record *r)
@@ -309,16 +368,12 @@ void writer_flight(struct writer *w, struct sink *s, const struct flight_record 
 	sink_line_end(s, SINK_META);
 }
 
-static void write_lost_line(struct sink *s, uint32_t pid, const char *op,
-			    uint64_t n)
+static void write_lost_line(const struct writer *w, struct sink *s, uint32_t pid,
+			    const char *op, uint64_t n)
 {
 	struct jbuf *b = &s->buf;
 
-	JB_LIT(b, "{\"name\":\"lost_events\",\"cat\":\"dftracer\",\"pid\":");
-	jb_u64(b, pid);
-	JB_LIT(b, ",\"tid\":");
-	jb_u64(b, pid);
-	JB_LIT(b, ",\"ph\":\"M\",\"args\":{\"name\":");
+	meta_head(w, b, "lost_events", pid, false);
 	jb_str(b, op, strlen(op));
 	JB_LIT(b, ",\"value\":");
 	jb_u64(b, n);
@@ -342,7 +397,7 @@ static const char *kind_name(size_t kind)
 }
 
 /* Syscalls that share a name (openat, open) share an entry. */
-uint64_t writer_lost(struct sink *s, uint32_t pid, const uint64_t *lost,
+uint64_t writer_lost(const struct writer *w, struct sink *s, uint32_t pid, const uint64_t *lost,
 		     size_t nslots)
 {
 	uint64_t total = 0, by_name[TRACE_MAX_OPS] = { 0 };
@@ -351,14 +406,14 @@ uint64_t writer_lost(struct sink *s, uint32_t pid, const uint64_t *lost,
 		total += lost[i];
 	for (size_t i = 0; i < nslots && i < DFT_NR_MAX; i++)
 		if (lost[i] && sc_lookup(i) && sc_lookup(i)->silent)
-			write_lost_line(s, pid, sc_lookup(i)->syscall, lost[i]);
+			write_lost_line(w, s, pid, sc_lookup(i)->syscall, lost[i]);
 		else if (lost[i] && sc_lookup(i))
 			by_name[sc_name_index(sc_lookup(i))] += lost[i];
 	for (int i = 0; i < sc_nnames(); i++)
 		if (by_name[i])
-			write_lost_line(s, pid, sc_name_at(i), by_name[i]);
+			write_lost_line(w, s, pid, sc_name_at(i), by_name[i]);
 	for (size_t i = DFT_NR_MAX; i < nslots; i++)
 		if (lost[i])
-			write_lost_line(s, pid, kind_name(i - DFT_NR_MAX), lost[i]);
+			write_lost_line(w, s, pid, kind_name(i - DFT_NR_MAX), lost[i]);
 	return total;
 }

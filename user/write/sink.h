@@ -40,6 +40,7 @@ struct sink {
 	struct hmap named;	/* task -> hash of the name last written */
 	struct sink_named last_named;
 	uint64_t events;	/* "X" events written */
+	uint32_t layers;	/* v2: 1 << the type of each event written */
 	uint32_t pid;		/* per-process sink: its process; else 0 */
 	/* In an outdir (-D): */
 	uint32_t gen;		/* the pid's n-th file in this run, from 1 */

@@ -16,6 +16,7 @@
 #include "write/keys.h"
 #include "lib/jobenv.h"
 #include "write/flightrec.h"
+#include "write/v2.h"
 #include "write/writer.h"
 
 static bool in_list(const char *k, const char *const *list, size_t n)
@@ -33,7 +34,7 @@ bool writer_owns_key(const char *key, bool context)
 #define KEY_NAME(k) #k,
 	static const char *const region_keys[] = { REGION_KEYS(KEY_NAME) };
 	static const char *const event_keys[] = { EVENT_KEYS(KEY_NAME) IO_KEYS(KEY_NAME)
-						   GPU_KEYS(KEY_NAME) };
+						   GPU_KEYS(KEY_NAME) AGG_KEYS(KEY_NAME) };
 #undef KEY_NAME
 
 	return IN_LIST(key, region_keys) ||
@@ -230,16 +231,33 @@ uint64_t writer_context_key(const struct writer *w, const struct proc *p,
 	return k ? k : 1;
 }
 
-void writer_head(const struct writer *w, struct jbuf *b, const struct event_head *h,
-		 const char *name_cat, size_t name_cat_len)
+/* The µs of ts and dur, as DFTracer's readers want them, hide the order
+ * of calls within a µs: "ns10d" keeps both ends to 10 ns as D…DSS, the
+ * duration in 10 ns and then the start's digits. A call's duration
+ * repeats from call to call where its end's digits don't, so gzip matches
+ * it (doc/trace-format.md has the figures). */
+static void writer_fine(struct jbuf *b, uint64_t wall_ns, uint64_t dur_ns)
+{
+	JB_KEY_INT(b, ns10d, ((wall_ns + dur_ns) / 10 - wall_ns / 10) * 100 + wall_ns / 10 % 100);
+}
+
+int writer_head(const struct writer *w, struct jbuf *b, const struct event_head *h,
+		const char *name_cat, size_t name_cat_len)
 {
 	uint64_t ts = writer_wall_us(w, h->ts_ns);
 	uint64_t wall_ns = (uint64_t)((int64_t)h->ts_ns + w->clock_offset_ns);
+	int type = 0;
 
 	JB_LIT(b, "{\"id\":");
 	jb_u64(b, h->id);
 	jb_char(b, ',');
 	jb_mem(b, name_cat, name_cat_len);
+	if (w->v2) {
+		type = v2_type_of_name_cat(name_cat, name_cat_len);
+		JB_LIT(b, "\"type\":");
+		jb_u64(b, type);
+		jb_char(b, ',');
+	}
 	JB_LIT(b, "\"pid\":");
 	jb_u64(b, h->pid);
 	JB_LIT(b, ",\"tid\":");
@@ -249,17 +267,16 @@ void writer_head(const struct writer *w, struct jbuf *b, const struct event_head
 	JB_LIT(b, ",\"dur\":");
 	/* Round both ends down so nested events stay nested in µs. */
 	jb_u64(b, writer_wall_us(w, h->ts_ns + h->dur_ns) - ts);
-	JB_LIT(b, ",\"ph\":\"X\",\"args\":{\"hhash\":\"");
+	if (w->v2)
+		JB_LIT(b, ",\"ph\":1,\"args\":{\"hhash\":\"");
+	else
+		JB_LIT(b, ",\"ph\":\"X\",\"args\":{\"hhash\":\"");
 	jb_mem(b, w->hhash_hex, 16);
 	jb_char(b, '"');
 	JB_KEY_INT(b, level, h->level);
 	JB_KEY_INT(b, p_idx, h->parent_id);
-	/* The µs of ts and dur, as DFTracer's readers want them, hide the
-	 * order of calls within a µs: "ns10d" keeps both ends to 10 ns as
-	 * D…DSS, the duration in 10 ns and then the start's digits. A call's
-	 * duration repeats from call to call where its end's digits don't,
-	 * so gzip matches it (doc/trace-format.md has the figures). */
-	JB_KEY_INT(b, ns10d, ((wall_ns + h->dur_ns) / 10 - wall_ns / 10) * 100 + wall_ns / 10 % 100);
+	writer_fine(b, wall_ns, h->dur_ns);
+	return type;
 }
 
 void writer_event_starts(struct writer *w, struct sink *s, uint32_t tid,
@@ -279,7 +296,7 @@ void writer_begin_event(struct writer *w, struct sink *s, const struct proc *p,
 	struct event_head h = { n->id, n->level, n->parent_id, p->pid, tid, ts_ns, dur_ns };
 
 	writer_event_starts(w, s, tid, ts_ns + dur_ns);
-	writer_head(w, &s->buf, &h, name_cat, name_cat_len);
+	s->layers |= 1u << writer_head(w, &s->buf, &h, name_cat, name_cat_len);
 	writer_context(w, &s->buf, p, n);
 }
 
@@ -448,7 +465,7 @@ void writer_syscall(struct writer *w, struct sink *s, const struct proc *p,
 	const char *name_cat;
 	size_t len;
 
-	writer_names(s, p, t);
+	writer_names(w, s, p, t);
 	if (f1)
 		writer_fh(w, s, p->pid, f1);
 	if (f2)
@@ -576,7 +593,7 @@ static void writer_named(struct writer *w, struct sink *s, const struct proc *p,
 	char name_cat[96];
 	int len;
 
-	writer_names(s, p, t);
+	writer_names(w, s, p, t);
 	if (file) {
 		writer_fh(w, s, p->pid, file);
 		f = file_ref_of(file);
@@ -611,27 +628,108 @@ void writer_gpu(struct writer *w, struct sink *s, const struct proc *p,
 }
 
 /* Its own id, at the top level, in the phase the kernel saw. */
+/* v2's dur_min and dur_max: the least bucket's low bound and the most
+ * bucket's high bound, in µs, from the hist ("B:N ...": N calls took
+ * [2^B, 2^(B+1)) ns); false when it names no bucket. */
+static bool hist_bounds(const char *hist, size_t len, uint64_t *lo_us, uint64_t *hi_us)
+{
+	const char *p = hist, *end = hist + len;
+	int lo = 64, hi = -1;
+
+	while (p < end) {
+		int bucket = 0;
+
+		while (p < end && *p >= '0' && *p <= '9' && bucket < 64)
+			bucket = bucket * 10 + (*p++ - '0');
+		if (bucket >= 63)
+			return false;
+		lo = bucket < lo ? bucket : lo;
+		hi = bucket > hi ? bucket : hi;
+		while (p < end && *p++ != ' ')
+			;
+	}
+	if (hi < 0)
+		return false;
+	*lo_us = (1ull << lo) / 1000;
+	*hi_us = ((1ull << (hi + 1)) + 999) / 1000;
+	return true;
+}
+
+/* v2: an aggregated record's head, in DFTracer's order, up to and with
+ * args.hhash, then the calls and the time: {"name":..,"cat":..,"type":..,
+ * "ts":..,"ph":3,"pid":..,"tid":..,"args":{"hhash":..,"dft_cnt":.. */
+static void fold_head_v2(struct writer *w, struct sink *s, const struct proc *p,
+			 uint32_t tid, const struct nesting *n, const struct fold_event *f)
+{
+	struct jbuf *b = &s->buf;
+	uint64_t ts = writer_wall_us(w, f->ts_ns), lo, hi;
+	uint64_t dur = writer_wall_us(w, f->ts_ns + f->dur_ns) - ts;
+	int type = v2_type_of_name_cat(f->name_cat, f->name_cat_len);
+
+	writer_event_starts(w, s, tid, f->ts_ns + f->dur_ns);
+	s->layers |= 1u << type;
+	jb_char(b, '{');
+	jb_mem(b, f->name_cat, f->name_cat_len);
+	JB_LIT(b, "\"type\":");
+	jb_u64(b, type);
+	JB_LIT(b, ",\"ts\":");
+	jb_u64(b, ts);
+	JB_LIT(b, ",\"ph\":3,\"pid\":");
+	jb_u64(b, p->pid);
+	JB_LIT(b, ",\"tid\":");
+	jb_u64(b, tid);
+	JB_LIT(b, ",\"args\":{\"hhash\":\"");
+	jb_mem(b, w->hhash_hex, 16);
+	jb_char(b, '"');
+	writer_context(w, b, p, n);
+	JB_KEY_INT(b, dft_cnt, f->calls);
+	/* DFTracer's rule: one call's numbers plain, many calls' summed */
+	if (f->calls <= 1) {
+		JB_KEY_INT(b, dur, dur);
+	} else {
+		JB_KEY_INT(b, dur_sum, dur);
+		if (hist_bounds(f->hist, f->hist_len, &lo, &hi)) {
+			JB_KEY_INT(b, dur_min, lo);
+			JB_KEY_INT(b, dur_max, hi);
+			JB_KEY_STR(b, dur_bounds, "log2", 4);
+		}
+	}
+	writer_fine(b, (uint64_t)((int64_t)f->ts_ns + w->clock_offset_ns), f->dur_ns);
+	if (f->data && f->calls <= 1)
+		JB_KEY_INT(b, ret, f->bytes);
+	else if (f->data) /* size_sum: where DFTracer's loaders take a total's bytes */
+		JB_KEY_INT(b, ret_sum, f->bytes), JB_KEY_INT(b, size_sum, f->bytes);
+	else if (f->gpu_bytes && f->calls <= 1)
+		JB_KEY_INT(b, bytes, f->bytes);
+	else if (f->gpu_bytes)
+		JB_KEY_INT(b, bytes_sum, f->bytes);
+}
+
 void writer_fold(struct writer *w, struct sink *s, struct proc *p,
 		 const struct thread *t, const struct fold_event *f)
 {
 	struct nesting n = { p->next_id++, 1, -1, (struct phase_frame *)f->phase, NULL, NULL };
 	struct jbuf *b = &s->buf;
 
-	writer_names(s, p, t);
+	writer_names(w, s, p, t);
 	if (f->file)
 		writer_fh(w, s, p->pid, f->file);
-	writer_begin_event(w, s, p, t->tid, &n, f->name_cat, f->name_cat_len, f->ts_ns,
-			   f->dur_ns);
+	if (w->v2)
+		fold_head_v2(w, s, p, t->tid, &n, f);
+	else
+		writer_begin_event(w, s, p, t->tid, &n, f->name_cat, f->name_cat_len,
+				   f->ts_ns, f->dur_ns);
 	if (f->call)
 		JB_KEY_STR(b, syscall, f->call, strlen(f->call));
-	if (f->data)
+	if (!w->v2 && f->data) /* v2's numbers are in its head */
 		JB_KEY_INT(b, ret, f->bytes);
-	else if (f->gpu_bytes)
+	else if (!w->v2 && f->gpu_bytes)
 		JB_KEY_INT(b, bytes, f->bytes);
 	if (f->kernel)
 		JB_KEY_STR(b, kernel, f->kernel->str, f->kernel->len);
 	JB_KEY_STR(b, folded, f->why, strlen(f->why));
-	JB_KEY_INT(b, calls, f->calls);
+	if (!w->v2)
+		JB_KEY_INT(b, calls, f->calls);
 	JB_KEY_INT(b, errors, f->errors);
 	JB_KEY_INT(b, span_ns, f->span_ns);
 	JB_KEY_STR(b, hist, f->hist, f->hist_len);

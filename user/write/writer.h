@@ -40,6 +40,8 @@ struct writer {
 	struct trace_stats *stats;	/* counts the events written */
 	const struct flight_counts *flight;	/* --flight's, for end; or NULL */
 	struct jbuf scratch;		/* a region's "name":..,"cat":.. */
+	bool v2;			/* --format v2 (lib/traceformat.h) */
+	const char *cfg;		/* v2's end: args.cfg's inside, or NULL */
 };
 
 int writer_init(struct writer *w, const char *cmdline, bool inline_paths,
@@ -66,7 +68,8 @@ struct nesting nest_in(struct proc *p, struct thread *t);
 
 /* The metadata a line about p/t needs first: process_name and
  * thread_name (again after a rename), FH and SH of the strings. */
-void writer_names(struct sink *s, const struct proc *p, const struct thread *t);
+void writer_names(const struct writer *w, struct sink *s, const struct proc *p,
+		  const struct thread *t);
 /* A thread (and, pid non-zero, its process) has ended: what was written
  * of its names is forgotten, so that a long trace keeps no state of
  * processes that are gone (a reused id is named again). */
@@ -98,8 +101,9 @@ struct event_head {
 };
 
 /* {"id":..,"name":..,"cat":..,"pid":..,"tid":..,"ts":..,"dur":..,"ph":"X",
- * "args":{"hhash":..,"level":..,"p_idx":..,"ns10d":.. */
-void writer_head(const struct writer *w, struct jbuf *b, const struct event_head *h,
+ * "args":{"hhash":..,"level":..,"p_idx":..,"ns10d":.. (v2: "type":.. after
+ * cat, "ph":1). Returns the event's v2 layer (0 in v1). */
+int writer_head(const struct writer *w, struct jbuf *b, const struct event_head *h,
 		 const char *name_cat, size_t name_cat_len);
 /* ,"phase_cat":..,"phase":.. and the context keys (epoch, step, the
  * process's) of an event nested as n. */
@@ -272,7 +276,7 @@ struct flight_record {
 void writer_flight(struct writer *w, struct sink *s, const struct flight_record *r);
 
 /* lost_events lines for every slot with losses; returns their sum. */
-uint64_t writer_lost(struct sink *s, uint32_t pid, const uint64_t *lost,
+uint64_t writer_lost(const struct writer *w, struct sink *s, uint32_t pid, const uint64_t *lost,
 		     size_t nslots);
 
 /* True if the writer puts key on an event itself: in every event's args
