@@ -119,6 +119,44 @@ static void check_shapes(void)
 	}
 }
 
+/* DFTracer's v2: integer ph (an aggregated record read as a complete one
+ * of its calls' summed time), metadata without ts, an unknown ph. */
+static void check_v2(void)
+{
+	static const char text[] =
+		"{\"name\":\"FH\",\"cat\":\"dftracer\",\"type\":1,\"pid\":7,\"tid\":7,\"ph\":4,\"args\":{\"hhash\":\"01\",\"name\":\"/a\",\"value\":\"ab\"}}\n"
+		"{\"id\":1,\"name\":\"read\",\"cat\":\"POSIX\",\"type\":3,\"pid\":7,\"tid\":7,\"ts\":100,\"dur\":2,\"ph\":1,\"args\":{\"hhash\":\"01\",\"ret\":3}}\n"
+		"{\"name\":\"openat\",\"cat\":\"POSIX\",\"type\":3,\"ts\":200,\"ph\":3,\"pid\":7,\"tid\":7,\"args\":{\"hhash\":\"01\",\"dft_cnt\":2,\"dur_min\":3,\"dur_max\":5,\"dur_sum\":8}}\n"
+		"{\"name\":\"creat\",\"cat\":\"POSIX\",\"type\":3,\"ts\":300,\"ph\":3,\"pid\":7,\"tid\":7,\"args\":{\"hhash\":\"01\",\"dft_cnt\":4,\"dur\":1.5}}\n"
+		"{\"name\":\"cpu\",\"cat\":\"sys\",\"type\":7,\"ts\":300,\"ph\":2,\"pid\":7,\"tid\":0,\"args\":{\"hhash\":\"01\",\"user_pct\":1.5}}\n"
+		"{\"name\":\"later\",\"cat\":\"x\",\"type\":12,\"ts\":300,\"ph\":9,\"pid\":7,\"tid\":0}\n"
+		"{\"name\":\"huge\",\"cat\":\"POSIX\",\"type\":3,\"ts\":300,\"ph\":3,\"pid\":7,\"tid\":7,\"args\":{\"hhash\":\"01\",\"dft_cnt\":9223372036854775807,\"dur\":1000}}\n";
+	static const int64_t want_dur[] = { 0, 2000, 8000, 6000, 0, 0, 0 };
+	const char *path = path_in("v2.pfw");
+	struct reader *r;
+	struct rec e;
+	char err[256], ph[8] = { 0 };
+	uint64_t first_bad;
+	int n = 0, ok = 1;
+
+	write_file(path, text, sizeof(text) - 1);
+	for (unsigned int flags = 0; flags <= READER_SKIM; flags += READER_SKIM) {
+		n = 0;
+		CHECK(!reader_open(&r, path, flags, err, sizeof(err)), "v2 opens");
+		while (reader_next(r, &e, err, sizeof(err)) > 0 && n < 7) {
+			ph[n] = e.ph;
+			ok &= e.dur_ns == want_dur[n] && e.aggregated == (n == 2 || n == 3);
+			n++;
+		}
+		CHECK(n == 6 && !strcmp(ph, "MXXXC?") && ok && reader_skipped(r, &first_bad) == 1 && first_bad == 7,
+		      "v2%s: ph 4, 1, 3, 3, 2, 9 read as %s; aggregated durs the sums (dur_sum, "
+		      "dur each); a dur out of range left out", flags ? ", skimmed" : "", ph);
+		reader_close(r);
+		memset(ph, 0, sizeof(ph));
+		ok = 1;
+	}
+}
+
 static void check_chrome_shapes(void)
 {
 	const char *path = path_in("c.json");
@@ -534,6 +572,7 @@ int main(void)
 	check_fine_times();
 	check_shapes();
 	check_chrome_shapes();
+	check_v2();
 	check_gzip();
 	check_bad();
 	check_out_of_range();

@@ -151,6 +151,7 @@ static void read_args(struct ev_input *in, const struct rec *e, struct ev *out,
 {
 	const char *p = e->args.p, *end = e->args.len ? e->args.p + e->args.len : p;
 	struct span k, v, api;
+	bool summed = false;	/* v2 aggregated: ret_sum, not ret each */
 	int i = 0;
 
 	if (!p && e->nargs < 0)
@@ -171,8 +172,14 @@ static void read_args(struct ev_input *in, const struct rec *e, struct ev *out,
 			continue;
 		switch (k.p[0]) { /* one compare for most keys */
 		case 'r':
-			if (SPAN_IS(k, "ret"))
+			if (SPAN_IS(k, "ret") && !summed)
 				js_int(v, ret);
+			else if (SPAN_IS(k, "ret_sum"))
+				summed = js_int(v, ret);
+			break;
+		case 'd':
+			if (SPAN_IS(k, "dft_cnt") && (!js_int(v, &out->calls) || out->calls < 1))
+				out->calls = 1;
 			break;
 		case 'c':
 			if (SPAN_IS(k, "calls") && (!js_int(v, &out->calls) || out->calls < 1))
@@ -183,8 +190,10 @@ static void read_args(struct ev_input *in, const struct rec *e, struct ev *out,
 				js_int(v, &out->comm_rank);
 			break;
 		case 'b':
-			if (SPAN_IS(k, "bytes"))
+			if (SPAN_IS(k, "bytes") && !summed)
 				js_int(v, &out->gpu_bytes);
+			else if (SPAN_IS(k, "bytes_sum"))
+				summed = js_int(v, &out->gpu_bytes);
 			break;
 		case 'a':
 			if (SPAN_IS(k, "api") && js_string(v, &api)) {
@@ -232,6 +241,14 @@ static void read_args(struct ev_input *in, const struct rec *e, struct ev *out,
 				js_int(v, &out->step);
 			break;
 		}
+	}
+	/* DFTracer writes a number that never varied plain: each call's */
+	if (e->aggregated && !summed && out->calls > 1) {
+		if (*ret > 0)
+			*ret = *ret > INT64_MAX / out->calls ? INT64_MAX : *ret * out->calls;
+		if (out->gpu_bytes > 0)
+			out->gpu_bytes = out->gpu_bytes > INT64_MAX / out->calls ? INT64_MAX :
+					 out->gpu_bytes * out->calls;
 	}
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "read/input.h"
+#include "lib/traceformat.h"
 #include "read/reader.h"
 
 /* The buffer's first size (the fuzzer builds with a few bytes). */
@@ -169,7 +170,13 @@ static void event_field(struct rec *e, struct span k, struct span v)
 		break;
 	case 'p':
 		if (SPAN_IS(k, "ph")) {
-			e->ph = v.len >= 3 ? v.p[1] : 0;
+			int64_t n;
+
+			if (v.len >= 3)
+				e->ph = v.p[1];
+			else if (js_int(v, &n)) /* v2's; one it does not define: unknown */
+				e->ph = v2_ph_letter(n) ? v2_ph_letter(n) : '?',
+				e->aggregated = n == V2_PH_AGGREGATED;
 		} else if (SPAN_IS(k, "pid")) {
 			e->pid_text = v;
 			e->pid_num = js_int(v, &e->pid);
@@ -197,6 +204,29 @@ static void event_field(struct rec *e, struct span k, struct span v)
 			e->args = v;
 		break;
 	}
+}
+
+/* A v2 aggregated record's time, the sum of its calls': args.dur_sum,
+ * or args.dur each (DFTracer writes a number that never varied plain).
+ * It is the event's dur, as in dftrace-bpf's v1 totals. */
+static void aggregated_dur(struct rec *e)
+{
+	int64_t calls = 1, ns;
+	struct span v;
+
+	if (e->has_dur || !e->args.len)
+		return;
+	if (js_get(e->args, "dft_cnt", &v) && (!js_int(v, &calls) || calls < 1))
+		calls = 1;
+	if (js_get(e->args, "dur_sum", &v) && js_us_to_ns(v, &ns))
+		calls = 1;
+	else if (!js_get(e->args, "dur", &v) || !js_us_to_ns(v, &ns))
+		return;
+	e->has_dur = true;
+	if (ns < 0 || ns > REC_TIME_MAX / calls)
+		e->bad = "\"dur\" of an aggregated record out of range (a time is 0 to 2^62 ns)";
+	else
+		e->dur_ns = ns * calls;
 }
 
 /* READER_SKIM: args at s (the value of the last key) runs to the end of
@@ -460,6 +490,8 @@ static int step(struct reader *r, struct rec *e, char *err, size_t errlen)
 		return STEP_MORE;
 	if (!e->ph)
 		return fail_at(r, p, err, errlen, "not a trace event: it has no \"ph\"");
+	if (e->aggregated)
+		aggregated_dur(e);
 	if (!e->bad && e->has_ts && e->has_dur && e->ts_ns > REC_TIME_MAX - e->dur_ns)
 		e->bad = "\"ts\" + \"dur\" out of range (a time is 0 to 2^62 ns)";
 	if (e->bad && r->strict)

@@ -32,7 +32,10 @@ struct rec {
 	struct span pid_text, tid_text; /* as written: a number or a string */
 	int64_t pid, tid;	/* when they are numbers */
 	bool pid_num, tid_num;
-	char ph;		/* 'X', 'M', 'i'...; 0 if absent */
+	char ph;		/* 'X', 'M', 'i'...; 0 if absent; v2's integer as
+				 * its letter (lib/traceformat.h) */
+	bool aggregated;	/* v2's "ph":3: calls folded (args.dft_cnt), its
+				 * dur their summed time, from args */
 	bool has_ts, has_dur, has_id;
 	int64_t ts_ns, dur_ns;	/* ts and dur (µs in the file) in ns */
 	int64_t id;
