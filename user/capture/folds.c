@@ -2,7 +2,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <string.h>
 #include "capture/folds.h"
+#include "capture/recording.h"
 #include "capture/liverings.h"
 #include "dftrace.skel.h"
 
@@ -30,8 +32,9 @@ union drain_val {
 };
 
 /* Every entry of a map, taken out of it and handed to take. */
-static void drain(int fd, struct trace *t,
-		  void (*take)(struct trace *t, const union drain_key *k, const union drain_val *v))
+static void drain(struct folds *f, int fd, struct trace *t,
+		  void (*take)(struct folds *f, struct trace *t, const union drain_key *k,
+			       const union drain_val *v))
 {
 	union drain_key key, next;
 	union drain_val val;
@@ -41,17 +44,47 @@ static void drain(int fd, struct trace *t,
 		key = next;
 		more = bpf_map_get_next_key(fd, &key, &next) == 0;
 		if (bpf_map_lookup_and_delete_elem(fd, &key, &val) == 0)
-			take(t, &key, &val);
+			take(f, t, &key, &val);
 	}
 }
 
-static void take_fold(struct trace *t, const union drain_key *k, const union drain_val *v)
+/* A total to the trace, and to the recording. */
+static void fold_to(struct folds *f, struct trace *t, const struct dft_fold_key *k,
+		    const struct dft_fold *v)
 {
-	trace_fold(t, &k->fold, &v->fold);
+	if (f->recording && *f->recording) {
+		struct rec_fold r = { .kind = REC_FOLD, .key = *k, .val = *v };
+
+		recording_put(f->recording, &r, sizeof(r));
+	}
+	trace_fold(t, k, v);
 }
 
-static void take_name(struct trace *t, const union drain_key *k, const union drain_val *v)
+static void write_folds(struct folds *f, struct trace *t)
 {
+	uint8_t kind = REC_WRITE_FOLDS;
+
+	if (f->recording)
+		recording_put(f->recording, &kind, 1);
+	trace_write_folds(t);
+}
+
+static void take_fold(struct folds *f, struct trace *t, const union drain_key *k,
+		      const union drain_val *v)
+{
+	fold_to(f, t, &k->fold, &v->fold);
+}
+
+static void take_name(struct folds *f, struct trace *t, const union drain_key *k,
+		      const union drain_val *v)
+{
+	if (f->recording && *f->recording) {
+		struct rec_name r = { .kind = REC_NAME, .pid = k->name.tgid, .dev = k->name.dev,
+				      .ino = k->name.ino };
+
+		memcpy(r.path, v->path, sizeof(r.path));
+		recording_put(f->recording, &r, sizeof(r));
+	}
 	trace_name_file(t, k->name.tgid, k->name.dev, k->name.ino, v->path, sizeof(v->path));
 }
 
@@ -69,14 +102,14 @@ void folds_tick(struct folds *f, struct trace *t, uint64_t now_ns)
 	/* a hook that read the old number is done within microseconds */
 	nanosleep(&grace, NULL);
 	/* names first: the totals may charge those files */
-	drain(f->names_fd, t, take_name);
-	drain(f->map_fd[old], t, take_fold);
-	trace_write_folds(t);
+	drain(f, f->names_fd, t, take_name);
+	drain(f, f->map_fd[old], t, take_fold);
+	write_folds(f, t);
 }
 
 /* Entries of one process: its threads have all exited, so none is
  * added to while it is taken. */
-static void drain_process(int fd, struct trace *t, uint32_t pid)
+static void drain_process(struct folds *f, int fd, struct trace *t, uint32_t pid)
 {
 	struct dft_fold_key key, next;
 	struct dft_fold val;
@@ -86,7 +119,7 @@ static void drain_process(int fd, struct trace *t, uint32_t pid)
 		key = next;
 		more = bpf_map_get_next_key(fd, &key, &next) == 0;
 		if (key.tgid == pid && bpf_map_lookup_and_delete_elem(fd, &key, &val) == 0)
-			trace_fold(t, &key, &val);
+			fold_to(f, t, &key, &val);
 	}
 }
 
@@ -97,7 +130,7 @@ void folds_process_ended(void *ctx, struct trace *t, uint32_t pid)
 	/* only the map being filled can hold some, and only if a total
 	 * was made there since the last flip: usually none */
 	if (*(volatile uint32_t *)f->made)
-		drain_process(f->map_fd[*f->gen & 1], t, pid);
+		drain_process(f, f->map_fd[*f->gen & 1], t, pid);
 }
 
 bool folds_lost_name(void *ctx, const struct dft_name_key *k, char *path, size_t size)
@@ -115,13 +148,18 @@ bool folds_lost_name(void *ctx, const struct dft_name_key *k, char *path, size_t
 static void take_kept(struct folds *f, struct trace *t, const struct dft_kept_head *k,
 		      const struct dft_task *st)
 {
-	if (st->nbatch)
-		trace_handle_record(t, (void *)st->batch, (st->nbatch < DFT_IO_BATCH ?
-						   st->nbatch : DFT_IO_BATCH) * sizeof(struct dft_io));
+	if (st->nbatch) {
+		uint32_t size = (st->nbatch < DFT_IO_BATCH ? st->nbatch : DFT_IO_BATCH) *
+				sizeof(struct dft_io);
+
+		if (f->recording)
+			recording_put(f->recording, st->batch, size);
+		trace_handle_record(t, (void *)st->batch, size);
+	}
 	if (f->rings)
 		liverings_take(f->rings, t, k, st);
 	if (st->acc.used)
-		trace_fold(t, &st->acc.key, &st->acc.fold);
+		fold_to(f, t, &st->acc.key, &st->acc.fold);
 }
 
 void folds_finish(struct folds *f, struct trace *t)
@@ -130,9 +168,9 @@ void folds_finish(struct folds *f, struct trace *t)
 	struct dft_task st;
 	int fd;
 
-	drain(f->names_fd, t, take_name);
-	drain(f->map_fd[0], t, take_fold);
-	drain(f->map_fd[1], t, take_fold);
+	drain(f, f->names_fd, t, take_name);
+	drain(f, f->map_fd[0], t, take_fold);
+	drain(f, f->map_fd[1], t, take_fold);
 	/* an iterator, not a lookup per thread: before 6.9 a pidfd names
 	 * no thread but a process's first */
 	fd = f->kept_iter_fd >= 0 ? bpf_iter_create(f->kept_iter_fd) : -1;
@@ -141,5 +179,5 @@ void folds_finish(struct folds *f, struct trace *t)
 		take_kept(f, t, &k, &st);
 	if (fd >= 0)
 		close(fd);
-	trace_write_folds(t);
+	write_folds(f, t);
 }

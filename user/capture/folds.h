@@ -8,6 +8,7 @@
 #define CAPTURE_FOLDS_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include "correlate/trace.h"
 
 struct dftrace_bpf;
@@ -23,6 +24,7 @@ struct folds {
 	uint64_t interval_ns, next_ns;
 	/* the rings of live threads, read at the end; NULL: none */
 	const struct liverings *rings;
+	FILE **recording;	/* $DFTRACE_BPF_RECORD's, or NULL */
 };
 
 void folds_init(struct folds *f, struct dftrace_bpf *skel, int kept_iter_fd,

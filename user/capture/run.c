@@ -18,6 +18,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "capture/attach.h"
+#include "capture/recording.h"
 #include "capture/run.h"
 #include "correlate/trace.h"
 #include "dftrace.h"
@@ -61,14 +62,8 @@ bool run_stopped(void)
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct tracer *tr = ctx;
-	uint32_t n = size;
 
-	/* make bench's replay: the records as they came (4-byte size, data) */
-	if (tr->recording && (fwrite(&n, sizeof(n), 1, tr->recording) != 1 ||
-			      fwrite(data, size, 1, tr->recording) != 1)) {
-		fclose(tr->recording);
-		tr->recording = NULL;
-	}
+	recording_put(&tr->recording, data, size);
 	trace_handle_record(tr->trace, data, size);
 	return ++tr->batch < BATCH_RECORDS ? 0 : BATCH_FULL;
 }

@@ -163,6 +163,7 @@ static int load_and_attach(struct tracer *tr)
 	/* without --profile only overload folds: drained once a second */
 	folds_init(&tr->folds, tr->skel, bpf_link__fd(tr->kept_iter), tr->env.profile_s > 0 ?
 		   (uint64_t)(tr->env.profile_s * NS_PER_S) : NS_PER_S);
+	tr->folds.recording = &tr->recording;
 	probed_init(&tr->probed, &(struct probed_opts){
 				 .skel = tr->skel, .lazy = &tr->lazy, .annotations = tr->features.on[FEATURE_annotations],
 				 .gpu = tr->features.on[FEATURE_gpu], .verbose = tr->env.verbose,

@@ -63,6 +63,8 @@ int trace_new(struct trace **out, const struct trace_config *cfg)
 		return err;
 	}
 	t->writer.v2 = cfg->format == TRACE_V2;
+	if (cfg->clock_offset_ns)
+		t->writer.clock_offset_ns = cfg->clock_offset_ns;
 	t->writer.cfg = cfg->v2_cfg;
 	window_init(&t->window, cfg->steps);
 	t->writer.window = &t->window;

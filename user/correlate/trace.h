@@ -22,6 +22,10 @@ struct trace_config {
 	bool inline_paths;
 	enum trace_format format;	/* --format */
 	const char *v2_cfg;	/* v2's end: args.cfg's inside, or NULL */
+	/* CLOCK_REALTIME - CLOCK_MONOTONIC to write times with; 0: this
+	 * host's now. make bench's replay writes one recording twice with
+	 * the same times (and tests compare the two formats so). */
+	int64_t clock_offset_ns;
 	const char *cmdline;	/* what was traced, for start/end events */
 	struct sink *single;	/* -o: the one file */
 	struct outdir *outdir;	/* -D: a file per process */
