@@ -83,6 +83,9 @@ import sys
 import time
 import zlib
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import v2  # noqa: E402  DFTracer's format v2, read here as v1
+
 # Operations whose args.ret is a byte count.
 DATA_OPS = frozenset("""read write pread pwrite readv writev preadv pwritev
     sendfile copy_file_range splice mmap_read mmap_write
@@ -171,6 +174,21 @@ def read_bytes(path):
     return data, info
 
 
+def _first_is_v2(line):
+    try:
+        return v2.is_v2(json.loads(line))
+    except ValueError:
+        return False
+
+
+def _is_end_line(line):
+    try:
+        o = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(o, dict) and o.get("name") == "end" and o.get("cat") == "dftracer"
+
+
 class Trace:
     """One trace (or the merge of a -D directory of traces)."""
 
@@ -183,8 +201,9 @@ class Trace:
         self.hh = {}
         self.sh = {}
         self.errors = []      # strings: "file:line: problem"
-        self.complete = True  # every file ended with "]"
+        self.complete = True  # every file ended with "]" (v2: with its end)
         self.info = {}
+        self.formats = {}     # file -> "v1" or "v2"
 
     # -- loading ---------------------------------------------------------
     @classmethod
@@ -223,9 +242,13 @@ class Trace:
             self._err(name, "empty trace")
             self.complete = False
             return
-        if lines[0] != b"[":
+        fmt_v2 = lines[0] != b"[" and _first_is_v2(lines[0])
+        self.formats[path] = "v2" if fmt_v2 else "v1"
+        if lines[0] != b"[" and not fmt_v2:
             self._err(name + ":1", "first line is not '['")
         last = lines[-1]
+        if fmt_v2:  # no brackets: a whole file ends with its end record
+            last = b"]" if _is_end_line(last) else last
         file_complete = not (last != b"]" or info["truncated"]
                              or info["partial"])
         if not file_complete:
@@ -242,6 +265,9 @@ class Trace:
         for no, raw in enumerate(lines, 1):
             where = "%s:%d" % (name, no)
             if raw in (b"[", b"]"):
+                if fmt_v2:
+                    self._err(where, "%r in a v2 trace" % raw.decode())
+                    continue
                 if raw == b"]" and no != len(lines):
                     self._err(where, "']' before the last line")
                 if raw == b"[" and no != 1:
@@ -264,6 +290,12 @@ class Trace:
             if (SURROGATE_ESC.search(text) and
                     any(_has_lone_surrogate(s) for s in _walk_strings(obj))):
                 self._err(where, "string with a lone UTF-16 surrogate")
+            if fmt_v2:
+                for p in v2.check(obj, len(raw)):
+                    self._err(where, p)
+                if obj.get("ph") == v2.COUNTER:
+                    continue  # a time series sample, not an event
+                obj = v2.v1_view(obj)
             obj["_where"] = where
             self.objects.append(obj)
             ph = obj.get("ph")
@@ -331,8 +363,11 @@ class Trace:
             return
         args = args or {}
         # every X event of a process has an id of its own, start and end too
+        # (not v2's aggregated records: an id is a complete record's)
         i = ev.get("id")
-        if not isinstance(i, int) or i < 1:
+        if ev.get("aggregated") and i is None:
+            pass
+        elif not isinstance(i, int) or i < 1:
             self._err(where, "id is not a positive integer")
         elif i in ids[ev.get("pid")]:
             self._err(where, "id %d repeated in pid %s"
