@@ -77,6 +77,24 @@ plant_and_clean() {
 	plant_and_clean starved fed input_bound '(x["evidence"]["calls"], x["evidence"]["hits"]) == (9, 9)'
 }
 
+@test "findings: a pass over a mapped file that faults each page in from storage is page_cache_misses, its cost within 10%; the same pass cached, none" {
+	require_feature mmap_read page_misses
+	plants cold warm
+	findings_json --findings-min-share 1
+	"$PY" - "$T/f.json" "$TRUTH" <<-'EOF'
+	import json, sys
+	found = json.load(open(sys.argv[1]))["findings"]
+	p = [l.rstrip("\n").split("\t") for l in open(sys.argv[2]) if l.startswith("planted\t")]
+	cold = [x for x in p if x[1] == "page_cache_misses"]
+	assert len(cold) == 1 and len(found) == 1, (p, found)
+	x, want = found[0], int(cold[0][3])
+	assert (x["rule"], x["where"]) == ("page_cache_misses", {"file": cold[0][2]}), x
+	assert x["evidence"]["misses"] == 2048, x
+	assert abs(x["ns"] - want) <= 0.1 * want, (x["ns"], want)
+	print("# %d ns, the workload's %d" % (x["ns"], want))
+	EOF
+}
+
 @test "findings: of four ranks, the one whose I/O takes three times the others' is rank_imbalance, its time past the median within 10%" {
 	"$WL/findings" "$D" prepare
 	for r in 0 1 2 3; do

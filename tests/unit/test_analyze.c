@@ -774,6 +774,22 @@ static void check_findings_rules(void)
 		    "input_bound: 2 steps, fewer than 3: none");
 	CHECK_STREQ(found(loader_plant("ld4.pfw", "fetch.block", 3, 90), 0.01), "",
 		    "input_bound: the loop's body (fetch.block) is no wait: none");
+	static const char *const mapped =
+		"{'name':'mmap_read','cat':'POSIX','pid':1,'tid':1,'ph':'X','ts':0,'dur':300,'args':{'ret':1048576,'fname':'/m','offset':0,'pages':256,'misses':%d}}\n"
+		"{'name':'mmap_read','cat':'POSIX','pid':1,'tid':1,'ph':'X','ts':300,'dur':100,'args':{'ret':1048576,'fname':'/m','offset':1048576,'pages':256,'misses':0}}\n"
+		"{'name':'end','cat':'x','pid':1,'tid':1,'ph':'X','ts':0,'dur':1000}\n";
+
+	snprintf(text, sizeof(text), mapped, 16);
+	CHECK_STREQ(found(trace("mm1.pfw", text), 0.3), "page_cache_misses /m",
+		    "page_cache_misses: a run of mapped reads that read 16 pages from storage, "
+		    "300 us of 1 ms");
+	snprintf(text, sizeof(text), mapped, 15);
+	CHECK_STREQ(found(trace("mm2.pfw", text), 0.01), "",
+		    "page_cache_misses: 15 pages from storage, fewer than 16: none");
+	snprintf(text, sizeof(text), mapped, 256);
+	CHECK_STREQ(found(trace("mm3.pfw", text), 0.31), "",
+		    "page_cache_misses: 300 us of 1 ms, under a 31%% share (the cached run's "
+		    "100 us not counted): none");
 	CHECK_STREQ(ranks(4, 201), "rank 3 101000",
 		    "rank_imbalance: 201 us of I/O against the median's 100: 101 us past it");
 	CHECK_STREQ(ranks(4, 200), "", "rank_imbalance: twice the median: none");

@@ -21,6 +21,10 @@
  *   serial     32 times: 3 ms of compute (a region cat "compute"), then a
  *              1 MiB read of DIR/serial.dat, O_DIRECT (WHERE: the comm)
  *   overlapped the same reads, each inside a compute region
+ *   cold       DIR/cold.dat (8 MiB, not cached) mapped with MADV_RANDOM
+ *              (no read-ahead) and read a byte a page, in order: each
+ *              fault reads its page from storage
+ *   warm       the same pass again, every page cached
  * Prints, per plant, "planted\tRULE\tWHERE\tNS\tCALLS\tPREEMPTED" (WHERE
  * the file, phase or process, NS the time of the calls the rule should
  * count, PREEMPTED that of those of them during which the scheduler
@@ -32,6 +36,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -268,6 +273,34 @@ static void loader(const char *rule, int wait_ms, int compute_ms)
 	planted(rule, where, &a, 9);
 }
 
+/* A pass over DIR/cold.dat through a mapping, a byte a page, in phase
+ * plant/NAME. Timed whole, preemptions too: a run of faults, which the
+ * trace times from its first fault to its last, holds the waits for the
+ * CPU between them as the loop does, so none is left out of either. */
+static void mapped_pass(const char *name, const char *rule)
+{
+	char *p = wl_path(dir, "cold.dat");
+	int fd = wl_ok(open(p, O_RDONLY), p);
+	size_t size = 8 << 20;
+	volatile unsigned char *m = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+	struct acc a = { 0 };
+	unsigned sum = 0;
+	long long t0;
+
+	if (m == MAP_FAILED || madvise((void *)m, size, MADV_RANDOM))
+		wl_die("mmap %s", p);
+	DFT_USDT_REGION_BEGIN("plant", name);
+	t0 = now_ns();
+	for (size_t off = 0; off < size; off += 4096)
+		sum += m[off];
+	a.ns = now_ns() - t0;
+	DFT_USDT_REGION_END("plant", name);
+	munmap((void *)m, size);
+	close(fd);
+	planted(rule, p, &a, (int)(size / 4096) + (int)(sum & 0));
+	free(p);
+}
+
 /* The files the plants read, made and synced (untraced: its writes and
  * syncs are no plant's). */
 static void prepare(void)
@@ -278,6 +311,7 @@ static void prepare(void)
 	free(make_file("midsize.dat", 256LL * (128 << 10)));
 	free(make_file("random.dat", 256LL * BLOCK));
 	free(make_file("clean.dat", 64LL * BLOCK));
+	free(make_file("cold.dat", 8LL * BLOCK));
 }
 
 /* A checkpoint: 64 MiB written and synced, in phase plant/ckpt. */
@@ -303,7 +337,7 @@ int main(int argc, char **argv)
 {
 	if (argc < 3)
 		wl_die("usage: findings DIR prepare|small|midsize|random|meta|ckpt|reread|"
-		       "starved|fed|serial|overlapped|clean...");
+		       "starved|fed|serial|overlapped|clean|cold|warm...");
 	dir = argv[1];
 	if (posix_memalign((void **)&abuf, 4096, BLOCK))
 		wl_die("posix_memalign");
@@ -335,6 +369,10 @@ int main(int argc, char **argv)
 			steps(true);
 		else if (!strcmp(w, "clean"))
 			reads("clean", "none", "clean.dat", 64, BLOCK, false);
+		else if (!strcmp(w, "cold"))
+			mapped_pass("cold", "page_cache_misses");
+		else if (!strcmp(w, "warm"))
+			mapped_pass("warm", "none");
 		else
 			wl_die("findings: no plant '%s'", w);
 	}

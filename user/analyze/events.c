@@ -216,6 +216,10 @@ static void read_args(struct ev_input *in, const struct rec *e, struct ev *out,
 		case 'n':
 			rec_fine_member(k, v, fine);
 			break;
+		case 'm':
+			if (SPAN_IS(k, "misses") && (!js_int(v, &out->misses) || out->misses < 0))
+				out->misses = 0;
+			break;
 		case 'f':
 			if (SPAN_IS(k, "fname"))
 				js_string(v, &out->file);

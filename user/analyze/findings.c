@@ -21,6 +21,7 @@ static const char *const rule_names[RULE__COUNT] = {
 	[RULE_REPEATED_READS] = "repeated_reads",
 	[RULE_INPUT_BOUND] = "input_bound",
 	[RULE_RANK_IMBALANCE] = "rank_imbalance",
+	[RULE_PAGE_CACHE_MISSES] = "page_cache_misses",
 };
 
 static const char *const advice[RULE__COUNT] = {
@@ -44,6 +45,9 @@ static const char *const advice[RULE__COUNT] = {
 	[RULE_RANK_IMBALANCE] = "give the rank's data a fair share (shard sizes, a file "
 				"system's hot spot, its node's storage), or check what else "
 				"that node runs",
+	[RULE_PAGE_CACHE_MISSES] = "let the kernel read ahead (no MADV_RANDOM; MADV_SEQUENTIAL "
+				   "or MADV_WILLNEED before the pass), read the file in large "
+				   "blocks instead of faulting it in, or keep it cached",
 };
 
 const char *finding_rule_name(enum finding_rule r)
@@ -145,6 +149,15 @@ static void add_data(struct findings *f, uint16_t input, const struct ev *e,
 		file->small_calls += e->calls;
 		units_add(&file->small_ns, dur);
 		units_add(&file->small_bytes, e->bytes);
+	}
+	if (SPAN_IS(e->name, "mmap_read")) {
+		file->map_runs += e->calls;
+		if (e->misses > 0) {
+			file->miss_runs += e->calls;
+			units_add(&file->miss_ns, dur);
+			units_add(&file->miss_bytes, e->bytes);
+			units_add(&file->misses, e->misses);
+		}
 	}
 	if (e->offset < 0 || e->calls != 1)
 		return;
@@ -294,6 +307,11 @@ static int judge_file(struct findings *f, const struct finding_key *k, int64_t w
 		rc = judge(f, RULE_RANDOM_ACCESS, named(AT_FILE, k->name), k->jump_ns,
 			   (struct finding_evidence){ .calls = k->pos_calls, .hits = k->jumps,
 						      .hit_bytes = k->jump_bytes }, wall_ns);
+	if (!rc && k->misses >= FINDINGS_MIN_CALLS)
+		rc = judge(f, RULE_PAGE_CACHE_MISSES, named(AT_FILE, k->name), k->miss_ns,
+			   (struct finding_evidence){ .calls = k->map_runs, .hits = k->miss_runs,
+						      .hit_bytes = k->miss_bytes,
+						      .misses = k->misses }, wall_ns);
 	return rc;
 }
 

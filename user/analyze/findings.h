@@ -30,6 +30,10 @@
  *   rank_imbalance   of 3 ranks or more, one whose I/O time is more than
  *                    twice the median rank's; cost: its time past the
  *                    median
+ *   page_cache_misses  a file's reads through a mapping that read at
+ *                    least 16 pages from storage (the page_misses
+ *                    feature's args.misses); cost: the time of the runs
+ *                    of faults that did
  *
  * One pass, memory bounded by the files and phases kept (FINDINGS_KEYS
  * of each; past them, not judged).
@@ -54,7 +58,7 @@ struct ev_input;
 enum finding_rule {
 	RULE_SMALL_IO, RULE_RANDOM_ACCESS, RULE_METADATA_HEAVY, RULE_CHECKPOINT_BLOCKING,
 	RULE_UNOVERLAPPED_IO, RULE_REPEATED_READS, RULE_INPUT_BOUND, RULE_RANK_IMBALANCE,
-	RULE__COUNT
+	RULE_PAGE_CACHE_MISSES, RULE__COUNT
 };
 
 const char *finding_rule_name(enum finding_rule r);
@@ -75,6 +79,9 @@ struct finding_evidence {
 				 * those bound, other_ns: all their waits) */
 	int64_t rank_ns;	/* rank_imbalance: the rank's I/O time (calls: the
 				 * ranks, other_ns: the median's) */
+	int64_t misses;		/* page_cache_misses: pages read from storage
+				 * (calls: the runs of faults, hits: those that
+				 * missed, hit_bytes: the bytes they mapped) */
 };
 
 struct finding {
@@ -96,6 +103,7 @@ struct finding_key {
 	int64_t pos_calls, jumps, jump_ns, jump_bytes;
 	int64_t meta_calls, meta_ns;
 	int64_t write_calls, write_ns, sync_calls, sync_ns;
+	int64_t map_runs, miss_runs, miss_ns, miss_bytes, misses;
 };
 
 struct findings {
