@@ -24,7 +24,9 @@ findings_json() {
 
 @test "findings: each planted problem is found with its file or phase, its cost within 10% of the workload's own timing; the clean and 128 KiB phases, and the untraced setup, have none" {
 	plants small midsize random meta ckpt reread clean
-	findings_json --findings-min-share 1
+	# 0.1%: the cached rereads cost 1.5% of the wall here, but under a
+	# loaded machine's slower metadata calls less than 1%
+	findings_json --findings-min-share 0.1
 	"$PY" - "$T/f.json" "$TRUTH" "$D" <<-'EOF'
 	import json, sys
 	found = json.load(open(sys.argv[1]))["findings"]
@@ -93,6 +95,15 @@ plant_and_clean() {
 	assert abs(x["ns"] - want) <= 0.1 * want, (x["ns"], want)
 	print("# %d ns, the workload's %d" % (x["ns"], want))
 	EOF
+}
+
+@test "findings: a checkpoint written and synced by a thread of its own while the training thread computes is no checkpoint_blocking" {
+	plants ckpt_async
+	findings_json --findings-min-share 1
+	grep -qP "^planted\tnone\tplant/ckpt_async\t[1-9]" "$TRUTH"
+	run tpy events "$TRACE" --name fsync --fields args.phase
+	expect_eq "the checkpoint's sync, traced in its phase" "$output" "ckpt_async"
+	expect_eq "findings" "$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["findings"])' "$T/f.json")" "[]"
 }
 
 @test "findings: of four ranks, the one whose I/O takes three times the others' is rank_imbalance, its time past the median within 10%" {

@@ -13,6 +13,8 @@
  *   meta       1000 times: mkdir DIR/meta/dN, creat dN/f, write 1 byte,
  *              close, stat, unlink, rmdir (6000 metadata calls)
  *   ckpt       64 writes of 1 MiB to DIR/ckpt.dat and an fsync
+ *   ckpt_async the same from a thread of its own (phase plant/ckpt_async)
+ *              while the main thread computes (a compute region over it)
  *   clean      64 reads of 1 MiB in order of DIR/clean.dat, O_DIRECT
  *   reread     DIR/reread.dat (8 MiB) read whole 32 times, in 1 MiB reads
  *   starved    10 steps: the data loader's wait (dataloader/fetch, 4 ms
@@ -32,6 +34,7 @@
  * each: no record of each call, whose writes would be I/O too.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -314,30 +317,59 @@ static void prepare(void)
 	free(make_file("cold.dat", 8LL * BLOCK));
 }
 
-/* A checkpoint: 64 MiB written and synced, in phase plant/ckpt. */
+/* A checkpoint: 64 MiB written and synced, in phase plant/NAME (a
+ * literal: the probe's argument), timed into a. */
+#define CHECKPOINT(name, a)                                                   \
+	do {                                                                  \
+		char *p_ = wl_path(dir, name ".dat");                         \
+		long fd_;                                                     \
+		DFT_USDT_REGION_BEGIN("plant", name);                         \
+		fd_ = wl_ok(open(p_, O_CREAT | O_WRONLY | O_TRUNC, 0644), p_); \
+		for (int i_ = 0; i_ < 64; i_++)                               \
+			if (TIMED((a), write(fd_, abuf, BLOCK)) != BLOCK)     \
+				wl_die("write %s", p_);                       \
+		wl_ok(TIMED((a), fsync(fd_)), "fsync");                       \
+		close(fd_);                                                   \
+		DFT_USDT_REGION_END("plant", name);                           \
+		free(p_);                                                     \
+	} while (0)
+
 static void ckpt(void)
 {
-	char *p = wl_path(dir, "ckpt.dat");
 	struct acc a = { 0 };
-	long fd;
 
-	DFT_USDT_REGION_BEGIN("plant", "ckpt");
-	fd = wl_ok(open(p, O_CREAT | O_WRONLY | O_TRUNC, 0644), p);
-	for (int i = 0; i < 64; i++)
-		if (TIMED(&a, write(fd, abuf, BLOCK)) != BLOCK)
-			wl_die("write %s", p);
-	wl_ok(TIMED(&a, fsync(fd)), "fsync");
-	close(fd);
-	DFT_USDT_REGION_END("plant", "ckpt");
+	CHECKPOINT("ckpt", &a);
 	planted("checkpoint_blocking", "plant/ckpt", &a, 65);
-	free(p);
+}
+
+static void *ckpt_thread(void *a)
+{
+	CHECKPOINT("ckpt_async", (struct acc *)a);
+	return NULL;
+}
+
+/* The checkpoint from a thread of its own while the main thread computes
+ * (busy until the thread is done): no stall. */
+static void ckpt_async(void)
+{
+	struct acc a = { 0 };
+	volatile unsigned long x = 0;
+	pthread_t t;
+
+	DFT_USDT_REGION_BEGIN("compute", "forward");
+	if (pthread_create(&t, NULL, ckpt_thread, &a))
+		wl_die("pthread_create");
+	while (pthread_tryjoin_np(t, NULL))
+		x++;
+	DFT_USDT_REGION_END("compute", "forward");
+	planted("none", "plant/ckpt_async", &a, 65);
 }
 
 int main(int argc, char **argv)
 {
 	if (argc < 3)
 		wl_die("usage: findings DIR prepare|small|midsize|random|meta|ckpt|reread|"
-		       "starved|fed|serial|overlapped|clean|cold|warm...");
+		       "starved|fed|serial|overlapped|clean|cold|warm|ckpt_async...");
 	dir = argv[1];
 	if (posix_memalign((void **)&abuf, 4096, BLOCK))
 		wl_die("posix_memalign");
@@ -357,6 +389,8 @@ int main(int argc, char **argv)
 			meta();
 		else if (!strcmp(w, "ckpt"))
 			ckpt();
+		else if (!strcmp(w, "ckpt_async"))
+			ckpt_async();
 		else if (!strcmp(w, "reread"))
 			reread();
 		else if (!strcmp(w, "starved"))

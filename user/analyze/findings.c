@@ -113,6 +113,7 @@ static struct finding_key *key_of(struct findings *f, struct hmap *m, const char
 		f->err = -ENOMEM;
 		return NULL;
 	}
+	k->id = ++f->keys;
 	return k;
 }
 
@@ -224,6 +225,7 @@ void findings_add(struct findings *f, const struct ev_input *in, uint16_t input,
 	int64_t dur = e->end - e->start;
 	char name[4096];
 
+	f->tag = 0;
 	if (e->kind == EV_COMPUTE)
 		name_process(f, in, input, e->pid);
 	if (e->kind == EV_REGION) {
@@ -243,12 +245,15 @@ void findings_add(struct findings *f, const struct ev_input *in, uint16_t input,
 		return;
 	if (e->bytes_kind != SC_BYTES_NONE) {
 		add_data(f, input, e, file, phase, dur);
+		if (e->bytes_kind == SC_BYTES_WRITE)
+			f->tag = phase->id;
 	} else if (is_metadata(e->name)) {
 		phase->meta_calls += e->calls;
 		units_add(&phase->meta_ns, dur);
 	} else if (is_sync(e->name)) {
 		phase->sync_calls += e->calls;
 		units_add(&phase->sync_ns, dur);
+		f->tag = phase->id;
 	}
 }
 
@@ -315,9 +320,20 @@ static int judge_file(struct findings *f, const struct finding_key *k, int64_t w
 	return rc;
 }
 
-static int judge_phase(struct findings *f, const struct finding_key *k, int64_t wall_ns)
+/* A phase's writes and syncs: their time while no compute of their
+ * process ran (all of it without the overlap, or compute). */
+static int64_t blocked_ns(const struct finding_key *k, const struct overlap *o)
 {
-	int64_t blocked = k->write_ns;
+	int64_t all = k->write_ns;
+
+	units_add(&all, k->sync_ns);
+	return o ? overlap_tag_ns(o, k->id) : all;
+}
+
+static int judge_phase(struct findings *f, const struct finding_key *k, int64_t wall_ns,
+		       const struct overlap *o)
+{
+	int64_t blocked = blocked_ns(k, o);
 	int rc = 0;
 
 	if (k->meta_calls && k->meta_ns > k->data_ns)
@@ -325,7 +341,6 @@ static int judge_phase(struct findings *f, const struct finding_key *k, int64_t 
 			   (struct finding_evidence){ .calls = k->meta_calls + k->data_calls,
 						      .hits = k->meta_calls, .other_ns = k->data_ns },
 			   wall_ns);
-	units_add(&blocked, k->sync_ns);
 	if (!rc && k->sync_calls)
 		rc = judge(f, RULE_CHECKPOINT_BLOCKING, named(AT_PHASE, k->name), blocked,
 			   (struct finding_evidence){ .calls = k->write_calls + k->sync_calls,
@@ -431,7 +446,7 @@ int findings_finish(struct findings *f, int64_t wall_ns, const struct overlap *o
 		rc = judge_file(f, (void *)(uintptr_t)v, wall_ns);
 	it = 0;
 	while (!rc && hmap_next(&f->phases, &it, &key, &v))
-		rc = judge_phase(f, (void *)(uintptr_t)v, wall_ns);
+		rc = judge_phase(f, (void *)(uintptr_t)v, wall_ns, o);
 	it = 0;
 	while (!rc && hmap_next(&f->rereads.keys, &it, &key, &v))
 		rc = judge_rereads(f, (void *)(uintptr_t)v, wall_ns);

@@ -18,6 +18,7 @@
  *   checkpoint_blocking  a phase that syncs what it writes (fsync,
  *                    fdatasync, msync, sync_file_range): its thread waits
  *                    for the device; cost: its writes' and syncs' time
+ *                    while no compute region of their process ran
  *   unoverlapped_io  a process with compute regions whose I/O runs while
  *                    none of them does (analyze/overlap.h); cost: that
  *                    I/O's time
@@ -98,6 +99,7 @@ struct finding {
 /* A file's or a phase's figures while the events come. */
 struct finding_key {
 	char *name;		/* unescaped */
+	uint32_t id;		/* from 1: a phase's writes' and syncs' overlap tag */
 	int64_t data_calls, data_ns;
 	int64_t small_calls, small_ns, small_bytes;
 	int64_t pos_calls, jumps, jump_ns, jump_bytes;
@@ -115,6 +117,8 @@ struct findings {
 	struct loader_waits loader;
 	struct hmap rank_io;		/* rank -> its I/O's ns */
 	uint64_t dropped;		/* keys past FINDINGS_KEYS */
+	uint32_t keys;			/* made so far: the last id */
+	uint32_t tag;			/* the last event's overlap tag, or 0 */
 	struct finding *list;		/* after findings_finish: by ns, longest first */
 	uint32_t n, cap;
 	int err;
@@ -123,6 +127,12 @@ struct findings {
 void findings_init(struct findings *f, double min_share);
 void findings_add(struct findings *f, const struct ev_input *in, uint16_t input,
 		  const struct ev *e);
+/* The tag the event findings_add was just given goes into the overlap
+ * with (analyze/overlap.h): its phase's, if it is a write or a sync. */
+static inline uint32_t findings_overlap_tag(const struct findings *f)
+{
+	return f->tag;
+}
 struct overlap;
 /* Judges what was seen against a wall time of wall_ns, and the processes'
  * overlap of I/O and compute: 0 or -ENOMEM. */

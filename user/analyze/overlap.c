@@ -11,17 +11,21 @@
  * (it still covers the calls not yet settled). */
 #define WINDOW 65536
 
+/* The tag of a compute region's interval: an I/O call's is below it. */
+#define COMPUTE UINT32_MAX
+
 /* 24 bytes: the window is the sweep's working set */
 struct interval {
 	int64_t start, end;
 	uint32_t proc;		/* index in o->by_index */
-	uint32_t compute;
+	uint32_t tag;		/* COMPUTE, or an I/O call's tag (0: none) */
 };
 
 /* An I/O call whose end the sweep has not passed: its part not yet known
  * to be covered. */
 struct pending_io {
 	int64_t start, end, covered;
+	uint32_t tag;
 };
 
 struct overlap_proc {
@@ -66,8 +70,17 @@ static void settle(struct overlap *o, struct overlap_proc *p, int64_t now, bool 
 		struct pending_io *io = &p->io[i];
 
 		if (all || io->end <= now) {
-			units_add(&o->unoverlapped, io->end - io->start - io->covered);
-			units_add(&p->fig.unoverlapped_ns, io->end - io->start - io->covered);
+			int64_t open = io->end - io->start - io->covered;
+			uint64_t was = 0;
+
+			units_add(&o->unoverlapped, open);
+			units_add(&p->fig.unoverlapped_ns, open);
+			if (io->tag && open) {
+				hmap_get(&o->tags, io->tag, &was);
+				units_add((int64_t *)&was, open);
+				if (hmap_put(&o->tags, io->tag, was))
+					o->err = -ENOMEM;
+			}
 		} else
 			p->io[kept++] = *io;
 	}
@@ -91,7 +104,7 @@ static int sweep_one(struct overlap *o, const struct interval *iv)
 	else
 		o->sweep = iv->start;
 	settle(o, p, iv->start, false);
-	if (iv->compute) {
+	if (iv->tag == COMPUTE) {
 		if (iv->start > p->seg_end) /* a new stretch */
 			p->seg_start = p->seg_end = iv->start;
 		from = iv->start > p->seg_end ? iv->start : p->seg_end;
@@ -105,7 +118,7 @@ static int sweep_one(struct overlap *o, const struct interval *iv)
 	}
 	{
 		struct pending_io io = { iv->start, iv->end,
-					 cut(iv->start, iv->end, p->seg_start, p->seg_end) };
+					 cut(iv->start, iv->end, p->seg_start, p->seg_end), iv->tag };
 
 		return VEC_PUSH(p->io, p->n, p->cap, io);
 	}
@@ -149,17 +162,16 @@ static int sweep_oldest(struct overlap *o)
 	return sweep_one(o, &first);
 }
 
-int overlap_add(struct overlap *o, uint64_t proc, int64_t start, int64_t end,
-		bool compute)
+static int add(struct overlap *o, uint64_t proc, int64_t start, int64_t end, uint32_t tag)
 {
 	int64_t idx = proc_index(o, proc);
-	struct interval iv = { start, end < start ? start : end, idx, compute };
+	struct interval iv = { start, end < start ? start : end, idx, tag };
 	uint32_t i;
 
 	if (idx < 0)
 		return idx;
-	units_add(compute ? &o->by_index[idx]->fig.compute_ns : &o->by_index[idx]->fig.io_ns,
-		  iv.end - iv.start);
+	units_add(tag == COMPUTE ? &o->by_index[idx]->fig.compute_ns :
+				   &o->by_index[idx]->fig.io_ns, iv.end - iv.start);
 	if (o->n == WINDOW) { /* full: the oldest of it and iv goes */
 		if (earlier(&iv, &o->heap[0]))
 			return sweep_one(o, &iv);
@@ -176,6 +188,17 @@ int overlap_add(struct overlap *o, uint64_t proc, int64_t start, int64_t end,
 	return 0;
 }
 
+int overlap_add_compute(struct overlap *o, uint64_t proc, int64_t start, int64_t end)
+{
+	return add(o, proc, start, end, COMPUTE);
+}
+
+int overlap_add_io(struct overlap *o, uint64_t proc, int64_t start, int64_t end,
+		   uint32_t tag)
+{
+	return add(o, proc, start, end, tag < COMPUTE ? tag : 0);
+}
+
 int overlap_finish(struct overlap *o)
 {
 	int rc = 0;
@@ -184,7 +207,15 @@ int overlap_finish(struct overlap *o)
 		rc = sweep_oldest(o);
 	for (uint32_t i = 0; i < o->nprocs; i++)
 		settle(o, o->by_index[i], 0, true);
-	return rc;
+	return rc ? rc : o->err;
+}
+
+int64_t overlap_tag_ns(const struct overlap *o, uint32_t tag)
+{
+	uint64_t ns = 0;
+
+	hmap_get(&o->tags, tag, &ns);
+	return (int64_t)ns;
 }
 
 struct overlap_figures overlap_proc_figures(const struct overlap *o, uint32_t i)
@@ -194,6 +225,7 @@ struct overlap_figures overlap_proc_figures(const struct overlap *o, uint32_t i)
 
 void overlap_free(struct overlap *o)
 {
+	hmap_free(&o->tags);
 	free(o->heap);
 	for (uint32_t i = 0; i < o->nprocs; i++) {
 		free(o->by_index[i]->io);

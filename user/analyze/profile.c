@@ -353,7 +353,7 @@ static int count_in_headline(struct profile *p, const struct ev_input *in,
 	if (rank >= 0 && hmap_add(&p->ranks, rank, 0) == 1)
 		h->ranks++;
 	if (e->kind == EV_COMPUTE)
-		return overlap_add(&p->overlap, proc, e->start, e->end, true);
+		return overlap_add_compute(&p->overlap, proc, e->start, e->end);
 	if (e->kind != EV_IO)
 		return 0;
 	units_add(&h->io_time, dur);
@@ -374,7 +374,8 @@ static int count_in_headline(struct profile *p, const struct ev_input *in,
 	}
 	if (e->bytes_kind != SC_BYTES_NONE)
 		units_add(&h->data_time, dur);
-	return overlap_add(&p->overlap, proc, e->start, e->end, false);
+	return overlap_add_io(&p->overlap, proc, e->start, e->end,
+			      p->find ? findings_overlap_tag(&p->findings) : 0);
 }
 
 int profile_add(struct profile *p, const struct ev_input *in, uint16_t input,
