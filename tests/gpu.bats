@@ -39,12 +39,14 @@ release() {
 	rm -f "$WL_CTL/loaded"
 }
 
-# gpu_traced PROGRAM MODE [TRACER OPT...]: trace PROGRAM MODE $D 3 2,
+# gpu_traced PROGRAM MODE [TRACER OPT...]: trace PROGRAM MODE $D 3 2 (or
+# $GPUJOB_SIZES: NCOPIES NLAUNCH),
 # released once its libraries are probed; the tracer must exit 0.
 gpu_traced() {
 	local prog=$1 mode=$2
 	shift 2
-	GPUJOB_HOLD=1 "$DFT" -v -o "$TRACE" "$@" -- "$prog" "$mode" "$D" 3 2 \
+	# shellcheck disable=SC2086 # two numbers
+	GPUJOB_HOLD=1 "$DFT" -v -o "$TRACE" "$@" -- "$prog" "$mode" "$D" ${GPUJOB_SIZES:-3 2} \
 		>>"$TRUTH" 2>"$T/dft.err" &
 	DFT_PID=$!
 	BG_PIDS+=("$DFT_PID")
@@ -52,6 +54,15 @@ gpu_traced() {
 	release
 	await "$DFT_PID" 60
 	[ "$AWAIT_STATUS" = 0 ] || { sed 's/^/#   /' "$T/dft.err"; return 1; }
+}
+
+# gpu_findings MODE: gpujob MODE (starve or fed) of 16 reads traced into
+# $TRACE; summary --findings --json of it into $T/f.json
+gpu_findings() {
+	"$GPUJOB" input "$D" 1 16 >/dev/null
+	GPUJOB_SIZES="1 16" gpu_traced "$GPUJOB" "$1"
+	# the tracer's hold for the probes is part of the wall: any share
+	"$DFT" summary -q --findings --json --findings-min-share 0 "$TRACE" >"$T/f.json"
 }
 
 gpu_check() {
@@ -341,4 +352,23 @@ launches() {
 	# DFT_GPU_DEPTH (bpf/gpu.h): grid_x 20 is the outermost
 	expect_eq "launches traced" "$(launches)" "$(seq 5 20)"
 	expect_eq "launches lost" "$(tpy lost "$TRACE" --op gpu_call)" 4
+}
+
+@test "gpu: findings: reads while the GPU has nothing queued (after a stream sync, before the next launch) are gpu_waits_on_io, within 10%; the same reads while it runs, none" {
+	gpu_findings starve
+	"$PY" - "$T/f.json" "$TRUTH" <<-'EOF'
+	import json, sys
+	found = [x for x in json.load(open(sys.argv[1]))["findings"] if x["rule"] == "gpu_waits_on_io"]
+	p = [l.rstrip("\n").split("\t") for l in open(sys.argv[2]) if l.startswith("planted\t")]
+	assert len(p) == 1 and len(found) == 1, (p, found)
+	x, want = found[0], int(p[0][3])
+	assert x["where"] == {"process": p[0][2]}, (x, p)
+	assert abs(x["ns"] - want) <= 0.1 * want + int(p[0][5]), (x["ns"], p)
+	print("# %d ns, the workload's %d" % (x["ns"], want))
+	EOF
+	rm -f "$TRACE" "$TRUTH"
+	gpu_findings fed
+	grep -qP "^planted\tnone\tgpujob \[" "$TRUTH"
+	run "$PY" -c 'import json,sys; print([x for x in json.load(open(sys.argv[1]))["findings"] if x["rule"] == "gpu_waits_on_io"])' "$T/f.json"
+	expect_eq "gpu_waits_on_io when fed" "$output" "[]"
 }

@@ -809,6 +809,26 @@ static void check_findings_rules(void)
 	CHECK_STREQ(found(trace("mm3.pfw", text), 0.31), "",
 		    "page_cache_misses: 300 us of 1 ms, under a 31%% share (the cached run's "
 		    "100 us not counted): none");
+	static const char *const gpu =
+		"{'name':'process_name','ph':'M','pid':1,'args':{'name':'job'}}\n"
+		"{'name':'%s','cat':'CUDA_DRIVER_API','pid':1,'tid':1,'ph':'X','ts':0,'dur':10}\n"
+		"{'name':'read','cat':'POSIX','pid':1,'tid':2,'ph':'X','ts':%d,'dur':100,'args':{'ret':4096,'fname':'/d'}}\n"
+		"{'name':'cuLaunchKernel','cat':'CUDA_DRIVER_API','pid':1,'tid':1,'ph':'X','ts':200,'dur':5}\n"
+		"{'name':'read','cat':'POSIX','pid':1,'tid':2,'ph':'X','ts':300,'dur':100,'args':{'ret':4096,'fname':'/d'}}\n"
+		"{'name':'end','cat':'x','pid':1,'tid':1,'ph':'X','ts':0,'dur':1000}\n";
+
+	snprintf(text, sizeof(text), gpu, "cuStreamSynchronize", 20);
+	CHECK_STREQ(found(trace("gpu1.pfw", text), 0.09), "gpu_waits_on_io job [1]",
+		    "gpu_waits_on_io: a loader thread's 100 us read after the stream sync, "
+		    "before the next launch (the one after it, the GPU busy, not counted)");
+	snprintf(text, sizeof(text), gpu, "cuStreamSynchronize", 150);
+	CHECK_STREQ(found(trace("gpu2.pfw", text), 0.05), "gpu_waits_on_io job [1]",
+		    "gpu_waits_on_io: a read half in the gap: 50 us of 1 ms, over a 5%% share");
+	CHECK_STREQ(found(trace("gpu2.pfw", text), 0.06), "",
+		    "gpu_waits_on_io: the same, under a 6%% share: none");
+	snprintf(text, sizeof(text), gpu, "cuMemcpyHtoD_v2", 20);
+	CHECK_STREQ(found(trace("gpu3.pfw", text), 0.01), "",
+		    "gpu_waits_on_io: no wait for the device before the read: none");
 	CHECK_STREQ(ranks(4, 201), "rank 3 101000",
 		    "rank_imbalance: 201 us of I/O against the median's 100: 101 us past it");
 	CHECK_STREQ(ranks(4, 200), "", "rank_imbalance: twice the median: none");

@@ -16,6 +16,15 @@
  *          job: no library call before it (for -p)
  *   fork   a child, rank 2 of 4, runs the same job at the same time on its
  *          own file; "spawn" and "exit" records for it
+ *   input  DIR/input.dat, NLAUNCH MiB, written, synced and dropped from
+ *          the cache (untraced: for starve and fed)
+ *   starve NLAUNCH times: a launch of vecadd, a stream sync, then a 1 MiB
+ *          read of DIR/input.dat with O_DIRECT; a last launch and sync:
+ *          the GPU has nothing queued while the host reads. Prints
+ *          "planted\tgpu_waits_on_io\tgpujob [PID]\tNS\tCALLS\tPREEMPTED"
+ *          (the reads' time, and that of those the thread was preempted
+ *          in, as tests/workloads/findings.c does)
+ *   fed    the same, each read before the sync (the GPU busy): "none"
  * With $GPUJOB_HOLD set, it stops once the libraries are mapped (at exec,
  * or after the dlopen) until SIGUSR1: see hold_loaded().
  *
@@ -46,7 +55,9 @@
  * stand-in's.
  */
 #include <dlfcn.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <dftrace/usdt.h>
 #include "workload.h"
@@ -613,6 +624,95 @@ static void job(int rank, const char *dir, int ncopies, int nlaunch)
 	teardown(&j);
 }
 
+/* The reads' time, and that of those during which the thread was
+ * preempted (a wait for the CPU after a call is no part of it). */
+static long nivcsw(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_THREAD, &ru) ? 0 : ru.ru_nivcsw;
+}
+
+static void *input_buffer(void)
+{
+	void *buf;
+
+	if (posix_memalign(&buf, 4096, 1 << 20))
+		wl_die("posix_memalign");
+	memset(buf, 'i', 1 << 20);
+	return buf;
+}
+
+static void make_input(const char *dir, int n)
+{
+	char *p = wl_path(dir, "input.dat");
+	int fd = wl_ok(open(p, O_CREAT | O_WRONLY | O_TRUNC, 0644), p);
+	void *buf = input_buffer();
+
+	for (int i = 0; i < n; i++)
+		if (write(fd, buf, 1 << 20) != 1 << 20)
+			wl_die("write %s", p);
+	if (fsync(fd) || posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED))
+		wl_die("fsync %s", p);
+	close(fd);
+	free(buf);
+	free(p);
+}
+
+static void launch_vecadd(struct job *j)
+{
+	CUdeviceptr a = j->dbuf, b = j->dbuf2;
+	unsigned int len = 4096;
+	void *params[] = { &a, &b, &len };
+
+	launch_args(64, 1, 256, 1, 0, j->stream);
+	CU(cuLaunchKernel, -1, "vecadd", j->vecadd, 64, 1, 1, 256, 1, 1, 0, j->stream,
+	   params, NULL);
+}
+
+static void stream_sync(struct job *j)
+{
+	args("stream=0x%lx", H(j->stream));
+	CU(cuStreamSynchronize, -1, NULL, j->stream);
+}
+
+static void input_reads(const char *dir, int n, bool starve)
+{
+	struct job j = { .rank = 1 };
+	char *p = wl_path(dir, "input.dat");
+	long long ns = 0, preempted = 0;
+	int fd = wl_ok(open(p, O_RDONLY | O_DIRECT), p);
+	void *buf = input_buffer();
+
+	load_api();
+	setup_cuda(&j);
+	for (int i = 0; i < n; i++) {
+		struct timespec t0, t1;
+		long sw;
+
+		launch_vecadd(&j);
+		if (starve)
+			stream_sync(&j);
+		sw = nivcsw();
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (pread(fd, buf, 1 << 20, (off_t)i << 20) != 1 << 20)
+			wl_die("pread %s", p);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		ns += (t1.tv_sec - t0.tv_sec) * 1000000000LL + t1.tv_nsec - t0.tv_nsec;
+		if (nivcsw() != sw)
+			preempted += (t1.tv_sec - t0.tv_sec) * 1000000000LL + t1.tv_nsec - t0.tv_nsec;
+		if (!starve)
+			stream_sync(&j);
+	}
+	launch_vecadd(&j); /* the next step's: the last gap ends */
+	stream_sync(&j);
+	close(fd);
+	wl_emit("planted\t%s\tgpujob [%d]\t%lld\t%d\t%lld\n",
+		starve ? "gpu_waits_on_io" : "none", wl_pid(), ns, n, preempted);
+	free(buf);
+	free(p);
+}
+
 static void run_forked(const char *dir, int ncopies, int nlaunch)
 {
 	pid_t child = fork();
@@ -641,7 +741,7 @@ int main(int argc, char **argv)
 
 	if (argc != 5 || (ncopies = atoi(argv[3])) < 1 || ncopies > MAX_COPIES ||
 	    (nlaunch = atoi(argv[4])) < 1 || nlaunch > MAX_LAUNCHES) {
-		fprintf(stderr, "usage: %s run|wait|fork DIR NCOPIES(1..%d) NLAUNCH(1..%d)\n",
+		fprintf(stderr, "usage: %s run|wait|fork|input|starve|fed DIR NCOPIES(1..%d) NLAUNCH(1..%d)\n",
 			argv[0], MAX_COPIES, MAX_LAUNCHES);
 		return 2;
 	}
@@ -655,6 +755,10 @@ int main(int argc, char **argv)
 		job(1, argv[2], ncopies, nlaunch);
 	} else if (strcmp(argv[1], "fork") == 0) {
 		run_forked(argv[2], ncopies, nlaunch);
+	} else if (strcmp(argv[1], "input") == 0) {
+		make_input(argv[2], nlaunch);
+	} else if (strcmp(argv[1], "starve") == 0 || strcmp(argv[1], "fed") == 0) {
+		input_reads(argv[2], nlaunch, argv[1][0] == 's');
 	} else {
 		fprintf(stderr, "%s: unknown mode '%s'\n", argv[0], argv[1]);
 		return 2;

@@ -22,6 +22,7 @@ static const char *const rule_names[RULE__COUNT] = {
 	[RULE_INPUT_BOUND] = "input_bound",
 	[RULE_RANK_IMBALANCE] = "rank_imbalance",
 	[RULE_PAGE_CACHE_MISSES] = "page_cache_misses",
+	[RULE_GPU_WAITS_ON_IO] = "gpu_waits_on_io",
 };
 
 static const char *const advice[RULE__COUNT] = {
@@ -45,6 +46,9 @@ static const char *const advice[RULE__COUNT] = {
 	[RULE_RANK_IMBALANCE] = "give the rank's data a fair share (shard sizes, a file "
 				"system's hot spot, its node's storage), or check what else "
 				"that node runs",
+	[RULE_GPU_WAITS_ON_IO] = "load the next batch while the GPU runs this one (data-loader "
+				 "workers, prefetching, pinned-memory copies on a side stream), "
+				 "and synchronize only when the result is needed",
 	[RULE_PAGE_CACHE_MISSES] = "let the kernel read ahead (no MADV_RANDOM; MADV_SEQUENTIAL "
 				   "or MADV_WILLNEED before the pass), read the file in large "
 				   "blocks instead of faulting it in, or keep it cached",
@@ -204,6 +208,26 @@ static void add_rank_io(struct findings *f, const struct ev_input *in, const str
 		f->err = -ENOMEM;
 }
 
+/* The GPU's gaps as a thread sees them: from the end of its wait for the
+ * device (nothing left queued) to its next launch, copy or collective;
+ * each gap goes into the overlap as the cover the process's data reads
+ * are measured against. */
+static void gpu_gap(struct findings *f, uint16_t input, const struct ev *e, uint64_t proc)
+{
+	uint64_t key = (uint64_t)input << 32 | e->tid, open;
+	int rc = 0;
+
+	if (e->gpu == GPU_WAIT) {
+		rc = hmap_put(&f->gpu_gap, key, (uint64_t)e->end + 1);
+	} else if (e->gpu != GPU_CALL && e->gpu != GPU_NONE && hmap_get(&f->gpu_gap, key, &open)) {
+		hmap_del(&f->gpu_gap, key, NULL);
+		if ((int64_t)open - 1 < e->start)
+			rc = overlap_add_compute(&f->gpu_idle, proc, (int64_t)open - 1, e->start);
+	}
+	if (rc)
+		f->err = rc;
+}
+
 /* e's phase, "cat/name" or "-", unescaped into buf: its length. */
 static size_t phase_name(const struct ev *e, char *buf, size_t size)
 {
@@ -228,6 +252,10 @@ void findings_add(struct findings *f, const struct ev_input *in, uint16_t input,
 	f->tag = 0;
 	if (e->kind == EV_COMPUTE)
 		name_process(f, in, input, e->pid);
+	if (e->kind == EV_GPU) {
+		name_process(f, in, input, e->pid);
+		gpu_gap(f, input, e, ev_process(in, input, e->pid));
+	}
 	if (e->kind == EV_REGION) {
 		loader_add(&f->loader, input, e);
 		if (SPAN_IS(e->cat, "dataloader"))
@@ -236,6 +264,9 @@ void findings_add(struct findings *f, const struct ev_input *in, uint16_t input,
 	if (e->kind != EV_IO)
 		return;
 	add_rank_io(f, in, e, dur);
+	if (e->bytes_kind == SC_BYTES_READ &&
+	    overlap_add_io(&f->gpu_idle, ev_process(in, input, e->pid), e->start, e->end, 0))
+		f->err = -ENOMEM;
 	phase = key_of(f, &f->phases, name, phase_name(e, name, sizeof(name)));
 	if (e->file.len)
 		file = key_of(f, &f->files, name, js_unescape(e->file, name, sizeof(name)));
@@ -381,6 +412,20 @@ static int judge_rereads(struct findings *f, const struct reread_key *k, int64_t
 		     wall_ns);
 }
 
+/* A process's data reads during its GPU's gaps: the overlap's I/O that
+ * the gaps covered. */
+static int judge_gpu_idle(struct findings *f, const struct overlap_figures *x, int64_t wall_ns)
+{
+	const char *name = hmap_get_ptr(&f->proc_names, x->proc);
+	int64_t in_gaps = x->io_ns - x->unoverlapped_ns;
+
+	if (!x->compute_ns || in_gaps <= 0 || !name)
+		return 0;
+	return judge(f, RULE_GPU_WAITS_ON_IO, named(AT_PROCESS, name), in_gaps,
+		     (struct finding_evidence){ .other_ns = x->io_ns, .idle_ns = x->compute_ns },
+		     wall_ns);
+}
+
 static int judge_loader(struct findings *f, const struct loader_proc *p, int64_t wall_ns)
 {
 	const char *name = hmap_get_ptr(&f->proc_names, p->proc);
@@ -442,6 +487,13 @@ int findings_finish(struct findings *f, int64_t wall_ns, const struct overlap *o
 
 		rc = judge_process(f, &x, wall_ns);
 	}
+	if (!rc)
+		rc = overlap_finish(&f->gpu_idle);
+	for (uint32_t i = 0; !rc && i < f->gpu_idle.nprocs; i++) {
+		struct overlap_figures x = overlap_proc_figures(&f->gpu_idle, i);
+
+		rc = judge_gpu_idle(f, &x, wall_ns);
+	}
 	while (!rc && hmap_next(&f->files, &it, &key, &v))
 		rc = judge_file(f, (void *)(uintptr_t)v, wall_ns);
 	it = 0;
@@ -479,6 +531,8 @@ void findings_free(struct findings *f)
 	rereads_free(&f->rereads);
 	loader_free(&f->loader);
 	hmap_free(&f->rank_io);
+	hmap_free(&f->gpu_gap);
+	overlap_free(&f->gpu_idle);
 	for (uint32_t i = 0; i < f->n; i++) {
 		free(f->list[i].file);
 		free(f->list[i].phase);

@@ -31,6 +31,11 @@
  *   rank_imbalance   of 3 ranks or more, one whose I/O time is more than
  *                    twice the median rank's; cost: its time past the
  *                    median
+ *   gpu_waits_on_io  a process whose data reads run while its GPU has
+ *                    nothing queued: after a thread's wait for the device
+ *                    (a synchronize) returned and before its next launch,
+ *                    copy or collective; cost: those reads' time in such
+ *                    gaps (analyze/overlap.h, the gaps as the cover)
  *   page_cache_misses  a file's reads through a mapping that read at
  *                    least 16 pages from storage (the page_misses
  *                    feature's args.misses); cost: the time of the runs
@@ -45,6 +50,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "analyze/loader.h"
+#include "analyze/overlap.h"
 #include "analyze/rereads.h"
 #include "lib/hmap.h"
 
@@ -59,7 +65,7 @@ struct ev_input;
 enum finding_rule {
 	RULE_SMALL_IO, RULE_RANDOM_ACCESS, RULE_METADATA_HEAVY, RULE_CHECKPOINT_BLOCKING,
 	RULE_UNOVERLAPPED_IO, RULE_REPEATED_READS, RULE_INPUT_BOUND, RULE_RANK_IMBALANCE,
-	RULE_PAGE_CACHE_MISSES, RULE__COUNT
+	RULE_PAGE_CACHE_MISSES, RULE_GPU_WAITS_ON_IO, RULE__COUNT
 };
 
 const char *finding_rule_name(enum finding_rule r);
@@ -83,6 +89,8 @@ struct finding_evidence {
 	int64_t misses;		/* page_cache_misses: pages read from storage
 				 * (calls: the runs of faults, hits: those that
 				 * missed, hit_bytes: the bytes they mapped) */
+	int64_t idle_ns;	/* gpu_waits_on_io: the GPU's gaps (other_ns:
+				 * the process's data reads) */
 };
 
 struct finding {
@@ -116,6 +124,8 @@ struct findings {
 	struct rereads rereads;
 	struct loader_waits loader;
 	struct hmap rank_io;		/* rank -> its I/O's ns */
+	struct hmap gpu_gap;		/* (input, tid) -> where its GPU gap began + 1 */
+	struct overlap gpu_idle;	/* data reads against the GPU's gaps */
 	uint64_t dropped;		/* keys past FINDINGS_KEYS */
 	uint32_t keys;			/* made so far: the last id */
 	uint32_t tag;			/* the last event's overlap tag, or 0 */
@@ -133,7 +143,6 @@ static inline uint32_t findings_overlap_tag(const struct findings *f)
 {
 	return f->tag;
 }
-struct overlap;
 /* Judges what was seen against a wall time of wall_ns, and the processes'
  * overlap of I/O and compute: 0 or -ENOMEM. */
 int findings_finish(struct findings *f, int64_t wall_ns, const struct overlap *o);

@@ -63,6 +63,12 @@ static void evidence_text(char *s, size_t n, const struct finding *x)
 			 "the waits %s of the steps' %s", (long long)e->hits, (long long)e->calls,
 			 part, t, b);
 		break;
+	case RULE_GPU_WAITS_ON_IO:
+		units_ns(b, sizeof(b), x->ns);
+		units_ns(c, sizeof(c), e->idle_ns);
+		snprintf(s, n, "%s of its %s of data reads ran in %s of gaps with nothing "
+			 "queued on its GPU", b, t, c);
+		break;
 	case RULE_PAGE_CACHE_MISSES:
 		units_bytes(c, sizeof(c), e->misses > INT64_MAX / 4096 ? INT64_MAX : e->misses * 4096);
 		snprintf(s, n, "%lld of %lld runs of mapped reads (%.0f%%) read %lld pages (%s) "
@@ -163,6 +169,10 @@ static void finding_json(struct jbuf *b, const struct finding *x)
 	case RULE_PAGE_CACHE_MISSES:
 		jb_member_i64(b, "hit_bytes", x->ev.hit_bytes);
 		jb_member_i64(b, "misses", x->ev.misses);
+		break;
+	case RULE_GPU_WAITS_ON_IO:
+		jb_member_i64(b, "read_ns", x->ev.other_ns);
+		jb_member_i64(b, "gap_ns", x->ev.idle_ns);
 		break;
 	case RULE_REPEATED_READS:
 		jb_member_i64(b, "hit_bytes", x->ev.hit_bytes);
