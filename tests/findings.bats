@@ -79,6 +79,10 @@ plant_and_clean() {
 	plant_and_clean starved fed input_bound '(x["evidence"]["calls"], x["evidence"]["hits"]) == (9, 9)'
 }
 
+@test "findings: steps (by the step annotation, no loader regions) whose thread spends most of each in its own reads are input_bound, the reads within 10%; one read a step, none" {
+	plant_and_clean blocked unblocked input_bound '(x["evidence"]["calls"], x["evidence"]["hits"]) == (9, 9)'
+}
+
 @test "findings: a pass over a mapped file that faults each page in from storage is page_cache_misses, its cost within 10%; the same pass cached, none" {
 	require_feature mmap_read page_misses
 	plants cold warm

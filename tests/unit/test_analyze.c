@@ -677,6 +677,22 @@ static const char *loader_plant(const char *file, const char *name, int n, int w
 	return trace(file, text);
 }
 
+/* n steps of 100 us on a thread of process "job" by args.step, no wait
+ * regions: each a read of read_us at its start. */
+static const char *read_steps_plant(const char *file, int n, int read_us)
+{
+	static char text[1 << 14];
+	size_t len = snprintf(text, sizeof(text),
+			      "{'name':'process_name','ph':'M','pid':1,'args':{'name':'job'}}\n");
+
+	for (int i = 0; i <= n; i++)
+		len += snprintf(text + len, sizeof(text) - len,
+				"{'name':'read','cat':'POSIX','pid':1,'tid':1,'ph':'X','ts':%d,"
+				"'dur':%d,'args':{'ret':4096,'fname':'/in','step':%d}}\n",
+				i * 100, read_us, i + 1);
+	return trace(file, text);
+}
+
 /* n ranks, one file each, each one read of 100 us but the last's of
  * last_us: the rank_imbalance findings, as found() says them. */
 static const char *ranks(int n, int last_us)
@@ -829,6 +845,13 @@ static void check_findings_rules(void)
 	snprintf(text, sizeof(text), gpu, "cuMemcpyHtoD_v2", 20);
 	CHECK_STREQ(found(trace("gpu3.pfw", text), 0.01), "",
 		    "gpu_waits_on_io: no wait for the device before the read: none");
+	CHECK_STREQ(found(read_steps_plant("rs1.pfw", 3, 51), 0.01), "input_bound job [1]",
+		    "input_bound: 3 steps of 100 us by args.step, each 51 us in reads, no wait "
+		    "regions");
+	CHECK_STREQ(found(read_steps_plant("rs2.pfw", 3, 50), 0.01), "",
+		    "input_bound: each 50 us of 100 in reads, half: none");
+	CHECK_STREQ(found(read_steps_plant("rs3.pfw", 2, 90), 0.01), "",
+		    "input_bound: 2 steps by args.step, fewer than 3: none");
 	CHECK_STREQ(ranks(4, 201), "rank 3 101000",
 		    "rank_imbalance: 201 us of I/O against the median's 100: 101 us past it");
 	CHECK_STREQ(ranks(4, 200), "", "rank_imbalance: twice the median: none");

@@ -13,6 +13,11 @@
  *   meta       1000 times: mkdir DIR/meta/dN, creat dN/f, write 1 byte,
  *              close, stat, unlink, rmdir (6000 metadata calls)
  *   ckpt       64 writes of 1 MiB to DIR/ckpt.dat and an fsync
+ *   blocked    10 steps (DFT_USDT_SET_STEP, no wait regions): 4 reads of
+ *              1 MiB of DIR/serial.dat, O_DIRECT, then 1 ms of CPU (no
+ *              region); the cost: the reads of the first 9 (the last
+ *              step has no next to end it) (WHERE: the comm)
+ *   unblocked  the same with 1 read and 8 ms of CPU
  *   ckpt_async the same from a thread of its own (phase plant/ckpt_async)
  *              while the main thread computes (a compute region over it)
  *   clean      64 reads of 1 MiB in order of DIR/clean.dat, O_DIRECT
@@ -276,6 +281,39 @@ static void loader(const char *rule, int wait_ms, int compute_ms)
 	planted(rule, where, &a, 9);
 }
 
+/* The CPU busy for ms, in no region. */
+static void spin(int ms)
+{
+	long long end = now_ns() + ms * 1000000LL;
+	volatile unsigned long x = 0;
+
+	while (now_ns() < end)
+		x++;
+}
+
+/* Steps by DFT_USDT_SET_STEP whose thread reads its input itself. */
+static void blocked(const char *rule, int nreads, int spin_ms)
+{
+	char *p = wl_path(dir, "serial.dat"), where[64];
+	struct acc a = { 0 }, last = { 0 };
+	int fd = wl_ok(open(p, O_RDONLY | O_DIRECT), p);
+
+	for (int i = 0; i < 10; i++) {
+		DFT_USDT_SET_STEP(i + 1);
+		for (int r = 0; r < nreads; r++)
+			if (TIMED(i < 9 ? &a : &last,
+				  pread(fd, abuf, BLOCK, (off_t)((i * nreads + r) % 32) * BLOCK)) !=
+			    BLOCK)
+				wl_die("pread %s", p);
+		spin(spin_ms);
+	}
+	DFT_USDT_CLEAR("step");
+	close(fd);
+	snprintf(where, sizeof(where), "findings [%d]", wl_pid());
+	planted(rule, where, &a, 9 * nreads);
+	free(p);
+}
+
 /* A pass over DIR/cold.dat through a mapping, a byte a page, in phase
  * plant/NAME. Timed whole, preemptions too: a run of faults, which the
  * trace times from its first fault to its last, holds the waits for the
@@ -369,7 +407,7 @@ int main(int argc, char **argv)
 {
 	if (argc < 3)
 		wl_die("usage: findings DIR prepare|small|midsize|random|meta|ckpt|reread|"
-		       "starved|fed|serial|overlapped|clean|cold|warm|ckpt_async...");
+		       "starved|fed|serial|overlapped|clean|cold|warm|ckpt_async|blocked|unblocked...");
 	dir = argv[1];
 	if (posix_memalign((void **)&abuf, 4096, BLOCK))
 		wl_die("posix_memalign");
@@ -391,6 +429,10 @@ int main(int argc, char **argv)
 			ckpt();
 		else if (!strcmp(w, "ckpt_async"))
 			ckpt_async();
+		else if (!strcmp(w, "blocked"))
+			blocked("input_bound", 4, 1);
+		else if (!strcmp(w, "unblocked"))
+			blocked("none", 1, 8);
 		else if (!strcmp(w, "reread"))
 			reread();
 		else if (!strcmp(w, "starved"))

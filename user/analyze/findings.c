@@ -256,13 +256,13 @@ void findings_add(struct findings *f, const struct ev_input *in, uint16_t input,
 		name_process(f, in, input, e->pid);
 		gpu_gap(f, input, e, ev_process(in, input, e->pid));
 	}
-	if (e->kind == EV_REGION) {
-		loader_add(&f->loader, input, e);
-		if (SPAN_IS(e->cat, "dataloader"))
-			name_process(f, in, input, e->pid);
-	}
+	loader_add(&f->loader, input, e);
+	if (e->kind == EV_REGION && SPAN_IS(e->cat, "dataloader"))
+		name_process(f, in, input, e->pid);
 	if (e->kind != EV_IO)
 		return;
+	if (e->step >= 0 && e->bytes_kind == SC_BYTES_READ)
+		name_process(f, in, input, e->pid);
 	add_rank_io(f, in, e, dur);
 	if (e->bytes_kind == SC_BYTES_READ &&
 	    overlap_add_io(&f->gpu_idle, ev_process(in, input, e->pid), e->start, e->end, 0))
@@ -429,12 +429,13 @@ static int judge_gpu_idle(struct findings *f, const struct overlap_figures *x, i
 static int judge_loader(struct findings *f, const struct loader_proc *p, int64_t wall_ns)
 {
 	const char *name = hmap_get_ptr(&f->proc_names, p->proc);
+	const struct loader_steps *s = loader_judged(p);
 
-	if (p->steps < 3 || 2 * p->bound <= p->steps || !name)
+	if (s->steps < 3 || 2 * s->bound <= s->steps || !name)
 		return 0;
-	return judge(f, RULE_INPUT_BOUND, named(AT_PROCESS, name), p->bound_wait_ns,
-		     (struct finding_evidence){ .calls = p->steps, .hits = p->bound,
-						.other_ns = p->wait_ns, .step_ns = p->step_ns },
+	return judge(f, RULE_INPUT_BOUND, named(AT_PROCESS, name), s->bound_wait_ns,
+		     (struct finding_evidence){ .calls = s->steps, .hits = s->bound,
+						.other_ns = s->wait_ns, .step_ns = s->step_ns },
 		     wall_ns);
 }
 

@@ -27,7 +27,9 @@
  *                    (analyze/rereads.h); cost: those reads' time
  *   input_bound      a process's steps (at least 3): in more than half,
  *                    the data loader's wait is more than half the step
- *                    (analyze/loader.h); cost: those steps' waits
+ *                    (analyze/loader.h: its wait regions, or without
+ *                    them, a thread's reads in the steps its events
+ *                    carry); cost: those steps' waits
  *   rank_imbalance   of 3 ranks or more, one whose I/O time is more than
  *                    twice the median rank's; cost: its time past the
  *                    median

@@ -12,6 +12,11 @@ struct last_wait {
 	int64_t start, end;
 };
 
+/* A thread's step by args.step, and its reads' time so far. */
+struct read_step {
+	int64_t step, start, reads_ns;
+};
+
 static bool is_wait(const struct ev *e)
 {
 	const struct span n = e->name;
@@ -29,23 +34,57 @@ static void *get_or_make(struct loader_waits *l, struct hmap *m, uint64_t key, s
 	return p;
 }
 
+/* A step of span ns that waited wait ns, counted into s. */
+static void count_step(struct loader_steps *s, int64_t span, int64_t wait)
+{
+	s->steps++;
+	units_add(&s->step_ns, span);
+	units_add(&s->wait_ns, wait);
+	if (2 * wait > span) {
+		s->bound++;
+		units_add(&s->bound_wait_ns, wait);
+	}
+}
+
+static struct loader_proc *proc_of(struct loader_waits *l, uint64_t proc)
+{
+	struct loader_proc *p = get_or_make(l, &l->procs, proc, sizeof(*p));
+
+	if (p)
+		p->proc = proc;
+	return p;
+}
+
 /* The step from the last wait's start to next_start. */
 static void step(struct loader_waits *l, uint64_t proc, const struct last_wait *w,
 		 int64_t next_start)
 {
-	struct loader_proc *p = get_or_make(l, &l->procs, proc, sizeof(*p));
-	int64_t span = next_start - w->start, wait = w->end - w->start;
+	struct loader_proc *p = proc_of(l, proc);
 
-	if (!p)
+	if (p)
+		count_step(&p->waits, next_start - w->start, w->end - w->start);
+}
+
+/* A thread's events by args.step: a new step ends the one before, from
+ * its first event's start to this one's; data reads are its wait. */
+static void read_step_add(struct loader_waits *l, uint64_t proc, uint64_t key,
+			  const struct ev *e)
+{
+	bool first = !hmap_get_ptr(&l->read_steps, key);
+	struct read_step *s = get_or_make(l, &l->read_steps, key, sizeof(*s));
+	struct loader_proc *p;
+
+	if (!s)
 		return;
-	p->proc = proc;
-	p->steps++;
-	units_add(&p->step_ns, span);
-	units_add(&p->wait_ns, wait);
-	if (2 * wait > span) {
-		p->bound++;
-		units_add(&p->bound_wait_ns, wait);
+	if (first || e->step != s->step) {
+		if (!first && e->start > s->start && (p = proc_of(l, proc)))
+			count_step(&p->reads, e->start - s->start,
+				   s->reads_ns < e->start - s->start ? s->reads_ns :
+								       e->start - s->start);
+		*s = (struct read_step){ .step = e->step, .start = e->start };
 	}
+	if (e->kind == EV_IO && e->bytes_kind == SC_BYTES_READ)
+		units_add(&s->reads_ns, e->end - e->start);
 }
 
 void loader_add(struct loader_waits *l, uint16_t input, const struct ev *e)
@@ -55,6 +94,8 @@ void loader_add(struct loader_waits *l, uint16_t input, const struct ev *e)
 	struct last_wait *w;
 	bool first;
 
+	if (e->step >= 0 && e->kind != EV_REGION && e->kind != EV_COMPUTE)
+		read_step_add(l, proc, key, e);
 	if (!is_wait(e))
 		return;
 	first = !hmap_get_ptr(&l->threads, key);
@@ -75,5 +116,6 @@ void loader_add(struct loader_waits *l, uint16_t input, const struct ev *e)
 void loader_free(struct loader_waits *l)
 {
 	hmap_free_ptrs(&l->threads);
+	hmap_free_ptrs(&l->read_steps);
 	hmap_free_ptrs(&l->procs);
 }
