@@ -46,6 +46,29 @@ findings_json() {
 	EOF
 }
 
+@test "findings: the five-problem job (small and random reads, metadata, a blocking checkpoint, a starved loader) beside a clean phase: each found, none on the clean phase, and the process's I/O outside its compute" {
+	plants small random meta ckpt starved clean
+	findings_json --findings-min-share 0.1
+	"$PY" - "$T/f.json" "$TRUTH" <<-'EOF'
+	import json, sys
+	found = json.load(open(sys.argv[1]))["findings"]
+	planted = {}
+	for line in open(sys.argv[2]):
+	    f = line.rstrip("\n").split("\t")
+	    if f[0] == "planted" and f[1] != "none":
+	        planted[(f[1], f[2])] = int(f[3]), int(f[5])
+	got = {(x["rule"], list(x["where"].values())[0]): x for x in found}
+	process = [k[1] for k in planted if k[0] == "input_bound"]
+	assert len(planted) == 5 and len(process) == 1, planted
+	# the loader's compute makes the process's I/O around it unoverlapped
+	assert set(got) == set(planted) | {("unoverlapped_io", process[0])}, (sorted(got), sorted(planted))
+	for k, (want, preempted) in planted.items():
+	    assert abs(got[k]["ns"] - want) <= 0.1 * want + preempted, (k, got[k]["ns"], want, preempted)
+	io = sum(w for (rule, _), (w, _) in planted.items() if rule != "input_bound")
+	assert got[("unoverlapped_io", process[0])]["ns"] >= 0.9 * io, (got, io)
+	EOF
+}
+
 # plant_and_clean PLANT CLEAN RULE CHECK: PLANT's one finding is RULE at
 # its process, its cost within 10% of the workload's (and of the time of
 # the calls the workload was preempted in: a wait for the CPU after a
