@@ -34,38 +34,24 @@ enum v2_type v2_type_of_cat(const char *cat, size_t n)
 	return V2_PYTHON;
 }
 
-/* The slow way: the last "cat":" of the fragment. */
-static enum v2_type type_of_last_cat(const char *name_cat, size_t len)
-{
-	static const char key[] = "\"cat\":\"";
-	const char *p = name_cat + len, *cat;
-
-	/* an escaped name or cat cannot hold the key's unescaped quotes */
-	while (p - name_cat >= (ptrdiff_t)sizeof(key) - 1) {
-		p--;
-		if (*p == '"' && !memcmp(p, key, sizeof(key) - 1))
-			break;
-	}
-	cat = p + sizeof(key) - 1;
-	if (p < name_cat || name_cat + len - cat < 2 || memcmp(p, key, sizeof(key) - 1))
-		return V2_PYTHON;
-	return v2_type_of_cat(cat, name_cat + len - 2 - cat);
-}
-
 enum v2_type v2_type_of_name_cat(const char *name_cat, size_t len)
 {
 	static const char key[] = "\"cat\":\"";
 	const size_t klen = sizeof(key) - 1;
-	const char *close = name_cat + len - 2, *cat = close;
+	const char *close, *cat;
 
-	/* per event: the cat is last, "...","cat":"<cat>", and short; back
-	 * from its closing quote to its opening one */
-	if (len < klen + 2 || close[0] != '"' || close[1] != ',')
-		return type_of_last_cat(name_cat, len);
-	while (cat > name_cat && cat[-1] != '"')
-		cat--;
+	/* the cat is last, "...","cat":"<cat>",: back from its closing quote
+	 * to its opening one. A fragment not so, or a cat holding an escaped
+	 * quote, is none of the categories above: a user's region's. */
+	if (len < klen + 2)
+		return V2_PYTHON;
+	close = name_cat + len - 2;
+	if (close[0] != '"' || close[1] != ',')
+		return V2_PYTHON;
+	for (cat = close; cat > name_cat && cat[-1] != '"'; cat--)
+		;
 	if (cat - name_cat < (ptrdiff_t)klen || memcmp(cat - klen, key, klen))
-		return type_of_last_cat(name_cat, len); /* a cat with an escaped quote */
+		return V2_PYTHON;
 	return v2_type_of_cat(cat, close - cat);
 }
 
