@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <sys/syscall.h>
 #include "write/flightbuf.h"
+#include "write/v2.h"
 #include "write/flightrec.h"
 #include "write/sink.h"
 
@@ -393,11 +394,39 @@ static void test_records_format_as_lines(bool v2)
 	writer_free(&w);
 }
 
+/* The v2 layer of each category the writer puts in a fragment. */
+static void test_v2_layers(void)
+{
+	static const struct {
+		const char *frag;
+		enum v2_type want;
+	} cases[] = {
+		{ "\"name\":\"pread\",\"cat\":\"POSIX\",", V2_LIBC_IO },
+		{ "\"name\":\"fread\",\"cat\":\"STDIO\",", V2_LIBC_IO },
+		{ "\"name\":\"ioctl\",\"cat\":\"DEVICE\",", V2_LIBC_IO },
+		{ "\"name\":\"exec\",\"cat\":\"PROC\",", V2_DFTRACER },
+		{ "\"name\":\"cuMemcpy\",\"cat\":\"CUDA_DRIVER_API\",", V2_CUDA },
+		{ "\"name\":\"cuFileRead\",\"cat\":\"CUFILE\",", V2_CUDA },
+		{ "\"name\":\"ncclAllReduce\",\"cat\":\"NCCL\",", V2_MPI },
+		{ "\"name\":\"forward\",\"cat\":\"compute\",", V2_PYTHON },
+		/* a name that holds what looks like a cat, a cat with a quote */
+		{ "\"name\":\"x\\\",\\\"cat\\\":\\\"POSIX\",\"cat\":\"data\",", V2_PYTHON },
+		{ "\"name\":\"x\",\"cat\":\"PO\\\"SIX\",", V2_PYTHON },
+		{ "\"cat\":\"POSIX\"", V2_PYTHON },
+		{ "", V2_PYTHON },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		CHECK(v2_type_of_name_cat(cases[i].frag, strlen(cases[i].frag)) == cases[i].want,
+		      "v2 layer of %s: %d", cases[i].frag, cases[i].want);
+}
+
 int main(void)
 {
 	test_window_by_time();
 	test_cap();
 	test_meta();
+	test_v2_layers();
 	test_records_format_as_lines(false);
 	test_records_format_as_lines(true);
 	return check_done();
