@@ -133,11 +133,14 @@ plant_and_clean() {
 	expect_eq "findings" "$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["findings"])' "$T/f.json")" "[]"
 }
 
-@test "findings: of four ranks, the one whose I/O takes three times the others' is rank_imbalance, its time past the median within 10%" {
+@test "findings: of four ranks, the one that reads six times what the others do is rank_imbalance, its time past the median within 10%" {
 	"$WL/findings" "$D" prepare
+	# six times the reads, not three: the device's speed varies from pass
+	# to pass (52-64 ms against 31 ms for one pass in one run), and the
+	# rule wants twice the median's time
 	for r in 0 1 2 3; do
 		plants=(clean)
-		[ "$r" != 3 ] || plants=(clean clean clean)
+		[ "$r" != 3 ] || plants=(clean clean clean clean clean clean)
 		RANK=$r dft -q -o "$T/r$r.pfw.gz" -- "$WL/findings" "$D" "${plants[@]}"
 		expect_eq "rank $r's tracer" "$DFT_STATUS" 0
 	done
@@ -149,7 +152,7 @@ plant_and_clean() {
 	io = [int(x[3]) for x in p[:3]] + [sum(int(x[3]) for x in p[3:])]
 	slack = sum(int(x[5]) for x in p)
 	want = io[3] - sorted(io)[1]
-	assert len(p) == 6 and len(found) == 1, (p, found)
+	assert len(p) == 9 and len(found) == 1, (p, found)
 	x = found[0]
 	assert x["where"] == {"rank": 3}, x
 	assert abs(x["ns"] - want) <= 0.1 * want + slack, (x["ns"], want, io)
