@@ -86,16 +86,24 @@ static const struct istr *fold_file(struct trace *t, struct proc *p,
 	return fileid_path(&t->fileids, p, k->dev, k->ino);
 }
 
-/* "B:N B:N ...": N calls took [2^B, 2^(B+1)) ns. */
-static size_t hist_str(const struct dft_fold *f, char *buf, size_t size)
+/* "B:N B:N ...": N calls took [2^B, 2^(B+1)) ns; and the least and the
+ * most B with calls (-1: none), for v2's dur_min and dur_max. */
+static void hist_of(const struct dft_fold *f, char *buf, size_t size, struct fold_event *ev)
 {
 	size_t n = 0;
 
 	buf[0] = 0;
-	for (int b = 0; b < DFT_FOLD_BUCKETS && n < size; b++)
-		if (f->hist[b])
-			n += snprintf(buf + n, size - n, "%s%d:%u", n ? " " : "", b, f->hist[b]);
-	return n < size ? n : size - 1;
+	ev->hist_lo = ev->hist_hi = -1;
+	for (int b = 0; b < DFT_FOLD_BUCKETS && n < size; b++) {
+		if (!f->hist[b])
+			continue;
+		n += snprintf(buf + n, size - n, "%s%d:%u", n ? " " : "", b, f->hist[b]);
+		if (ev->hist_lo < 0)
+			ev->hist_lo = b;
+		ev->hist_hi = b;
+	}
+	ev->hist = buf;
+	ev->hist_len = n < size ? n : size - 1;
 }
 
 /* One of the process's epoch and step as the total's calls saw it: the
@@ -174,8 +182,8 @@ static void write_total(struct trace *t, struct proc *p, const struct dft_fold_k
 		.errors = f->errors, .bytes = f->bytes, .data = data,
 		.why = t->cfg.profile ? "profile" : "overload",
 		.file = gpu ? NULL : fold_file(t, p, k, f), .phase = ph ? &frame : NULL,
-		.hist = hist, .hist_len = hist_str(f, hist, sizeof(hist)),
 	};
+	hist_of(f, hist, sizeof(hist), &ev);
 	if (d) {
 		ev.name_cat = d->json_name_cat;
 		ev.name_cat_len = d->json_name_cat_len;

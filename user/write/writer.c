@@ -629,30 +629,11 @@ void writer_gpu(struct writer *w, struct sink *s, const struct proc *p,
 
 /* Its own id, at the top level, in the phase the kernel saw. */
 /* v2's dur_min and dur_max: the least bucket's low bound and the most
- * bucket's high bound, in µs, from the hist ("B:N ...": N calls took
- * [2^B, 2^(B+1)) ns); false when it names no bucket. */
-static bool hist_bounds(const char *hist, size_t len, uint64_t *lo_us, uint64_t *hi_us)
+ * bucket's high bound, in µs (N calls took [2^B, 2^(B+1)) ns). */
+static void hist_bounds_us(const struct fold_event *f, uint64_t *lo_us, uint64_t *hi_us)
 {
-	const char *p = hist, *end = hist + len;
-	int lo = 64, hi = -1;
-
-	while (p < end) {
-		int bucket = 0;
-
-		while (p < end && *p >= '0' && *p <= '9' && bucket < 64)
-			bucket = bucket * 10 + (*p++ - '0');
-		if (bucket >= 63)
-			return false;
-		lo = bucket < lo ? bucket : lo;
-		hi = bucket > hi ? bucket : hi;
-		while (p < end && *p++ != ' ')
-			;
-	}
-	if (hi < 0)
-		return false;
-	*lo_us = (1ull << lo) / 1000;
-	*hi_us = ((1ull << (hi + 1)) + 999) / 1000;
-	return true;
+	*lo_us = (1ull << f->hist_lo) / 1000;
+	*hi_us = ((1ull << (f->hist_hi + 1)) + 999) / 1000;
 }
 
 /* v2: an aggregated record's head, in DFTracer's order, up to and with
@@ -688,7 +669,8 @@ static void fold_head_v2(struct writer *w, struct sink *s, const struct proc *p,
 		JB_KEY_INT(b, dur, dur);
 	} else {
 		JB_KEY_INT(b, dur_sum, dur);
-		if (hist_bounds(f->hist, f->hist_len, &lo, &hi)) {
+		if (f->hist_lo >= 0) {
+			hist_bounds_us(f, &lo, &hi);
 			JB_KEY_INT(b, dur_min, lo);
 			JB_KEY_INT(b, dur_max, hi);
 			JB_KEY_STR(b, dur_bounds, "log2", 4);

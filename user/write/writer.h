@@ -237,6 +237,7 @@ struct fold_event {
 	const struct phase_frame *phase;	/* the region it was in, or NULL */
 	const char *hist;	/* "B:N ...": N calls took [2^B, 2^(B+1)) ns */
 	size_t hist_len;
+	int hist_lo, hist_hi;	/* its least and most B; -1: no calls */
 };
 
 void writer_fold(struct writer *w, struct sink *s, struct proc *p,
