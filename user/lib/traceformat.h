@@ -11,14 +11,15 @@
 
 enum trace_format { TRACE_V1, TRACE_V2 };
 
-/* v2's "ph". */
-enum v2_ph {
-	V2_PH_UNKNOWN = 0,
-	V2_PH_COMPLETE = 1,	/* was "X" */
-	V2_PH_COUNTER = 2,	/* was "C" */
-	V2_PH_AGGREGATED = 3,	/* new: many calls folded, args.dft_cnt */
-	V2_PH_METADATA = 4,	/* was "M" */
-};
+/* v2's "ph": macros, so that the writer's literals spell them
+ * ("\"ph\":" V2_STR(V2_PH_COMPLETE)). */
+#define V2_PH_UNKNOWN 0
+#define V2_PH_COMPLETE 1	/* was "X" */
+#define V2_PH_COUNTER 2		/* was "C" */
+#define V2_PH_AGGREGATED 3	/* new: many calls folded, args.dft_cnt */
+#define V2_PH_METADATA 4	/* was "M" */
+#define V2_STR_(n) #n
+#define V2_STR(n) V2_STR_(n)
 
 /* v2's "type": value and name. 0 is never written. */
 #define V2_TYPES(X)                                                        \

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "lib/gz.h"
 #include "lib/hash.h"
+#include "lib/traceformat.h"
 #include "lib/vec.h"
 #include "write/flightbuf.h"
 
@@ -79,6 +80,9 @@ static const char *line_end(const char *p, const char *end)
  * by the trace's own end; the file's "["). */
 enum meta_kind { META_KEEP, META_EVENT, META_DROP };
 
+/* A v2 metadata line's ph. */
+#define V2_META "\"ph\":" V2_STR(V2_PH_METADATA) ","
+
 static enum meta_kind meta_kind(const char *line, size_t len)
 {
 	const char *name = memmem(line, len < 48 ? len : 48, "\"name\":\"", 8);
@@ -93,7 +97,7 @@ static enum meta_kind meta_kind(const char *line, size_t len)
 	if (!strncmp(name, "lost_events\"", 12))
 		return META_DROP;
 	/* an event among them: only where the sink lost its runs */
-	return memmem(line, len, "\"ph\":\"M\"", 8) || memmem(line, len, "\"ph\":4,", 7) ?
+	return memmem(line, len, "\"ph\":\"M\"", 8) || memmem(line, len, V2_META, sizeof(V2_META) - 1) ?
 		       META_KEEP : META_EVENT;
 }
 

@@ -29,7 +29,7 @@ static void meta_head_v2(const struct writer *w, struct jbuf *b, const char *nam
 	jb_u64(b, pid);
 	JB_LIT(b, ",\"tid\":");
 	jb_u64(b, tid);
-	JB_LIT(b, ",\"ph\":4,\"args\":{\"hhash\":\"");
+	JB_LIT(b, ",\"ph\":" V2_STR(V2_PH_METADATA) ",\"args\":{\"hhash\":\"");
 	jb_mem(b, w->hhash_hex, 16);
 	jb_char(b, '"');
 }
@@ -196,6 +196,26 @@ void writer_forget_names(struct sink *s, uint32_t pid, uint32_t tid)
 
 /* ---- CM marks ---- */
 
+/* v1's CM head, up to and with args.hhash: as pydftracer, with the id of
+ * the enclosing region, none at the top. */
+static void cm_head_v1(const struct writer *w, struct jbuf *b, uint32_t pid, uint32_t tid,
+		       const struct phase_frame *top)
+{
+	jb_char(b, '{');
+	if (top) {
+		JB_LIT(b, "\"id\":");
+		jb_u64(b, top->id);
+		jb_char(b, ',');
+	}
+	JB_LIT(b, "\"name\":\"CM\",\"cat\":\"dftracer\",\"pid\":");
+	jb_u64(b, pid);
+	JB_LIT(b, ",\"tid\":");
+	jb_u64(b, tid);
+	JB_LIT(b, ",\"ph\":\"M\",\"args\":{\"hhash\":\"");
+	jb_mem(b, w->hhash_hex, 16);
+	jb_char(b, '"');
+}
+
 void writer_cm(struct writer *w, struct sink *s, const struct proc *p,
 	       const struct thread *t, const char *name, bool is_end,
 	       uint64_t ts_ns)
@@ -208,25 +228,10 @@ void writer_cm(struct writer *w, struct sink *s, const struct proc *p,
 	int m = snprintf(mark, sizeof(mark), "%.*s%s", DFT_NAME_LEN, name,
 			 is_end ? ".end" : ".start");
 
-	if (w->v2) { /* v2: no id but on complete records */
+	if (w->v2) /* v2: no id but on complete records */
 		meta_head_v2(w, b, "CM", V2_PYTHON, p->pid, t ? t->tid : p->pid);
-		goto args;
-	}
-	/* As pydftracer: the id of the enclosing region; none at the top. */
-	jb_char(b, '{');
-	if (top) {
-		JB_LIT(b, "\"id\":");
-		jb_u64(b, top->id);
-		jb_char(b, ',');
-	}
-	JB_LIT(b, "\"name\":\"CM\",\"cat\":\"dftracer\",\"pid\":");
-	jb_u64(b, p->pid);
-	JB_LIT(b, ",\"tid\":");
-	jb_u64(b, t ? t->tid : p->pid);
-	JB_LIT(b, ",\"ph\":\"M\",\"args\":{\"hhash\":\"");
-	jb_mem(b, w->hhash_hex, 16);
-	jb_char(b, '"');
-args:
+	else
+		cm_head_v1(w, b, p->pid, t ? t->tid : p->pid, top);
 	JB_LIT(b, ",\"name\":");
 	jb_str(b, mark, m);
 	JB_LIT(b, ",\"value\":\"");
@@ -259,8 +264,11 @@ static void write_tracer_event(struct writer *w, struct jbuf *b, uint64_t id,
 	JB_LIT(b, ",\"name\":\"");
 	jb_mem(b, name, strlen(name));
 	JB_LIT(b, "\",\"cat\":\"dftracer\",");
-	if (w->v2)
-		JB_LIT(b, "\"type\":1,");
+	if (w->v2) {
+		JB_LIT(b, "\"type\":");
+		jb_u64(b, V2_DFTRACER);
+		jb_char(b, ',');
+	}
 	JB_LIT(b, "\"pid\":");
 	jb_u64(b, pid);
 	JB_LIT(b, ",\"tid\":");
@@ -268,7 +276,7 @@ static void write_tracer_event(struct writer *w, struct jbuf *b, uint64_t id,
 	JB_LIT(b, ",\"ts\":");
 	jb_u64(b, ts_us);
 	if (w->v2)
-		JB_LIT(b, ",\"dur\":0,\"ph\":1,\"args\":{\"hhash\":\"");
+		JB_LIT(b, ",\"dur\":0,\"ph\":" V2_STR(V2_PH_COMPLETE) ",\"args\":{\"hhash\":\"");
 	else
 		JB_LIT(b, ",\"dur\":0,\"ph\":\"X\",\"args\":{\"hhash\":\"");
 	jb_mem(b, w->hhash_hex, 16);

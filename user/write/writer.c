@@ -268,7 +268,7 @@ int writer_head(const struct writer *w, struct jbuf *b, const struct event_head 
 	/* Round both ends down so nested events stay nested in µs. */
 	jb_u64(b, writer_wall_us(w, h->ts_ns + h->dur_ns) - ts);
 	if (w->v2)
-		JB_LIT(b, ",\"ph\":1,\"args\":{\"hhash\":\"");
+		JB_LIT(b, ",\"ph\":" V2_STR(V2_PH_COMPLETE) ",\"args\":{\"hhash\":\"");
 	else
 		JB_LIT(b, ",\"ph\":\"X\",\"args\":{\"hhash\":\"");
 	jb_mem(b, w->hhash_hex, 16);
@@ -655,7 +655,7 @@ static void fold_head_v2(struct writer *w, struct sink *s, const struct proc *p,
 	jb_u64(b, type);
 	JB_LIT(b, ",\"ts\":");
 	jb_u64(b, ts);
-	JB_LIT(b, ",\"ph\":3,\"pid\":");
+	JB_LIT(b, ",\"ph\":" V2_STR(V2_PH_AGGREGATED) ",\"pid\":");
 	jb_u64(b, p->pid);
 	JB_LIT(b, ",\"tid\":");
 	jb_u64(b, tid);
