@@ -145,6 +145,14 @@ static void file_of_hash(struct ev_input *in, struct span fhash, struct ev *out)
 		out->file = (struct span){ f->text, f->len };
 }
 
+/* A total's calls (v1's args.calls, v2's args.dft_cnt): 1 if not a
+ * count of at least one. */
+static void take_calls(struct span v, struct ev *out)
+{
+	if (!js_int(v, &out->calls) || out->calls < 1)
+		out->calls = 1;
+}
+
 /* The args an analysis needs, in one pass over them. */
 static void read_args(struct ev_input *in, const struct rec *e, struct ev *out,
 		      struct rec_fine *fine, int64_t *ret)
@@ -178,12 +186,12 @@ static void read_args(struct ev_input *in, const struct rec *e, struct ev *out,
 				summed = js_int(v, ret);
 			break;
 		case 'd':
-			if (SPAN_IS(k, "dft_cnt") && (!js_int(v, &out->calls) || out->calls < 1))
-				out->calls = 1;
+			if (SPAN_IS(k, "dft_cnt"))
+				take_calls(v, out);
 			break;
 		case 'c':
-			if (SPAN_IS(k, "calls") && (!js_int(v, &out->calls) || out->calls < 1))
-				out->calls = 1;
+			if (SPAN_IS(k, "calls"))
+				take_calls(v, out);
 			else if (SPAN_IS(k, "copy_kind"))
 				js_string(v, &out->copy_kind);
 			else if (SPAN_IS(k, "comm_rank"))

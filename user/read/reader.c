@@ -172,11 +172,14 @@ static void event_field(struct rec *e, struct span k, struct span v)
 		if (SPAN_IS(k, "ph")) {
 			int64_t n;
 
-			if (v.len >= 3)
+			if (v.len >= 3) {
 				e->ph = v.p[1];
-			else if (js_int(v, &n)) /* v2's; one it does not define: unknown */
-				e->ph = v2_ph_letter(n) ? v2_ph_letter(n) : '?',
+			} else if (js_int(v, &n)) { /* v2's; one it does not define: unknown */
+				e->ph = v2_ph_letter(n);
+				if (!e->ph)
+					e->ph = '?';
 				e->aggregated = n == V2_PH_AGGREGATED;
+			}
 		} else if (SPAN_IS(k, "pid")) {
 			e->pid_text = v;
 			e->pid_num = js_int(v, &e->pid);
