@@ -351,20 +351,12 @@ static int judge_file(struct findings *f, const struct finding_key *k, int64_t w
 	return rc;
 }
 
-/* A phase's writes and syncs: their time while no compute of their
- * process ran (all of it without the overlap, or compute). */
-static int64_t blocked_ns(const struct finding_key *k, const struct overlap *o)
-{
-	int64_t all = k->write_ns;
-
-	units_add(&all, k->sync_ns);
-	return o ? overlap_tag_ns(o, k->id) : all;
-}
-
 static int judge_phase(struct findings *f, const struct finding_key *k, int64_t wall_ns,
 		       const struct overlap *o)
 {
-	int64_t blocked = blocked_ns(k, o);
+	/* its writes' and syncs' time while no compute of their process ran
+	 * (all of it where the process has none) */
+	int64_t blocked = overlap_tag_ns(o, k->id);
 	int rc = 0;
 
 	if (k->meta_calls && k->meta_ns > k->data_ns)
@@ -483,7 +475,7 @@ int findings_finish(struct findings *f, int64_t wall_ns, const struct overlap *o
 	size_t it = 0;
 	int rc = f->err ? f->err : f->rereads.err ? f->rereads.err : f->loader.err;
 
-	for (uint32_t i = 0; !rc && o && i < o->nprocs; i++) {
+	for (uint32_t i = 0; !rc && i < o->nprocs; i++) {
 		struct overlap_figures x = overlap_proc_figures(o, i);
 
 		rc = judge_process(f, &x, wall_ns);
