@@ -48,11 +48,17 @@ static void drain(struct folds *f, int fd, struct trace *t,
 	}
 }
 
+/* $DFTRACE_BPF_RECORD is on (an item is made only then). */
+static bool recording(const struct folds *f)
+{
+	return f->recording && *f->recording;
+}
+
 /* A total to the trace, and to the recording. */
 static void fold_to(struct folds *f, struct trace *t, const struct dft_fold_key *k,
 		    const struct dft_fold *v)
 {
-	if (f->recording && *f->recording) {
+	if (recording(f)) {
 		struct rec_fold r = { .kind = REC_FOLD, .key = *k, .val = *v };
 
 		recording_put(f->recording, &r, sizeof(r));
@@ -64,7 +70,7 @@ static void write_folds(struct folds *f, struct trace *t)
 {
 	uint8_t kind = REC_WRITE_FOLDS;
 
-	if (f->recording)
+	if (recording(f))
 		recording_put(f->recording, &kind, 1);
 	trace_write_folds(t);
 }
@@ -78,7 +84,7 @@ static void take_fold(struct folds *f, struct trace *t, const union drain_key *k
 static void take_name(struct folds *f, struct trace *t, const union drain_key *k,
 		      const union drain_val *v)
 {
-	if (f->recording && *f->recording) {
+	if (recording(f)) {
 		struct rec_name r = { .kind = REC_NAME, .pid = k->name.tgid, .dev = k->name.dev,
 				      .ino = k->name.ino };
 
@@ -152,7 +158,7 @@ static void take_kept(struct folds *f, struct trace *t, const struct dft_kept_he
 		uint32_t size = (st->nbatch < DFT_IO_BATCH ? st->nbatch : DFT_IO_BATCH) *
 				sizeof(struct dft_io);
 
-		if (f->recording)
+		if (recording(f))
 			recording_put(f->recording, st->batch, size);
 		trace_handle_record(t, (void *)st->batch, size);
 	}
