@@ -45,7 +45,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include "dftrace/usdt.h"
@@ -57,48 +56,6 @@
 static const char *dir;
 static char *abuf;	/* BLOCK bytes, aligned for O_DIRECT */
 
-static long long now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1000000000LL + t.tv_nsec;
-}
-
-/* The time of a plant's calls, and of those during which the scheduler
- * preempted the thread (ns counts them too): a wait for the CPU on the
- * way back from a call is no part of the call the trace times. */
-struct acc {
-	long long ns, preempted_ns;
-};
-
-static long involuntary_switches(void)
-{
-	struct rusage ru;
-
-	return getrusage(RUSAGE_THREAD, &ru) ? 0 : ru.ru_nivcsw;
-}
-
-static long long acc_start(long *sw)
-{
-	*sw = involuntary_switches();
-	return now_ns();
-}
-
-static void acc_stop(struct acc *a, long long t0, long sw)
-{
-	long long dt = now_ns() - t0;
-
-	a->ns += dt;
-	if (involuntary_switches() != sw)
-		a->preempted_ns += dt;
-}
-
-static void planted(const char *rule, const char *where, const struct acc *a, int calls)
-{
-	wl_emit("planted\t%s\t%s\t%lld\t%d\t%lld\n", rule, where, a->ns, calls,
-		a->preempted_ns);
-}
 
 /* A file of size bytes, written, synced and dropped from the cache. */
 static char *make_file(const char *name, long long size)
@@ -119,14 +76,14 @@ static char *make_file(const char *name, long long size)
 #define TIMED(a, call)                                                        \
 	({                                                                    \
 		long sw_;                                                     \
-		long long t0_ = acc_start(&sw_);                              \
+		long long t0_ = wl_acc_start(&sw_);                           \
 		long r_ = R(call);                                            \
-		acc_stop((a), t0_, sw_);                                      \
+		wl_acc_stop((a), t0_, sw_);                                   \
 		r_;                                                           \
 	})
 
 /* n preads of size bytes at offsets off[i], timed one by one into a. */
-static void timed_preads(struct acc *a, const char *p, int fd, int n, size_t size,
+static void timed_preads(struct wl_acc *a, const char *p, int fd, int n, size_t size,
 			 const long long *off)
 {
 	for (int i = 0; i < n; i++) {
@@ -144,7 +101,7 @@ static void reads(const char *phase, const char *rule, const char *name, int n, 
 {
 	long long *off = calloc(n, sizeof(*off));
 	char *p = wl_path(dir, name);
-	struct acc a = { 0 };
+	struct wl_acc a = { 0 };
 	int fd;
 
 	if (!off)
@@ -164,7 +121,7 @@ static void reads(const char *phase, const char *rule, const char *name, int n, 
 	timed_preads(&a, p, fd, n, size, off);
 	close(fd);
 	DFT_USDT_REGION_END("plant", phase);
-	planted(rule, p, &a, n);
+	wl_planted(rule, p, &a, n);
 	free(off);
 	free(p);
 }
@@ -172,7 +129,7 @@ static void reads(const char *phase, const char *rule, const char *name, int n, 
 static void meta(void)
 {
 	char *d = wl_path(dir, "meta"), sub[4096], p[4200];
-	struct acc a = { 0 };
+	struct wl_acc a = { 0 };
 	int n = 1000;
 
 	wl_ok(mkdir(d, 0755), d);
@@ -193,19 +150,25 @@ static void meta(void)
 		TIMED(&a, rmdir(sub));
 	}
 	DFT_USDT_REGION_END("plant", "meta");
-	planted("metadata_heavy", "plant/meta", &a, 6 * n);
+	wl_planted("metadata_heavy", "plant/meta", &a, 6 * n);
 	free(d);
 }
 
-/* A stretch of compute: the CPU busy for ms. */
-static void compute(int ms)
+/* The CPU busy for ms, in no region. */
+static void spin(int ms)
 {
-	long long end = now_ns() + ms * 1000000LL;
+	long long end = wl_now_ns() + ms * 1000000LL;
 	volatile unsigned long x = 0;
 
-	DFT_USDT_REGION_BEGIN("compute", "forward");
-	while (now_ns() < end)
+	while (wl_now_ns() < end)
 		x++;
+}
+
+/* A stretch of compute: the CPU busy for ms, in a compute region. */
+static void compute(int ms)
+{
+	DFT_USDT_REGION_BEGIN("compute", "forward");
+	spin(ms);
 	DFT_USDT_REGION_END("compute", "forward");
 }
 
@@ -214,7 +177,7 @@ static void compute(int ms)
 static void steps(bool inside)
 {
 	char *p = wl_path(dir, "serial.dat"), where[64];
-	struct acc a = { 0 };
+	struct wl_acc a = { 0 };
 	long long off;
 	long fd = TIMED(&a, open(p, O_RDONLY | O_DIRECT));
 
@@ -232,7 +195,7 @@ static void steps(bool inside)
 	}
 	TIMED(&a, close(fd));
 	snprintf(where, sizeof(where), "findings [%d]", wl_pid());
-	planted(inside ? "none" : "unoverlapped_io", where, &a, 34);
+	wl_planted(inside ? "none" : "unoverlapped_io", where, &a, 34);
 	free(p);
 }
 
@@ -241,7 +204,7 @@ static void steps(bool inside)
 static void reread(void)
 {
 	char *p = wl_path(dir, "reread.dat");
-	struct acc a = { 0 }, first = { 0 };
+	struct wl_acc a = { 0 }, first = { 0 };
 
 	DFT_USDT_REGION_BEGIN("plant", "reread");
 	for (int pass = 0; pass < 32; pass++) {
@@ -253,7 +216,7 @@ static void reread(void)
 		close(fd);
 	}
 	DFT_USDT_REGION_END("plant", "reread");
-	planted("repeated_reads", p, &a, 248);
+	wl_planted("repeated_reads", p, &a, 248);
 	free(p);
 }
 
@@ -264,38 +227,28 @@ static void reread(void)
 static void loader(const char *rule, int wait_ms, int compute_ms)
 {
 	struct timespec nap = { 0, wait_ms * 1000000L };
-	struct acc a = { 0 }, last = { 0 };
+	struct wl_acc a = { 0 }, last = { 0 };
 	char where[64];
 
 	for (int i = 0; i < 10; i++) {
 		long sw;
-		long long t0 = acc_start(&sw);
+		long long t0 = wl_acc_start(&sw);
 
 		DFT_USDT_REGION_BEGIN("dataloader", "fetch");
 		nanosleep(&nap, NULL);
 		DFT_USDT_REGION_END("dataloader", "fetch");
-		acc_stop(i < 9 ? &a : &last, t0, sw);
+		wl_acc_stop(i < 9 ? &a : &last, t0, sw);
 		compute(compute_ms);
 	}
 	snprintf(where, sizeof(where), "findings [%d]", wl_pid());
-	planted(rule, where, &a, 9);
-}
-
-/* The CPU busy for ms, in no region. */
-static void spin(int ms)
-{
-	long long end = now_ns() + ms * 1000000LL;
-	volatile unsigned long x = 0;
-
-	while (now_ns() < end)
-		x++;
+	wl_planted(rule, where, &a, 9);
 }
 
 /* Steps by DFT_USDT_SET_STEP whose thread reads its input itself. */
 static void blocked(const char *rule, int nreads, int spin_ms)
 {
 	char *p = wl_path(dir, "serial.dat"), where[64];
-	struct acc a = { 0 }, last = { 0 };
+	struct wl_acc a = { 0 }, last = { 0 };
 	int fd = wl_ok(open(p, O_RDONLY | O_DIRECT), p);
 
 	for (int i = 0; i < 10; i++) {
@@ -310,7 +263,7 @@ static void blocked(const char *rule, int nreads, int spin_ms)
 	DFT_USDT_CLEAR("step");
 	close(fd);
 	snprintf(where, sizeof(where), "findings [%d]", wl_pid());
-	planted(rule, where, &a, 9 * nreads);
+	wl_planted(rule, where, &a, 9 * nreads);
 	free(p);
 }
 
@@ -324,21 +277,21 @@ static void mapped_pass(const char *name, const char *rule)
 	int fd = wl_ok(open(p, O_RDONLY), p);
 	size_t size = 8 << 20;
 	volatile unsigned char *m = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
-	struct acc a = { 0 };
+	struct wl_acc a = { 0 };
 	unsigned sum = 0;
 	long long t0;
 
 	if (m == MAP_FAILED || madvise((void *)m, size, MADV_RANDOM))
 		wl_die("mmap %s", p);
 	DFT_USDT_REGION_BEGIN("plant", name);
-	t0 = now_ns();
+	t0 = wl_now_ns();
 	for (size_t off = 0; off < size; off += 4096)
 		sum += m[off];
-	a.ns = now_ns() - t0;
+	a.ns = wl_now_ns() - t0;
 	DFT_USDT_REGION_END("plant", name);
 	munmap((void *)m, size);
 	close(fd);
-	planted(rule, p, &a, (int)(size / 4096) + (int)(sum & 0));
+	wl_planted(rule, p, &a, (int)(size / 4096) + (int)(sum & 0));
 	free(p);
 }
 
@@ -374,15 +327,15 @@ static void prepare(void)
 
 static void ckpt(void)
 {
-	struct acc a = { 0 };
+	struct wl_acc a = { 0 };
 
 	CHECKPOINT("ckpt", &a);
-	planted("checkpoint_blocking", "plant/ckpt", &a, 65);
+	wl_planted("checkpoint_blocking", "plant/ckpt", &a, 65);
 }
 
 static void *ckpt_thread(void *a)
 {
-	CHECKPOINT("ckpt_async", (struct acc *)a);
+	CHECKPOINT("ckpt_async", (struct wl_acc *)a);
 	return NULL;
 }
 
@@ -390,7 +343,7 @@ static void *ckpt_thread(void *a)
  * (busy until the thread is done): no stall. */
 static void ckpt_async(void)
 {
-	struct acc a = { 0 };
+	struct wl_acc a = { 0 };
 	volatile unsigned long x = 0;
 	pthread_t t;
 
@@ -400,7 +353,7 @@ static void ckpt_async(void)
 	while (pthread_tryjoin_np(t, NULL))
 		x++;
 	DFT_USDT_REGION_END("compute", "forward");
-	planted("none", "plant/ckpt_async", &a, 65);
+	wl_planted("none", "plant/ckpt_async", &a, 65);
 }
 
 int main(int argc, char **argv)

@@ -23,7 +23,7 @@
  *          the GPU has nothing queued while the host reads. Prints
  *          "planted\tgpu_waits_on_io\tgpujob [PID]\tNS\tCALLS\tPREEMPTED"
  *          (the reads' time, and that of those the thread was preempted
- *          in, as tests/workloads/findings.c does)
+ *          in: workload.h's wl_planted)
  *   fed    the same, each read before the sync (the GPU busy): "none"
  * With $GPUJOB_HOLD set, it stops once the libraries are mapped (at exec,
  * or after the dlopen) until SIGUSR1: see hold_loaded().
@@ -57,7 +57,6 @@
 #include <dlfcn.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <dftrace/usdt.h>
 #include "workload.h"
@@ -624,15 +623,6 @@ static void job(int rank, const char *dir, int ncopies, int nlaunch)
 	teardown(&j);
 }
 
-/* The reads' time, and that of those during which the thread was
- * preempted (a wait for the CPU after a call is no part of it). */
-static long nivcsw(void)
-{
-	struct rusage ru;
-
-	return getrusage(RUSAGE_THREAD, &ru) ? 0 : ru.ru_nivcsw;
-}
-
 static void *input_buffer(void)
 {
 	void *buf;
@@ -680,35 +670,33 @@ static void input_reads(const char *dir, int n, bool starve)
 {
 	struct job j = { .rank = 1 };
 	char *p = wl_path(dir, "input.dat");
-	long long ns = 0, preempted = 0;
+	struct wl_acc a = { 0 };
+	char where[64];
 	int fd = wl_ok(open(p, O_RDONLY | O_DIRECT), p);
 	void *buf = input_buffer();
 
 	load_api();
 	setup_cuda(&j);
 	for (int i = 0; i < n; i++) {
-		struct timespec t0, t1;
-		long sw;
+		long sw, got;
+		long long t0;
 
 		launch_vecadd(&j);
 		if (starve)
 			stream_sync(&j);
-		sw = nivcsw();
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		if (pread(fd, buf, 1 << 20, (off_t)i << 20) != 1 << 20)
+		t0 = wl_acc_start(&sw);
+		got = pread(fd, buf, 1 << 20, (off_t)i << 20);
+		wl_acc_stop(&a, t0, sw);
+		if (got != 1 << 20)
 			wl_die("pread %s", p);
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		ns += (t1.tv_sec - t0.tv_sec) * 1000000000LL + t1.tv_nsec - t0.tv_nsec;
-		if (nivcsw() != sw)
-			preempted += (t1.tv_sec - t0.tv_sec) * 1000000000LL + t1.tv_nsec - t0.tv_nsec;
 		if (!starve)
 			stream_sync(&j);
 	}
 	launch_vecadd(&j); /* the next step's: the last gap ends */
 	stream_sync(&j);
 	close(fd);
-	wl_emit("planted\t%s\tgpujob [%d]\t%lld\t%d\t%lld\n",
-		starve ? "gpu_waits_on_io" : "none", wl_pid(), ns, n, preempted);
+	snprintf(where, sizeof(where), "gpujob [%d]", wl_pid());
+	wl_planted(starve ? "gpu_waits_on_io" : "none", where, &a, n);
 	free(buf);
 	free(p);
 }

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -114,6 +115,52 @@ static WL_UNUSED char *wl_fdpath(int fd)
 		wl_die("readlink %s", l);
 	t[n] = 0;
 	return t;
+}
+
+static WL_UNUSED long long wl_now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* The time of a planted problem's calls (tests/findings.bats), and of
+ * those during which the scheduler preempted the thread (ns counts them
+ * too): a wait for the CPU on the way back from a call is no part of the
+ * call the trace times. */
+struct wl_acc {
+	long long ns, preempted_ns;
+};
+
+static WL_UNUSED long wl_involuntary_switches(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_THREAD, &ru) ? 0 : ru.ru_nivcsw;
+}
+
+static WL_UNUSED long long wl_acc_start(long *sw)
+{
+	*sw = wl_involuntary_switches();
+	return wl_now_ns();
+}
+
+static WL_UNUSED void wl_acc_stop(struct wl_acc *a, long long t0, long sw)
+{
+	long long dt = wl_now_ns() - t0;
+
+	a->ns += dt;
+	if (wl_involuntary_switches() != sw)
+		a->preempted_ns += dt;
+}
+
+/* "planted\tRULE\tWHERE\tNS\tCALLS\tPREEMPTED" ("none": nothing to find) */
+static WL_UNUSED void wl_planted(const char *rule, const char *where, const struct wl_acc *a,
+				 int calls)
+{
+	wl_emit("planted\t%s\t%s\t%lld\t%d\t%lld\n", rule, where, a->ns, calls,
+		a->preempted_ns);
 }
 
 static WL_UNUSED void wl_msleep(long ms)
