@@ -25,11 +25,15 @@ static bool is_wait(const struct ev *e)
 	       (SPAN_IS(n, "fetch") || (n.len > 5 && !memcmp(n.p + n.len - 5, ".iter", 5)));
 }
 
-static void *get_or_make(struct loader_waits *l, struct hmap *m, uint64_t key, size_t size)
+/* The block at key in m, or a new zeroed one (*made set); NULL out of
+ * memory. One lookup for a key already there, the common case. */
+static void *get_or_make(struct loader_waits *l, struct hmap *m, uint64_t key, size_t size,
+			 bool *made)
 {
-	void *p = hmap_get_or_new(m, key, size);
+	void *p = hmap_get_ptr(m, key);
 
-	if (!p)
+	*made = !p;
+	if (!p && !(p = hmap_get_or_new(m, key, size)))
 		l->err = -ENOMEM;
 	return p;
 }
@@ -48,7 +52,8 @@ static void count_step(struct loader_steps *s, int64_t span, int64_t wait)
 
 static struct loader_proc *proc_of(struct loader_waits *l, uint64_t proc)
 {
-	struct loader_proc *p = get_or_make(l, &l->procs, proc, sizeof(*p));
+	bool made;
+	struct loader_proc *p = get_or_make(l, &l->procs, proc, sizeof(*p), &made);
 
 	if (p)
 		p->proc = proc;
@@ -70,8 +75,8 @@ static void step(struct loader_waits *l, uint64_t proc, const struct last_wait *
 static void read_step_add(struct loader_waits *l, uint64_t proc, uint64_t key,
 			  const struct ev *e)
 {
-	bool first = !hmap_get_ptr(&l->read_steps, key);
-	struct read_step *s = get_or_make(l, &l->read_steps, key, sizeof(*s));
+	bool first;
+	struct read_step *s = get_or_make(l, &l->read_steps, key, sizeof(*s), &first);
 	struct loader_proc *p;
 
 	if (!s)
@@ -98,8 +103,7 @@ void loader_add(struct loader_waits *l, uint16_t input, const struct ev *e)
 		read_step_add(l, proc, key, e);
 	if (!is_wait(e))
 		return;
-	first = !hmap_get_ptr(&l->threads, key);
-	w = get_or_make(l, &l->threads, key, sizeof(*w));
+	w = get_or_make(l, &l->threads, key, sizeof(*w), &first);
 	if (!w)
 		return;
 	if (!first && e->start < w->end && e->end > w->start) { /* one wait */
