@@ -219,8 +219,7 @@ static void gpu_gap(struct findings *f, uint16_t input, const struct ev *e, uint
 
 	if (e->gpu == GPU_WAIT) {
 		rc = hmap_put(&f->gpu_gap, key, (uint64_t)e->end + 1);
-	} else if (e->gpu != GPU_CALL && e->gpu != GPU_NONE && hmap_get(&f->gpu_gap, key, &open)) {
-		hmap_del(&f->gpu_gap, key, NULL);
+	} else if (e->gpu != GPU_CALL && e->gpu != GPU_NONE && hmap_del(&f->gpu_gap, key, &open)) {
 		if ((int64_t)open - 1 < e->start)
 			rc = overlap_add_compute(&f->gpu_idle, proc, (int64_t)open - 1, e->start);
 	}
