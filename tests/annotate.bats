@@ -39,16 +39,72 @@ expect_minitrain_names() {
 @test "annotate: the annotation programs load at start for a command (a wrapper's children need them at once); a tracer that stays on loads them at the first file with probes, once, not for a program without" {
 	dft -v -o "$TRACE" -- sh -c '"$1" "$2" 2 3; exit 0' sh "$EX/minitrain" "$D/mt"
 	expect_eq "status" "$DFT_STATUS" 0
-	expect_eq "programs loaded at start" \
-		"$(sed -n 's/^dftrace-bpf: \(.*\) programs loaded at start in .*/\1/p' "$T/dft.err")" \
-		"$(printf '%s\n' 'GPU call' annotation)"
+	expect_eq "programs loaded at start" "$(preloaded)" "$(printf '%s\n' 'GPU call' annotation)"
+	expect_eq "programs loaded at their first use" "$(loaded_lazily)" ""
+	# one core: one instance has them all
+	(taskset -pc 0 "$BASHPID" >/dev/null &&
+		dft -v -o "$TRACE" -- sh -c '"$1" "$2" 2 3; exit 0' sh "$EX/minitrain" "$D/mt"
+		echo "$DFT_STATUS" >"$T/status")
+	expect_eq "status, one core" "$(cat "$T/status")" 0
+	expect_eq "programs loaded at start, one core" \
+		"$(grep -c '^dftrace-bpf: main programs loaded in .*, with the annotation and GPU call programs$' \
+			"$T/dft.err") $(grep -c 'half' "$T/dft.err")" "1 0"
 	dft -v -o "$TRACE" --flight 5 --trigger exit -- "$WL/io" basic "$D"
 	expect_eq "status" "$DFT_STATUS" 0
-	expect_eq "--flight: programs loaded, no probes" "$(grep -c 'programs loaded' "$T/dft.err")" 0
+	expect_eq "--flight: programs loaded, no probes" "$(preloaded)$(loaded_lazily)" ""
 	dft -v -o "$TRACE" --flight 5 --trigger exit -- "$EX/minitrain" "$D/mt" 2 3
 	expect_eq "status" "$DFT_STATUS" 0
-	expect_eq "--flight: programs loaded" \
-		"$(sed -n 's/^dftrace-bpf: \(.*\) programs loaded in .*/\1/p' "$T/dft.err")" annotation
+	expect_eq "--flight: programs loaded" "$(preloaded)$(loaded_lazily)" annotation
+}
+
+@test "annotate: annotation programs the kernel refuses at start leave out their regions only, on two cores and on one: the syscalls and the GPU call programs stay" {
+	for cores in 0,1 0; do
+		(taskset -pc "$cores" "$BASHPID" >/dev/null &&
+			DFTRACE_BPF_TEST_REFUSE=annotation dft -v -o "$TRACE" -- "$EX/minitrain" "$D/mt" 1 2
+			echo "$DFT_STATUS" >"$T/status")
+		expect_eq "status, cores $cores" "$(cat "$T/status")" 0
+		expect_eq "said, cores $cores" \
+			"$(grep -c "^dftrace-bpf: cannot load the annotation programs: .*; their probes are left out" "$T/dft.err")" 1
+		expect_eq "loaded, cores $cores" "$(preloaded)$(loaded_lazily)" "GPU call"
+		valid
+		expect_eq "regions, cores $cores" "$(grep -c '"cat":"\(data\|checkpoint\|pipeline\)"' "$TRACE")" 0
+		# every read and write the example says it made is there
+		tpy bytes "$TRACE" --by path,name --under "$D/mt" >"$T/got"
+		expect_eq "bytes by file, cores $cores" "$(io_bytes "$T/got" "$TRUTH")" ok
+		: >"$TRUTH"
+	done
+}
+
+# io_bytes GOT TRUTH: "ok" if the trace's bytes by file and direction
+# (GOT: trace.py bytes --by path,name) are minitrain's (its "io" lines),
+# else the two sides
+io_bytes() {
+	"$DFT_TEST_PY" - "$1" "$2" <<-'EOF'
+	import collections, json, sys
+	got, want = collections.Counter(), collections.Counter()
+	for line in open(sys.argv[1]):
+	    path, name, calls, nbytes = line.rstrip("\n").split("\t")
+	    for op in ("read", "write"):
+	        if op in name and int(nbytes):
+	            got[path, op] += int(nbytes)
+	for line in open(sys.argv[2]):
+	    r = json.loads(line) if line.startswith("{") else {}
+	    if r.get("kind") == "io":
+	        want[r["path"], r["op"]] += r["bytes"]
+	print("ok" if got == want and want else "got %s, want %s" % (dict(got), dict(want)))
+	EOF
+}
+
+# The lazy groups -v said were loaded at start (with the start's
+# programs, or apart when those failed with them), and those loaded at
+# their first use, a line each, sorted.
+preloaded() {
+	sed -n -e 's/^dftrace-bpf: .* programs loaded .*, with the \(.*\) programs$/\1/p' \
+		-e 's/^dftrace-bpf: \(annotation\|GPU call\) programs loaded at start .*/\1/p' \
+		"$T/dft.err" | sed 's/ and /\n/g' | sort
+}
+loaded_lazily() {
+	sed -n 's/^dftrace-bpf: \(annotation\|GPU call\) programs loaded in .*/\1/p' "$T/dft.err" | sort
 }
 
 @test "annotate: minitrain: every region, bytes by phase/epoch/step, links, nesting and counts match" {

@@ -84,7 +84,7 @@ copies_each() {
 	wait_file "$WL_CTL/done" 60
 	await_lines "^dftrace-bpf: probes in '$D/copy-[0-9]+.so' released" "$n" "$DFT_TIMEOUT"
 	FDS_AFTER=$(tracer_fds)
-	FDS_LAZY=$(sed -n 's/^dftrace-bpf: .* programs loaded in .* (\([0-9]*\) descriptors)$/\1/p' "$T/dft.err" |
+	FDS_LAZY=$(sed -n 's/^dftrace-bpf: \(annotation\|GPU call\) programs loaded in .* (\([0-9]*\) descriptors)$/\2/p' "$T/dft.err" |
 		awk '{ n += $1 } END { print n + 0 }')
 	kill -USR1 "$COPIES_PID"
 	await "$DFT_PID" 60

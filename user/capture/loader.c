@@ -16,6 +16,7 @@
 #include "dftrace.skel.h" /* after dftrace.h: its types */
 #include "lib/clock.h"
 #include "lib/fdlimit.h"
+#include "lib/pfor.h"
 #include "model/gpucalls.h"
 #include "model/syscalls.h"
 
@@ -83,9 +84,30 @@ static void set_calls_limit(struct dftrace_bpf *skel, size_t ringbuf_size, size_
 	skel->rodata->calls_check = check;
 }
 
-/* Which lazy group a program is of (loader.h), or LAZY_NONE. */
-static enum lazy_group lazy_group_of(const struct dftrace_bpf *skel,
-				     const struct bpf_program *p)
+/*
+ * Where a program is loaded: PLACE_MAIN, a half, or a lazy group's own
+ * instance. The halves share the verifier's time at start about evenly
+ * (DFTRACE_BPF_VERIFIER_STATS=1): the syscall and fault hooks with the
+ * annotations', the process and page cache hooks with the GPU calls'.
+ */
+enum { PLACE_MAIN, PLACE_HALF0, PLACE_LAZY0 = PLACE_HALF0 + LOADER_HALVES, PLACE__COUNT = PLACE_LAZY0 + LAZY__COUNT };
+
+static const char *const half_progs[LOADER_HALVES][9] = {
+	{ "sys_enter", "sys_exit", "io_uring_create", "io_uring_submit_req",
+	  "io_uring_submit_sqe", "io_uring_complete", "page_fault_user" },
+	{ "sched_process_fork", "sched_process_exec", "sched_process_exit", "task_rename",
+	  "mm_filemap_fault", "mm_filemap_map_pages", "writeback_dirty_folio",
+	  "mm_filemap_add_to_page_cache" },
+};
+static const char *const place_names[PLACE__COUNT] = {
+	[PLACE_MAIN] = "main", [PLACE_HALF0] = "first half's", [PLACE_HALF0 + 1] = "second half's",
+	[PLACE_LAZY0 + LAZY_ANNOT] = "annotation", [PLACE_LAZY0 + LAZY_GPU] = "GPU call",
+};
+
+static const unsigned int group_half[LAZY__COUNT] = { [LAZY_ANNOT] = 0, [LAZY_GPU] = 1 };
+
+/* Which lazy group a program is of, or -1. */
+static int lazy_group_of(const struct dftrace_bpf *skel, const struct bpf_program *p)
 {
 	const struct bpf_program *annot[] = { skel->progs.annotation, skel->progs.pinned_begin,
 					       skel->progs.pinned_end, skel->progs.ring_regions,
@@ -96,21 +118,57 @@ static enum lazy_group lazy_group_of(const struct dftrace_bpf *skel,
 			return LAZY_ANNOT;
 	if (p == skel->progs.gpu_enter || p == skel->progs.gpu_exit)
 		return LAZY_GPU;
-	return LAZY_NONE;
+	return -1;
 }
 
-/* Of what the features would load, only group's programs. */
-static void load_only(struct dftrace_bpf *skel, enum lazy_group group)
+static int half_of(const char *name)
+{
+	for (int h = 0; h < LOADER_HALVES; h++)
+		for (size_t i = 0; i < sizeof(half_progs[h]) / sizeof(half_progs[h][0]); i++)
+			if (half_progs[h][i] && !strcmp(name, half_progs[h][i]))
+				return h;
+	return -1;
+}
+
+static int place_of(const struct dftrace_bpf *skel, const struct bpf_program *p,
+		    const struct loader_opts *o)
+{
+	int g = lazy_group_of(skel, p), h;
+
+	if (g >= 0 && !(o->preload & (1u << g)))
+		return PLACE_LAZY0 + g;
+	if (!o->split)
+		return PLACE_MAIN;
+	h = g >= 0 ? (int)group_half[g] : half_of(bpf_program__name(p));
+	return h >= 0 ? PLACE_HALF0 + h : PLACE_MAIN;
+}
+
+/* For the tests: $DFTRACE_BPF_TEST_REFUSE names a lazy group whose
+ * programs the kernel then refuses (of no type), as a kernel without
+ * what they need would. */
+static void test_refusal(struct dftrace_bpf *skel, struct bpf_program *p)
+{
+	const char *group = getenv("DFTRACE_BPF_TEST_REFUSE");
+	int g = lazy_group_of(skel, p);
+
+	if (group && g >= 0 && !strcmp(group, place_names[PLACE_LAZY0 + g]))
+		bpf_program__set_type(p, BPF_PROG_TYPE_UNSPEC);
+}
+
+/* Of what the features would load, only place's programs. */
+static void load_only(struct dftrace_bpf *skel, int place, const struct loader_opts *o)
 {
 	struct bpf_program *prog;
 
-	bpf_object__for_each_program(prog, skel->obj)
-		if (bpf_program__autoload(prog) && lazy_group_of(skel, prog) != group)
+	bpf_object__for_each_program(prog, skel->obj) {
+		if (bpf_program__autoload(prog) && place_of(skel, prog, o) != place)
 			bpf_program__set_autoload(prog, false);
+		if (bpf_program__autoload(prog))
+			test_refusal(skel, prog);
+	}
 }
 
-static int configure(struct dftrace_bpf *skel, const struct loader_opts *o,
-		     enum lazy_group group)
+static int configure(struct dftrace_bpf *skel, const struct loader_opts *o, int place)
 {
 	int possible = libbpf_num_possible_cpus();
 	size_t ncpus = possible > 0 ? possible : 1;
@@ -138,7 +196,7 @@ static int configure(struct dftrace_bpf *skel, const struct loader_opts *o,
 		/* before any step annotation it is step 0, as in torch */
 		skel->bss->step_active = dft_step_active(o->steps, 0);
 	}
-	load_only(skel, group);
+	load_only(skel, place, o);
 	return bpf_map__set_max_entries(skel->maps.events, o->ringbuf_size);
 }
 
@@ -179,7 +237,7 @@ static char *stats_logs(struct dftrace_bpf *skel)
 	return logs;
 }
 
-static void say_stats(struct dftrace_bpf *skel, char *logs)
+static void say_stats(struct dftrace_bpf *skel, const char *place, char *logs)
 {
 	struct bpf_program *prog;
 	int i = 0;
@@ -193,50 +251,11 @@ static void say_stats(struct dftrace_bpf *skel, char *logs)
 			continue;
 		t = strstr(log, "verification time");
 		n = strstr(log, "processed");
-		fprintf(stderr, "dftrace-bpf: verifier: %-28s %8ld us %8ld insns\n",
+		fprintf(stderr, "dftrace-bpf: verifier: %-28s %8ld us %8ld insns (%s)\n",
 			bpf_program__name(prog), t ? strtol(t + 18, NULL, 10) : -1L,
-			n ? strtol(n + 10, NULL, 10) : -1L);
+			n ? strtol(n + 10, NULL, 10) : -1L, place);
 	}
 	free(logs);
-}
-
-int loader_open(struct dftrace_bpf **out, const struct loader_opts *o)
-{
-	char *logs;
-	struct dftrace_bpf *skel = dftrace_bpf__open();
-	int err;
-
-	*out = skel;
-	if (!skel) {
-		report_error("cannot open the BPF programs: %s", strerror(errno));
-		return -errno;
-	}
-	err = configure(skel, o, LAZY_NONE);
-	logs = err ? NULL : stats_logs(skel);
-	if (!err)
-		err = dftrace_bpf__load(skel);
-	if (logs)
-		say_stats(skel, logs);
-	if (err) {
-		report_error("cannot load the BPF programs: %s (run with -v for the verifier log)",
-		     strerror(-err));
-	}
-	return err;
-}
-
-int loader_attach(struct dftrace_bpf *skel)
-{
-	int err = dftrace_bpf__attach(skel);
-
-	if (err)
-		report_error("cannot attach the BPF programs: %s", strerror(-err));
-	return err;
-}
-
-void loader_lazy_init(struct lazy_progs *l, struct dftrace_bpf *main,
-		      const struct loader_opts *o, bool verbose)
-{
-	*l = (struct lazy_progs){ .main = main, .o = *o, .verbose = verbose };
 }
 
 /* Every map of inst is main's: the same object, so the same maps in the
@@ -256,73 +275,239 @@ static int share_maps(struct dftrace_bpf *inst, struct dftrace_bpf *main)
 	return 0;
 }
 
-static const char *const lazy_names[LAZY__COUNT] = { "annotation", "GPU call" };
-
-static int lazy_load(struct lazy_progs *l, enum lazy_group g, const char *when)
+/* The lazy groups preloaded with place's programs, said: ", with the
+ * annotation and GPU call programs"; "" if none. */
+static void groups_with(const struct loader *l, int place, char *buf, size_t size)
 {
+	size_t n = 0;
+	int k = 0;
+
+	buf[0] = 0;
+	for (int g = 0; g < LAZY__COUNT; g++) {
+		if (!(l->o.preload & (1u << g)) ||
+		    place != (l->o.split ? PLACE_HALF0 + (int)group_half[g] : PLACE_MAIN))
+			continue;
+		n += snprintf(buf + n, n < size ? size - n : 0, "%s%s", k++ ? " and " : ", with the ",
+			      place_names[PLACE_LAZY0 + g]);
+	}
+	if (k)
+		snprintf(buf + n, n < size ? size - n : 0, " programs");
+}
+
+/* Said under -v: what an instance loaded and how long it took. Beside
+ * another instance's load (the halves) it counts no descriptors, which
+ * would count the other's. */
+static void say_loaded(const struct loader *l, int place, const char *when, uint64_t t0,
+		       int fds)
+{
+	char with[96];
+
+	groups_with(l, place, with, sizeof(with));
+	fprintf(stderr, "dftrace-bpf: %s programs loaded %sin %.1f ms", place_names[place], when,
+		(clock_mono_ns() - t0) / 1e6);
+	if (fds >= 0)
+		fprintf(stderr, " (%d descriptors)", (int)(fd_count_open() - fds));
+	fprintf(stderr, "%s\n", with);
+}
+
+/* An instance of place's programs, loaded; *out is set even on
+ * failure, for the caller to destroy. */
+static int load_inst(struct loader *l, int place, const char *when, struct dftrace_bpf **out)
+{
+	bool alone = place != PLACE_HALF0 && place != PLACE_HALF0 + 1;
+	int fds = l->verbose && alone ? (int)fd_count_open() : -1;
 	uint64_t t0 = clock_mono_ns();
-	unsigned int fds = l->verbose ? fd_count_open() : 0;
 	struct dftrace_bpf *skel = dftrace_bpf__open();
+	char *logs = NULL;
 	int err;
 
+	*out = skel;
 	if (!skel)
 		return -errno;
-	l->inst[g] = skel;
-	err = configure(skel, &l->o, g);
-	if (!err)
+	err = configure(skel, &l->o, place);
+	if (!err && place != PLACE_MAIN)
 		err = share_maps(skel, l->main);
 	if (!err)
+		logs = stats_logs(skel);
+	if (!err)
 		err = dftrace_bpf__load(skel);
-	if (!err && g == LAZY_ANNOT)
-		err = link_annot_full(skel);
-	if (!err && g == LAZY_ANNOT && bpf_program__fd(skel->progs.ring_at_signal) >= 0 &&
-	    !(l->at_signal = bpf_program__attach(skel->progs.ring_at_signal)))
-		err = -errno;
+	if (logs)
+		say_stats(skel, place_names[place], logs);
 	if (!err && l->verbose)
-		fprintf(stderr, "dftrace-bpf: %s programs loaded %sin %.1f ms (%d descriptors)\n",
-			lazy_names[g], when, (clock_mono_ns() - t0) / 1e6,
-			(int)(fd_count_open() - fds));
+		say_loaded(l, place, when, t0, fds);
 	return err;
 }
 
-static struct dftrace_bpf *lazy_get(struct lazy_progs *l, enum lazy_group g,
-				    const char *when)
+/* Group g's own instance, loaded at its first use. */
+static int load_own(struct loader *l, enum lazy_group g, const char *when)
 {
-	if (l->inst[g] && !l->err[g])
+	int err = load_inst(l, PLACE_LAZY0 + g, when, &l->own[g]);
+	struct dftrace_bpf *skel = l->own[g];
+
+	if (!err && g == LAZY_ANNOT)
+		err = link_annot_full(skel);
+	/* not attached with the others, as a preloaded group is */
+	if (!err && g == LAZY_ANNOT && bpf_program__fd(skel->progs.ring_at_signal) >= 0 &&
+	    !(l->at_signal = bpf_program__attach(skel->progs.ring_at_signal)))
+		err = -errno;
+	if (!err)
+		l->inst[g] = skel;
+	return err;
+}
+
+static struct dftrace_bpf *lazy_get(struct loader *l, enum lazy_group g, const char *when)
+{
+	if (l->inst[g])
 		return l->inst[g];
 	if (l->err[g] || l->stopped)
 		return NULL;
-	l->err[g] = lazy_load(l, g, when);
+	l->err[g] = load_own(l, g, when);
 	if (!l->err[g])
 		return l->inst[g];
 	report_error("cannot load the %s programs: %s; their probes are left out (-v: the "
-		     "verifier log)", lazy_names[g], strerror(-l->err[g]));
+		     "verifier log)", place_names[PLACE_LAZY0 + g], strerror(-l->err[g]));
 	return NULL;
 }
 
-struct dftrace_bpf *loader_lazy(struct lazy_progs *l, enum lazy_group g)
+struct dftrace_bpf *loader_lazy(struct loader *l, enum lazy_group g)
 {
 	return lazy_get(l, g, "");
 }
 
-void loader_lazy_now(struct lazy_progs *l, enum lazy_group g)
+bool loader_parallel(void)
 {
-	(void)lazy_get(l, g, "at start ");
+	return pfor_cores() >= 2;
 }
 
-void loader_lazy_detach(struct lazy_progs *l)
+struct halves {
+	struct loader *l;
+	int err[LOADER_HALVES];
+};
+
+/* Half h; a failure does not stop the other half. */
+static int load_half(void *ctx, uint32_t h)
+{
+	struct halves *hs = ctx;
+
+	hs->err[h] = load_inst(hs->l, PLACE_HALF0 + h, "at start ", &hs->l->half[h]);
+	return 0;
+}
+
+/* The preloaded groups whose programs are in place, which failed:
+ * loaded apart from now, so that their failure leaves only their
+ * probes out. False if none was. */
+static bool unload_groups(struct loader *l, int place)
+{
+	unsigned int had = l->o.preload;
+
+	for (int g = 0; g < LAZY__COUNT; g++)
+		if (place == PLACE_MAIN || place == PLACE_HALF0 + (int)group_half[g])
+			l->o.preload &= ~(1u << g);
+	return had != l->o.preload;
+}
+
+static int load_halves(struct loader *l)
+{
+	struct halves hs = { .l = l };
+
+	(void)pfor(LOADER_HALVES, LOADER_HALVES, load_half, &hs, NULL);
+	for (int h = 0; h < LOADER_HALVES; h++) {
+		if (hs.err[h] && unload_groups(l, PLACE_HALF0 + h)) {
+			dftrace_bpf__destroy(l->half[h]);
+			hs.err[h] = load_inst(l, PLACE_HALF0 + h, "at start ", &l->half[h]);
+		}
+		if (hs.err[h])
+			return hs.err[h];
+	}
+	return 0;
+}
+
+int loader_load(struct loader *l, const struct loader_opts *o, bool verbose)
+{
+	unsigned int wanted = o->preload;
+	int err;
+
+	*l = (struct loader){ .o = *o, .verbose = verbose };
+	err = load_inst(l, PLACE_MAIN, "", &l->main);
+	if (err && !o->split && unload_groups(l, PLACE_MAIN)) {
+		dftrace_bpf__destroy(l->main);
+		err = load_inst(l, PLACE_MAIN, "", &l->main);
+	}
+	if (!err && o->split)
+		err = load_halves(l);
+	if (err) {
+		report_error("cannot load the BPF programs: %s (run with -v for the verifier log)",
+			     strerror(-err));
+		return err;
+	}
+	for (int g = 0; g < LAZY__COUNT; g++)
+		if (l->o.preload & (1u << g))
+			l->inst[g] = o->split ? l->half[group_half[g]] : l->main;
+	if (l->inst[LAZY_ANNOT] && (err = link_annot_full(l->inst[LAZY_ANNOT])))
+		return err;
+	for (int g = 0; g < LAZY__COUNT; g++)
+		if (wanted & ~l->o.preload & (1u << g))
+			(void)lazy_get(l, g, "at start ");
+	return 0;
+}
+static int attach_inst(struct dftrace_bpf *skel)
+{
+	int err = skel ? dftrace_bpf__attach(skel) : 0;
+
+	if (err)
+		report_error("cannot attach the BPF programs: %s", strerror(-err));
+	return err;
+}
+
+/* The process hooks before the main instance's, the syscall hooks after,
+ * as the object orders them */
+int loader_attach(struct loader *l)
+{
+	int err = attach_inst(l->half[1]);
+
+	if (!err)
+		err = attach_inst(l->main);
+	if (!err)
+		err = attach_inst(l->half[0]);
+	return err;
+}
+
+void loader_each(const struct loader *l, void (*fn)(struct dftrace_bpf *, void *), void *ctx)
+{
+	struct dftrace_bpf *all[1 + LOADER_HALVES + LAZY__COUNT] = { l->main };
+
+	memcpy(all + 1, l->half, sizeof(l->half));
+	memcpy(all + 1 + LOADER_HALVES, l->own, sizeof(l->own));
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (all[i])
+			fn(all[i], ctx);
+}
+
+static void detach_inst(struct dftrace_bpf *skel, void *ctx)
+{
+	(void)ctx;
+	dftrace_bpf__detach(skel);
+}
+
+void loader_detach(struct loader *l)
 {
 	l->stopped = true;
 	bpf_link__destroy(l->at_signal);
 	l->at_signal = NULL;
+	loader_each(l, detach_inst, NULL);
 }
 
-void loader_lazy_free(struct lazy_progs *l)
+static void destroy_inst(struct dftrace_bpf *skel, void *ctx)
 {
-	loader_lazy_detach(l);
-	for (int g = 0; g < LAZY__COUNT; g++)
-		dftrace_bpf__destroy(l->inst[g]);
-	*l = (struct lazy_progs){ 0 };
+	(void)ctx;
+	dftrace_bpf__destroy(skel);
+}
+
+void loader_unload(struct loader *l)
+{
+	loader_detach(l);
+	loader_each(l, destroy_inst, NULL);
+	*l = (struct loader){ 0 };
 }
 
 struct bpf_link *loader_iter(struct bpf_program *prog)

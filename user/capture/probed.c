@@ -308,10 +308,10 @@ static int plan_file(struct probed_files *pf, int fd, struct file_plan *fp)
 	if (!elf)
 		return 0; /* not ELF: nothing */
 	if (pf->specs_ok)
-		err = usdt_plan(pf->o.lazy, &pf->specs, elf, &fp->plan, &fp->specs, &fp->usdt);
+		err = usdt_plan(pf->o.loader, &pf->specs, elf, &fp->plan, &fp->specs, &fp->usdt);
 	if (!err && pf->o.gpu) {
 		gpu_find_syms(elf, &syms);
-		gpu = syms.families ? loader_lazy(pf->o.lazy, LAZY_GPU) : NULL;
+		gpu = syms.families ? loader_lazy(pf->o.loader, LAZY_GPU) : NULL;
 		fp->calls = gpu ? gpu_plan(gpu, &syms, &fp->plan) : 0;
 		err = fp->calls < 0 ? fp->calls : 0;
 	}

@@ -44,12 +44,12 @@
 #define PROBED_SITES_MAX 4096
 
 struct dftrace_bpf;
-struct lazy_progs;
+struct loader;
 struct probed_event;
 
 struct probed_opts {
 	struct dftrace_bpf *skel;
-	struct lazy_progs *lazy;	/* where the probes' programs are loaded */
+	struct loader *loader;	/* where the probes' programs are loaded */
 	bool annotations;	/* USDT notes looked for */
 	bool gpu;		/* GPU and collective libraries */
 	bool verbose;

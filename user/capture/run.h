@@ -42,7 +42,7 @@ struct tracer {
 	struct env env;
 	const struct tracer_hooks *caller;	/* the service's checks, or NULL */
 	struct dftrace_bpf *skel;
-	struct lazy_progs lazy;	/* the programs loaded at their first use */
+	struct loader loader;	/* the BPF object's instances */
 	struct sc_hooks hooks;	/* per-syscall hooks, where they replace the tracepoints */
 	struct ring ring;
 	struct trace *trace;

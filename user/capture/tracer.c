@@ -121,16 +121,19 @@ static bool stays_on(const struct env *env)
 
 /* The first processes of a job are its wrappers' children (a shell,
  * torchrun, mpirun): a program loaded at first use would miss their
- * first 60-80 ms, so a tracer that does not stay on loads them now. */
-static void preload(struct tracer *tr)
+ * first 60-80 ms, so a tracer that does not stay on loads them at start
+ * (the lazy groups, as a mask of 1 << g). */
+static unsigned int preload(const struct tracer *tr)
 {
+	unsigned int groups = 0;
+
 	if (stays_on(&tr->env))
-		return;
+		return 0;
 	if (tr->features.on[FEATURE_gpu])
-		loader_lazy_now(&tr->lazy, LAZY_GPU);
-	/* last: its signal hook is a link, the first to go live */
+		groups |= 1u << LAZY_GPU;
 	if (tr->features.on[FEATURE_annotations])
-		loader_lazy_now(&tr->lazy, LAZY_ANNOT);
+		groups |= 1u << LAZY_ANNOT;
+	return groups;
 }
 
 static int load_and_attach(struct tracer *tr)
@@ -142,15 +145,15 @@ static int load_and_attach(struct tracer *tr)
 				 .scope = tr->env.scope.on ? &tr->env.scope.k : NULL,
 				 .profile = tr->env.profile_s > 0,
 				 .flight = tr->env.flight_on,
+				 .split = loader_parallel(),
+				 .preload = preload(tr),
 				 .features = &tr->features };
-	int err = loader_open(&tr->skel, &o);
-
 	/* every program verified before the first hook goes live */
-	if (!err) {
-		loader_lazy_init(&tr->lazy, tr->skel, &o, tr->env.verbose);
-		preload(tr);
-		err = loader_attach(tr->skel);
-	}
+	int err = loader_load(&tr->loader, &o, tr->env.verbose);
+
+	tr->skel = tr->loader.main;
+	if (!err)
+		err = loader_attach(&tr->loader);
 	if (!err)
 		err = sc_hooks_attach(&tr->hooks, tr->skel, &tr->features, tr->env.verbose);
 	if (err)
@@ -165,7 +168,7 @@ static int load_and_attach(struct tracer *tr)
 		   (uint64_t)(tr->env.profile_s * NS_PER_S) : NS_PER_S);
 	tr->folds.recording = &tr->recording;
 	probed_init(&tr->probed, &(struct probed_opts){
-				 .skel = tr->skel, .lazy = &tr->lazy, .annotations = tr->features.on[FEATURE_annotations],
+				 .skel = tr->skel, .loader = &tr->loader, .annotations = tr->features.on[FEATURE_annotations],
 				 .gpu = tr->features.on[FEATURE_gpu], .verbose = tr->env.verbose,
 				 .multi = tr->features.uprobe_multi,
 				 .fd_budget = probes_fd_budget() });
@@ -476,22 +479,22 @@ static void print_prog_stat(struct bpf_program *prog)
 			(unsigned long long)info.run_cnt, (unsigned long long)info.run_time_ns);
 }
 
+static void print_inst_stats(struct dftrace_bpf *skel, void *ctx)
+{
+	struct bpf_program *prog;
+
+	(void)ctx;
+	bpf_object__for_each_program(prog, skel->obj)
+		print_prog_stat(prog);
+}
+
 /* $DFTRACE_BPF_PROG_STATS, for make bench: each program's runs and
  * run time in the kernel (counted while kernel.bpf_stats_enabled is 1),
  * those loaded at their first use too. */
 static void print_prog_stats(const struct tracer *tr)
 {
-	struct bpf_program *prog;
-
-	if (!getenv("DFTRACE_BPF_PROG_STATS"))
-		return;
-	for (int g = LAZY_NONE; g < LAZY__COUNT; g++) {
-		struct dftrace_bpf *skel = g == LAZY_NONE ? tr->skel : tr->lazy.inst[g];
-
-		if (skel)
-			bpf_object__for_each_program(prog, skel->obj)
-				print_prog_stat(prog);
-	}
+	if (getenv("DFTRACE_BPF_PROG_STATS"))
+		loader_each(&tr->loader, print_inst_stats, NULL);
 }
 
 /* Nothing more is recorded: the hooks go, so that what the ring holds
@@ -502,8 +505,7 @@ static void print_prog_stats(const struct tracer *tr)
 static void stop_tracing(struct tracer *tr)
 {
 	sc_hooks_detach(&tr->hooks);
-	dftrace_bpf__detach(tr->skel);
-	loader_lazy_detach(&tr->lazy);
+	loader_detach(&tr->loader);
 	print_prog_stats(tr);
 	set_tracer_comm(TRACER_COMM_DONE);
 }
@@ -654,8 +656,7 @@ cleanup:
 	bpf_link__destroy(tr.kept_iter);
 	bpf_link__destroy(tr.signals_link);
 	sc_hooks_detach(&tr.hooks);
-	loader_lazy_free(&tr.lazy);
-	dftrace_bpf__destroy(tr.skel);
+	loader_unload(&tr.loader);
 	invoker_free(&tr.who);
 	free(tr.target);
 	jb_free(&tr.v2_cfg);

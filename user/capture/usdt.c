@@ -345,7 +345,7 @@ static int plan_set(struct dftrace_bpf *skel, struct usdt_specs *specs, const st
 	return 0;
 }
 
-int usdt_plan(struct lazy_progs *lazy, struct usdt_specs *specs, Elf *elf,
+int usdt_plan(struct loader *loader, struct usdt_specs *specs, Elf *elf,
 	      struct uprobe_plan *plan, struct usdt_spec_ids *ids, struct usdt_found *found)
 {
 	struct dftrace_bpf *skel;
@@ -355,7 +355,7 @@ int usdt_plan(struct lazy_progs *lazy, struct usdt_specs *specs, Elf *elf,
 
 	*found = (struct usdt_found){ 0 };
 	scan_notes(elf, &n);
-	if (!n.probes || !(skel = loader_lazy(lazy, LAZY_ANNOT))) {
+	if (!n.probes || !(skel = loader_lazy(loader, LAZY_ANNOT))) {
 		free(n.note);
 		return 0;
 	}

@@ -37,7 +37,7 @@ struct usdt_found {
  * map is full. Sites whose arguments are of a form not known here are
  * left out. The annotation programs are loaded (lazy) for the first
  * file that has probes. */
-int usdt_plan(struct lazy_progs *lazy, struct usdt_specs *specs, Elf *elf,
+int usdt_plan(struct loader *loader, struct usdt_specs *specs, Elf *elf,
 	      struct uprobe_plan *plan, struct usdt_spec_ids *ids, struct usdt_found *found);
 /* Gives the indexes back; ids is left empty. */
 void usdt_put_specs(struct usdt_specs *specs, struct usdt_spec_ids *ids);
