@@ -159,6 +159,33 @@ plant_and_clean() {
 	EOF
 }
 
+@test "findings: of four ranks with collectives, the one whose own time between them is 1.3 times the median's is rank_imbalance, its time past the median exact; 1.15 times, or none slow: none" {
+	for slow in 3000 1500 0; do
+		rm -rf "$T/ranks" && mkdir "$T/ranks"
+		# 40 steps of ~10 ms; rank 2's forward SLOW us longer in each
+		"$WL/ranktraces" "$T/ranks" 4 320 8 0 2 "$slow" >"$T/truth"
+		"$DFT" summary -q --findings --json "$T"/ranks/*.pfw.gz >"$T/f.json"
+		"$PY" - "$T/f.json" "$T/truth" "$slow" <<-'EOF'
+		import json, sys
+		found = [x for x in json.load(open(sys.argv[1]))["findings"] if x["rule"] == "rank_imbalance"]
+		own = {int(l.split("\t")[1]): int(l.split("\t")[2]) for l in open(sys.argv[2])
+		       if l.startswith("own\t")}
+		median = sorted(own.values())[1]
+		assert len(own) == 4, own
+		if sys.argv[3] != "3000":
+		    assert not found and own[2] <= 1.25 * median, (found, own)
+		    sys.exit()
+		assert own[2] > 1.25 * median and len(found) == 1, (found, own)
+		x = found[0]
+		assert x["where"] == {"rank": 2}, x
+		assert x["ns"] == (own[2] - median) * 1000, (x["ns"], own)
+		assert x["evidence"]["own_ns"] == own[2] * 1000, x
+		assert x["evidence"]["median_own_ns"] == median * 1000, x
+		assert x["evidence"]["collectives"] == 40, x
+		EOF
+	done
+}
+
 @test "findings: a finding goes under --findings-min-share above its share, and stays below it" {
 	plants small
 	findings_json

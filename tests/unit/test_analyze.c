@@ -693,12 +693,13 @@ static const char *read_steps_plant(const char *file, int n, int read_us)
 	return trace(file, text);
 }
 
-/* n ranks, one file each, each one read of 100 us but the last's of
- * last_us: the rank_imbalance findings, as found() says them. */
-static const char *ranks(int n, int last_us)
+/* The rank_imbalance findings of n rank files, rank r's text made by
+ * fn(r, n, arg), as "rank R NS[ COLLECTIVES];...". */
+static const char *rank_findings(int n, void (*fn)(char *text, size_t size, int r, int n, int arg),
+				 int arg)
 {
 	static char out[256];
-	char *specs[] = { "op" }, name[32], text[512];
+	char *specs[] = { "op" }, name[32], text[1024];
 	struct profile p;
 	char err[256];
 	int rc = profile_init(&p, specs, 1, err, sizeof(err));
@@ -707,21 +708,61 @@ static const char *ranks(int n, int last_us)
 		profile_find(&p, 0.01);
 	for (int r = 0; !rc && r < n; r++) {
 		snprintf(name, sizeof(name), "rank%d.pfw", r);
-		snprintf(text, sizeof(text),
-			 "{'name':'PR','cat':'dftracer','pid':%d,'tid':%d,'ph':'M','args':{'name':'rank','value':'%d'}}\n"
-			 "{'name':'read','cat':'POSIX','pid':%d,'tid':%d,'ph':'X','ts':0,'dur':%d,'args':{'ret':4096,'fname':'/s%d'}}\n",
-			 100 + r, 100 + r, r, 100 + r, 100 + r, r == n - 1 ? last_us : 100, r);
+		fn(text, sizeof(text), r, n, arg);
 		rc = feed(&p, trace(name, text), r);
 	}
 	rc = rc ? rc : profile_finish(&p);
 	out[0] = 0;
-	for (uint32_t i = 0; !rc && i < p.findings.n; i++)
-		if (p.findings.list[i].rule == RULE_RANK_IMBALANCE)
-			snprintf(out + strlen(out), sizeof(out) - strlen(out), "%srank %lld %lld",
-				 out[0] ? ";" : "", (long long)p.findings.list[i].rank,
-				 (long long)p.findings.list[i].ns);
+	for (uint32_t i = 0; !rc && i < p.findings.n; i++) {
+		const struct finding *x = &p.findings.list[i];
+		size_t len = strlen(out);
+
+		if (x->rule != RULE_RANK_IMBALANCE)
+			continue;
+		len += snprintf(out + len, sizeof(out) - len, "%srank %lld %lld", out[0] ? ";" : "",
+				(long long)x->rank, (long long)x->ns);
+		if (x->ev.collectives)
+			snprintf(out + len, sizeof(out) - len, " %lld", (long long)x->ev.collectives);
+	}
 	profile_free(&p);
 	return rc ? "error" : out;
+}
+
+/* Rank r (pid 100 + r) named by DFTracer's PR line. */
+static int rank_head(char *text, size_t size, int r)
+{
+	return snprintf(text, size, "{'name':'PR','cat':'dftracer','pid':%d,'tid':%d,'ph':'M',"
+			"'args':{'name':'rank','value':'%d'}}\n", 100 + r, 100 + r, r);
+}
+
+/* One read of 100 us, the last rank's of last_us. */
+static void one_read(char *text, size_t size, int r, int n, int last_us)
+{
+	int len = rank_head(text, size, r);
+
+	snprintf(text + len, size - len,
+		 "{'name':'read','cat':'POSIX','pid':%d,'tid':%d,'ph':'X','ts':0,'dur':%d,"
+		 "'args':{'ret':4096,'fname':'/s%d'}}\n",
+		 100 + r, 100 + r, r == n - 1 ? last_us : 100, r);
+}
+
+/* Three all_reduces 100 us apart, each ending for all 40 us after its
+ * start, the last rank coming to the second and third extra us late
+ * (arg & 0xffff); with arg & OVERLAP, rank 0 also has a barrier inside
+ * its first all_reduce (no own time). */
+#define OVERLAP 0x10000
+static void three_steps(char *text, size_t size, int r, int n, int arg)
+{
+	int x = r == n - 1 ? arg & 0xffff : 0, len = rank_head(text, size, r);
+
+	for (int c = 0; c < 3; c++)
+		len += snprintf(text + len, size - len,
+				"{'name':'all_reduce','cat':'comm','pid':%d,'tid':%d,'ph':'X','ts':%d,"
+				"'dur':%d,'args':{}}\n", 100 + r, 100 + r, c * 100 + (c ? x : 0),
+				40 - (c ? x : 0));
+	if (arg & OVERLAP && r == 0)
+		snprintf(text + len, size - len, "{'name':'barrier','cat':'comm','pid':100,'tid':100,"
+			 "'ph':'X','ts':2,'dur':5,'args':{}}\n");
 }
 
 /* Each rule's thresholds, on both sides. */
@@ -852,10 +893,17 @@ static void check_findings_rules(void)
 		    "input_bound: each 50 us of 100 in reads, half: none");
 	CHECK_STREQ(found(read_steps_plant("rs3.pfw", 2, 90), 0.01), "",
 		    "input_bound: 2 steps by args.step, fewer than 3: none");
-	CHECK_STREQ(ranks(4, 201), "rank 3 101000",
+	CHECK_STREQ(rank_findings(4, one_read, 201), "rank 3 101000",
 		    "rank_imbalance: 201 us of I/O against the median's 100: 101 us past it");
-	CHECK_STREQ(ranks(4, 200), "", "rank_imbalance: twice the median: none");
-	CHECK_STREQ(ranks(2, 900), "", "rank_imbalance: 2 ranks, fewer than 3: none");
+	CHECK_STREQ(rank_findings(4, one_read, 200), "", "rank_imbalance: twice the median: none");
+	CHECK_STREQ(rank_findings(2, one_read, 900), "", "rank_imbalance: 2 ranks, fewer than 3: none");
+	/* own time 120 us a rank; the last's 120 + 2 * extra */
+	CHECK_STREQ(rank_findings(4, three_steps, 20), "rank 3 40000 3",
+		    "rank_imbalance by own time: 160 us against 120: 40 us past it");
+	CHECK_STREQ(rank_findings(4, three_steps, 10), "", "rank_imbalance by own time: 140 us, under 1.25 times 120");
+	CHECK_STREQ(rank_findings(4, three_steps, 20 | OVERLAP), "rank 3 40000 3",
+		    "rank_imbalance by own time: a collective inside another adds none");
+	CHECK_STREQ(rank_findings(2, three_steps, 30), "", "rank_imbalance by own time: 2 ranks: none");
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		snprintf(name, sizeof(name), "plant%zu.pfw", i);
 		CHECK_STREQ(found(plant(name, cases[i].n, cases[i].small, cases[i].jumps,

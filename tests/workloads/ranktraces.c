@@ -3,7 +3,7 @@
  * Not a traced workload: a generator of a multi-node job's rank traces,
  * as the tracer writes them, with known content (merge and summary at
  * scale, issue 37). Usage:
- *   ranktraces DIR FILES EVENTS [RANKS_PER_HOST [SKEW_US]]
+ *   ranktraces DIR FILES EVENTS [RANKS_PER_HOST [SKEW_US [SLOW_RANK SLOW_US]]]
  *       DIR/rank-NNNNN.pfw.gz for ranks 0 to FILES - 1, each of about
  *       EVENTS events (a multiple of 8), on host "node-H" (H = rank /
  *       RANKS_PER_HOST, default 8), pid 4000 + the rank's place on its
@@ -15,6 +15,10 @@
  * time, having begun it 0 to 799 us apart. Every event has an id, 1 on.
  * Reports on stdout, one line a rank, "rank R HOST EVENTS CALLS BYTES",
  * EVENTS counting the X events (the start and end included).
+ * With SLOW_RANK, that rank's forward takes SLOW_US more in every step,
+ * and so every rank's step (the others wait in the all_reduce); then
+ * also a line a rank, "own R US": its time between its all_reduces
+ * (from one's end to the next's start), summed.
  */
 #include <zlib.h>
 #include "workload.h"
@@ -28,6 +32,7 @@ struct rank_file {
 	gzFile gz;
 	int rank, pid, host_id;
 	long long id, calls, bytes;
+	long long own_us, last_end;	/* its time between all_reduces; the last one's end */
 	char host[32];
 };
 
@@ -74,9 +79,13 @@ static void region(struct rank_file *f, const char *name, const char *cat, long 
 	    "\"step\":%d}}\n", ++f->id, name, cat, f->pid, f->pid, ts, dur, step);
 }
 
+/* The planted straggler, and how much slower it is each step. */
+static int slow_rank = -1;
+static long long slow_us;
+
 static void step(struct rank_file *f, long long t0, int s)
 {
-	long long at = t0;
+	long long late = f->rank == slow_rank ? slow_us : 0, at = t0;
 
 	for (int i = 0; i < READS; i++, at += 400) {
 		long long n = 4096LL * (1 + (f->rank + s + i) % 16);
@@ -89,10 +98,14 @@ static void step(struct rank_file *f, long long t0, int s)
 		f->calls++;
 		f->bytes += n;
 	}
-	region(f, "forward", "compute", at, 5000, s);
-	/* every rank ends at t0 + 9900, having come 0 to 799 us apart */
-	at = t0 + 9000 + (f->rank * 37 + s * 11) % 800;
-	region(f, "all_reduce", "comm", at, t0 + 9900 - at, s);
+	region(f, "forward", "compute", at, 5000 + late, s);
+	/* every rank ends at t0 + 9900 (past the straggler's lateness),
+	 * having come 0 to 799 us apart, and the straggler that late */
+	at = t0 + 9000 + (f->rank * 37 + s * 11) % 800 + late;
+	if (s)
+		f->own_us += at - f->last_end;
+	f->last_end = t0 + 9900 + slow_us;
+	region(f, "all_reduce", "comm", at, f->last_end - at, s);
 }
 
 static void one_rank(const char *dir, int rank, long long steps, int per_host, long long skew)
@@ -109,13 +122,15 @@ static void one_rank(const char *dir, int rank, long long steps, int per_host, l
 		wl_die("open %s", path);
 	head(&f, t0);
 	for (long long s = 0; s < steps; s++)
-		step(&f, t0 + 100 + s * STEP_US, (int)s);
+		step(&f, t0 + 100 + s * (STEP_US + slow_us), (int)s);
 	put(&f, "{\"id\":%lld,\"name\":\"end\",\"cat\":\"dftracer\",\"pid\":%d,\"tid\":%d,"
 	    "\"ts\":%lld,\"dur\":0,\"ph\":\"X\",\"args\":{\"num_events\":%lld,\"lost\":0}}\n]\n",
-	    f.id + 1, f.pid, f.pid, t0 + 200 + steps * STEP_US, f.id + 1);
+	    f.id + 1, f.pid, f.pid, t0 + 200 + steps * (STEP_US + slow_us), f.id + 1);
 	if (gzclose(f.gz) != Z_OK)
 		wl_die("close %s", path);
 	wl_emit("rank\t%d\t%s\t%lld\t%lld\t%lld\n", rank, f.host, f.id + 1, f.calls, f.bytes);
+	if (slow_rank >= 0)
+		wl_emit("own\t%d\t%lld\n", rank, f.own_us);
 }
 
 int main(int argc, char **argv)
@@ -124,7 +139,8 @@ int main(int argc, char **argv)
 	long long events, skew = 0;
 
 	if (argc < 4) {
-		fprintf(stderr, "usage: ranktraces DIR FILES EVENTS [RANKS_PER_HOST [SKEW_US]]\n");
+		fprintf(stderr, "usage: ranktraces DIR FILES EVENTS [RANKS_PER_HOST [SKEW_US "
+			"[SLOW_RANK SLOW_US]]]\n");
 		return 2;
 	}
 	files = atoi(argv[2]);
@@ -133,7 +149,11 @@ int main(int argc, char **argv)
 		per_host = atoi(argv[4]);
 	if (argc > 5)
 		skew = atoll(argv[5]);
-	if (files < 1 || events < EVENTS_A_STEP || per_host < 1) {
+	if (argc > 7) {
+		slow_rank = atoi(argv[6]);
+		slow_us = atoll(argv[7]);
+	}
+	if (files < 1 || events < EVENTS_A_STEP || per_host < 1 || slow_us < 0) {
 		fprintf(stderr, "ranktraces: FILES, EVENTS (8 or more) and RANKS_PER_HOST are "
 			"positive\n");
 		return 2;

@@ -43,9 +43,9 @@ static const char *const advice[RULE__COUNT] = {
 				"samples, a larger page cache share), or read each range once",
 	[RULE_INPUT_BOUND] = "feed the steps faster: more data-loader workers and "
 			     "prefetching, lighter decoding, faster storage for the data",
-	[RULE_RANK_IMBALANCE] = "give the rank's data a fair share (shard sizes, a file "
-				"system's hot spot, its node's storage), or check what else "
-				"that node runs",
+	[RULE_RANK_IMBALANCE] = "see what the rank did in each step (summary --by rank,step); "
+				"give its data a fair share (shard sizes, a file system's hot "
+				"spot, its node's storage), or check what else that node runs",
 	[RULE_GPU_WAITS_ON_IO] = "load the next batch while the GPU runs this one (data-loader "
 				 "workers, prefetching, pinned-memory copies on a side stream), "
 				 "and synchronize only when the result is needed",
@@ -193,21 +193,6 @@ static void name_process(struct findings *f, const struct ev_input *in, uint16_t
 	}
 }
 
-/* A rank's I/O time, as its launcher's variables or the trace say it. */
-static void add_rank_io(struct findings *f, const struct ev_input *in, const struct ev *e,
-			int64_t dur)
-{
-	int rank = ev_rank(in, e->pid);
-	uint64_t was = 0;
-
-	if (rank < 0)
-		return;
-	hmap_get(&f->rank_io, rank, &was);
-	units_add((int64_t *)&was, dur);
-	if (hmap_put(&f->rank_io, rank, was))
-		f->err = -ENOMEM;
-}
-
 /* The GPU's gaps as a thread sees them: from the end of its wait for the
  * device (nothing left queued) to its next launch, copy or collective;
  * each gap goes into the overlap as the cover the process's data reads
@@ -256,13 +241,13 @@ void findings_add(struct findings *f, const struct ev_input *in, uint16_t input,
 		gpu_gap(f, input, e, ev_process(in, input, e->pid));
 	}
 	loader_add(&f->loader, input, e);
+	rank_work_add(&f->ranks, in, e);
 	if (e->kind == EV_REGION && SPAN_IS(e->cat, "dataloader"))
 		name_process(f, in, input, e->pid);
 	if (e->kind != EV_IO)
 		return;
 	if (e->step >= 0 && e->bytes_kind == SC_BYTES_READ)
 		name_process(f, in, input, e->pid);
-	add_rank_io(f, in, e, dur);
 	if (e->bytes_kind == SC_BYTES_READ &&
 	    overlap_add_io(&f->gpu_idle, ev_process(in, input, e->pid), e->start, e->end, 0))
 		f->err = -ENOMEM;
@@ -437,34 +422,55 @@ static int by_value(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Of 3 ranks or more, those whose I/O takes more than twice the median
- * rank's (the lower middle of an even count). */
+/* The lower middle of n values (sorted in place). */
+static int64_t median_of(int64_t *v, uint32_t n)
+{
+	qsort(v, n, sizeof(*v), by_value);
+	return v[(n - 1) / 2];
+}
+
+/* Of 3 ranks or more, those slower than the median rank (the lower
+ * middle of an even count): by their own time between collectives,
+ * more than RANK_OWN_FACTOR times the median's, where 3 ranks or more
+ * have 2 collectives or more; else by their I/O time, more than twice
+ * the median's. The cost: the time past the median. */
+#define RANK_OWN_FACTOR 1.25
 static int judge_ranks(struct findings *f, int64_t wall_ns)
 {
-	uint32_t n = 0, nr = f->rank_io.n;
-	int64_t *io, median;
-	uint64_t rank, v;
-	size_t it = 0;
-	int rc = 0;
+	struct rank_figures *r = NULL;
+	uint32_t n = 0, m = 0, with_calls = 0;
+	int64_t *v = NULL, median;
+	bool by_own;
+	int rc = rank_work_figures(&f->ranks, &r, &n);
 
-	if (nr < 3)
-		return 0;
-	if (!(io = malloc(nr * sizeof(*io))))
-		return -ENOMEM;
-	while (hmap_next(&f->rank_io, &it, &rank, &v))
-		io[n++] = (int64_t)v;
-	qsort(io, n, sizeof(*io), by_value);
-	median = io[(n - 1) / 2];
-	free(io);
-	it = 0;
-	while (!rc && hmap_next(&f->rank_io, &it, &rank, &v)) {
-		if ((int64_t)v / 2 <= median)
-			continue;
-		rc = judge(f, RULE_RANK_IMBALANCE, (struct place){ .at = AT_RANK, .rank = rank },
-			   (int64_t)v - median,
-			   (struct finding_evidence){ .calls = nr, .other_ns = median,
-						      .rank_ns = (int64_t)v }, wall_ns);
+	for (uint32_t i = 0; i < n; i++)
+		with_calls += r[i].collectives >= 2;
+	by_own = with_calls >= 3;
+	if (rc || (by_own ? with_calls : n) < 3)
+		goto out;
+	if (!(v = malloc(n * sizeof(*v)))) {
+		rc = -ENOMEM;
+		goto out;
 	}
+	for (uint32_t i = 0; i < n; i++)
+		if (!by_own || r[i].collectives >= 2)
+			v[m++] = by_own ? r[i].own_ns : r[i].io_ns;
+	median = median_of(v, m);
+	for (uint32_t i = 0; !rc && i < n; i++) {
+		int64_t x = by_own ? r[i].own_ns : r[i].io_ns;
+
+		if ((by_own && (r[i].collectives < 2 || x <= RANK_OWN_FACTOR * median)) ||
+		    (!by_own && x / 2 <= median))
+			continue;
+		rc = judge(f, RULE_RANK_IMBALANCE, (struct place){ .at = AT_RANK, .rank = r[i].rank },
+			   x - median,
+			   (struct finding_evidence){ .calls = m, .other_ns = median, .rank_ns = x,
+						      .collectives = by_own ? r[i].collectives : 0 },
+			   wall_ns);
+	}
+out:
+	free(v);
+	free(r);
 	return rc;
 }
 
@@ -522,7 +528,7 @@ void findings_free(struct findings *f)
 	hmap_free_ptrs(&f->proc_names);
 	rereads_free(&f->rereads);
 	loader_free(&f->loader);
-	hmap_free(&f->rank_io);
+	rank_work_free(&f->ranks);
 	hmap_free(&f->gpu_gap);
 	overlap_free(&f->gpu_idle);
 	for (uint32_t i = 0; i < f->n; i++) {

@@ -53,6 +53,7 @@
 #include <stdint.h>
 #include "analyze/loader.h"
 #include "analyze/overlap.h"
+#include "analyze/rankwork.h"
 #include "analyze/rereads.h"
 #include "lib/hmap.h"
 
@@ -86,8 +87,11 @@ struct finding_evidence {
 	int64_t epoch;		/* repeated_reads: the epoch, -1 if none */
 	int64_t step_ns;	/* input_bound: its steps' time (calls: steps, hits:
 				 * those bound, other_ns: all their waits) */
-	int64_t rank_ns;	/* rank_imbalance: the rank's I/O time (calls: the
-				 * ranks, other_ns: the median's) */
+	int64_t rank_ns;	/* rank_imbalance: the rank's own time between its
+				 * collectives, or where no ranks have them its
+				 * I/O time (calls: the ranks, other_ns: the
+				 * median's) */
+	int64_t collectives;	/* rank_imbalance: the rank's; 0: by I/O */
 	int64_t misses;		/* page_cache_misses: pages read from storage
 				 * (calls: the runs of faults, hits: those that
 				 * missed, hit_bytes: the bytes they mapped) */
@@ -125,7 +129,7 @@ struct findings {
 	struct hmap proc_names;		/* input << 32 | pid -> "comm [pid]", malloc'd */
 	struct rereads rereads;
 	struct loader_waits loader;
-	struct hmap rank_io;		/* rank -> its I/O's ns */
+	struct rank_work ranks;
 	struct hmap gpu_gap;		/* (input, tid) -> where its GPU gap began + 1 */
 	struct overlap gpu_idle;	/* data reads against the GPU's gaps */
 	uint64_t dropped;		/* keys past FINDINGS_KEYS */

@@ -54,8 +54,13 @@ static void evidence_text(char *s, size_t n, const struct finding *x)
 		break;
 	case RULE_RANK_IMBALANCE:
 		units_ns(b, sizeof(b), e->rank_ns);
-		snprintf(s, n, "its I/O took %s, the median of %lld ranks %s", b,
-			 (long long)e->calls, t);
+		if (e->collectives)
+			snprintf(s, n, "its own time between its %lld collectives %s, the median "
+				 "of %lld ranks %s", (long long)e->collectives, b,
+				 (long long)e->calls, t);
+		else
+			snprintf(s, n, "its I/O took %s, the median of %lld ranks %s", b,
+				 (long long)e->calls, t);
 		break;
 	case RULE_INPUT_BOUND:
 		units_ns(b, sizeof(b), e->step_ns);
@@ -159,8 +164,10 @@ static void finding_json(struct jbuf *b, const struct finding *x)
 		jb_member_i64(b, "compute_ns", x->ev.compute_ns);
 		break;
 	case RULE_RANK_IMBALANCE:
-		jb_member_i64(b, "io_ns", x->ev.rank_ns);
-		jb_member_i64(b, "median_io_ns", x->ev.other_ns);
+		jb_member_i64(b, x->ev.collectives ? "own_ns" : "io_ns", x->ev.rank_ns);
+		jb_member_i64(b, x->ev.collectives ? "median_own_ns" : "median_io_ns", x->ev.other_ns);
+		if (x->ev.collectives)
+			jb_member_i64(b, "collectives", x->ev.collectives);
 		break;
 	case RULE_INPUT_BOUND:
 		jb_member_i64(b, "wait_ns", x->ev.other_ns);
