@@ -82,7 +82,8 @@ int rank_work_figures(struct rank_work *w, struct rank_figures **out, uint32_t *
 			r->io_ns = (int64_t)io;
 	if (w->calls_left_out)
 		w->ncalls = 0;
-	qsort(w->calls, w->ncalls, sizeof(*w->calls), by_rank_start);
+	if (w->ncalls)
+		qsort(w->calls, w->ncalls, sizeof(*w->calls), by_rank_start);
 	for (i = 0; !rc && i < w->ncalls; i++) {
 		const struct rank_call *c = &w->calls[i];
 
@@ -105,7 +106,8 @@ int rank_work_figures(struct rank_work *w, struct rank_figures **out, uint32_t *
 		*n = 0;
 		return rc;
 	}
-	qsort(v, *n, sizeof(*v), by_rank);
+	if (*n)
+		qsort(v, *n, sizeof(*v), by_rank);
 	*out = v;
 	return 0;
 }
