@@ -646,6 +646,27 @@ static const char *found(const char *path, double min_share)
 /* /f opened, first reads of 1 MiB in order with read(), then again
  * preads of those MiBs in turn, in epoch again_epoch (the first in epoch
  * 1). */
+/* One process opening /f nfds times (fds 3 on) and reading it 1 MiB at
+ * a time through each fd in turn, 6 MiB in all through each: with 3,
+ * two thirds of the reads read again what the first fd read, which a
+ * position kept per process (0 to 18 MiB) would not see. */
+static const char *fd_plant(const char *name, int nfds)
+{
+	static char text[1 << 14];
+	size_t len = 0;
+
+	for (int fd = 3; fd < 3 + nfds; fd++)
+		len += snprintf(text + len, sizeof(text) - len,
+				"{'name':'open','cat':'POSIX','pid':1,'tid':1,'ph':'X','ts':%d,'dur':1,"
+				"'args':{'ret':%d,'fname':'/f'}}\n", fd, fd);
+	for (int i = 0; i < 6 * nfds; i++)
+		len += snprintf(text + len, sizeof(text) - len,
+				"{'name':'read','cat':'POSIX','pid':1,'tid':1,'ph':'X','ts':%d,'dur':10,"
+				"'args':{'ret':1048576,'fname':'/f','fd':%d}}\n",
+				10 + i * 10, 3 + i % nfds);
+	return trace(name, text);
+}
+
 static const char *reread_plant(const char *name, int first, int again, int again_epoch)
 {
 	static char text[1 << 14];
@@ -839,6 +860,10 @@ static void check_findings_rules(void)
 		    "repeated_reads: 8 of 16, half: none");
 	CHECK_STREQ(found(reread_plant("rr3.pfw", 4, 12, 1), 0.01), "repeated_reads /f",
 		    "repeated_reads: 4 MiB read, then 12 times again");
+	CHECK_STREQ(found(fd_plant("rr5.pfw", 3), 0.01), "repeated_reads /f",
+		    "repeated_reads: three fds each reading the file: 12 of 18 reads again");
+	CHECK_STREQ(found(fd_plant("rr6.pfw", 1), 0.01), "",
+		    "repeated_reads: one fd reading it once: none");
 	CHECK_STREQ(found(reread_plant("rr4.pfw", 4, 12, 2), 0.01), "",
 		    "repeated_reads: the same, again in the next epoch: 8 of 12 reads there, "
 		    "none");

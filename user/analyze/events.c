@@ -233,6 +233,8 @@ static void read_args(struct ev_input *in, const struct rec *e, struct ev *out,
 				js_string(v, &out->file);
 			else if (SPAN_IS(k, "fhash") && !out->file.len)
 				file_of_hash(in, v, out);
+			else if (SPAN_IS(k, "fd") && (!js_int(v, &out->fd) || out->fd < 0))
+				out->fd = -1;
 			break;
 		case 'p':
 			if (SPAN_IS(k, "phase"))
@@ -357,7 +359,7 @@ int ev_from_rec(struct ev_input *in, const struct rec *e, struct ev *out)
 	}
 	*out = (struct ev){ .name = e->name, .cat = e->cat, .kind = kind_of(e),
 			    .epoch = -1, .step = -1, .id = e->has_id ? e->id : -1,
-			    .parent = -1, .calls = 1, .comm_rank = -1, .offset = -1 };
+			    .parent = -1, .calls = 1, .comm_rank = -1, .offset = -1, .fd = -1 };
 	out->pid = e->pid_num ? (uint32_t)e->pid : 0;
 	out->tid = e->tid_num ? (uint32_t)e->tid : 0;
 	if (hmap_get(&in->torch_thread, (uint64_t)out->pid << 32 | out->tid, &tid))

@@ -36,6 +36,7 @@ struct ev {
 	int64_t ret;		/* args.ret as it is; 0 if none */
 	int64_t calls;		/* 1, or the calls a folded total holds */
 	int64_t offset;		/* args.offset of a positioned call (pread...); -1 */
+	int64_t fd;		/* args.fd of a call on one; -1 if none */
 	int64_t misses;		/* args.misses of a mapped read: pages from storage */
 	struct span hist;	/* a folded total's args.hist, "B:N B:N ..." */
 	struct span file;	/* escaped path; empty if none */

@@ -115,18 +115,41 @@ static void read_range(struct rereads *r, const struct ev *e, const char *file, 
 		r->err = -ENOMEM;
 }
 
+/* Where a file's position is kept: per fd, and per process for events
+ * that name no fd (DFTracer's may not), fd -1: an open sets both. */
+static uint64_t pos_key(uint16_t input, const struct ev *e, int64_t fd)
+{
+	return dft_hash64(e->file.p, e->file.len) ^
+	       ((uint64_t)input << 48 | (uint64_t)e->pid) * 0xff51afd7ed558ccdull ^
+	       (uint64_t)(fd + 1) * 0xc4ceb9fe1a85ec53ull;
+}
+
+static void put_pos(struct rereads *r, uint64_t key, int64_t at)
+{
+	if (hmap_put(&r->pos, key, (uint64_t)at + 1))
+		r->err = -ENOMEM;
+}
+
 void rereads_add(struct rereads *r, uint16_t input, const struct ev *e, const char *file)
 {
-	uint64_t key = dft_hash64(e->file.p, e->file.len) ^
-		       ((uint64_t)input << 48 | (uint64_t)e->pid) * 0xff51afd7ed558ccdull;
-	uint64_t pos = 1;
-	bool known = hmap_get(&r->pos, key, &pos);
-	int64_t at = (int64_t)pos - 1;
+	bool opened = is_open(e->name) && e->ret >= 0;
+	uint64_t key, pos = 1;
+	bool known;
+	int64_t at;
 
 	if (e->calls != 1)
 		return;
-	if ((is_open(e->name) || SPAN_IS(e->name, "lseek")) && e->ret >= 0) {
-		at = is_open(e->name) ? 0 : e->ret; /* lseek returns where it went */
+	key = pos_key(input, e, opened ? e->ret : e->fd);
+	if (SPAN_IS(e->name, "close")) {
+		hmap_del(&r->pos, key, NULL);
+		return;
+	}
+	known = hmap_get(&r->pos, key, &pos);
+	at = (int64_t)pos - 1;
+	if (opened || (SPAN_IS(e->name, "lseek") && e->ret >= 0)) {
+		at = opened ? 0 : e->ret; /* lseek returns where it went */
+		if (opened) /* for its reads that name no fd */
+			put_pos(r, pos_key(input, e, -1), 0);
 	} else if (e->bytes_kind == SC_BYTES_READ && e->bytes > 0 && at <= INT64_MAX - e->bytes) {
 		if (e->offset >= 0 && e->offset <= INT64_MAX - e->bytes) {
 			read_range(r, e, file, e->offset);
@@ -139,8 +162,7 @@ void rereads_add(struct rereads *r, uint16_t input, const struct ev *e, const ch
 	} else {
 		return;
 	}
-	if (hmap_put(&r->pos, key, (uint64_t)at + 1))
-		r->err = -ENOMEM;
+	put_pos(r, key, at);
 }
 
 void rereads_free(struct rereads *r)

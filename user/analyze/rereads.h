@@ -2,8 +2,9 @@
 /*
  * Reads of what was read before, per file and epoch (the repeated_reads
  * finding, analyze/findings.h): each read's byte range, from its offset
- * (pread) or from the file position its process's calls leave (open sets
- * it to 0, read moves it, lseek sets it to what it returns), against the
+ * (pread) or from the file position its fd's calls leave (open sets it
+ * to 0, read moves it, lseek sets it to what it returns, close forgets
+ * it; where events name no fd, the process's calls), against the
  * ranges read so far in the epoch. A key keeps RANGES_MAX disjoint
  * ranges at most; past them it is not judged (full).
  */
