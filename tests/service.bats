@@ -33,6 +33,22 @@ as() {
 	(cd "$NB" && setpriv --reuid="$user" --regid="$(id -g "$user")" --clear-groups "$@")
 }
 
+# take_pid PID TRIES: root's `sleep 30` made to have pid PID (the next
+# pid set to it, for the fork that follows: another process may fork
+# first, so TRIES times at most); its pid in TAKEN. Fails if it could not.
+take_pid() {
+	local i
+	for ((i = 0; i < $2; i++)); do
+		echo $(($1 - 1)) >/proc/sys/kernel/ns_last_pid
+		sleep 30 &
+		TAKEN=$!
+		BG_PIDS+=("$TAKEN")
+		[ "$TAKEN" = "$1" ] && return 0
+		kill "$TAKEN"
+	done
+	return 1
+}
+
 # links: the BPF links on the machine now
 links() { bpftool link list 2>/dev/null | grep -c '^[0-9]*:' || true; }
 
@@ -285,23 +301,42 @@ already|'root' started 60 traces this minute)" "$T/serve.log")" 200
 # elsewhere on the machine may take it first: tried again).
 @test "service: a pid that was nobody's, taken by root's process before the check, is refused" {
 	serve
-	local p q=
+	local p
 	for _ in $(seq 50); do
 		setpriv --reuid=nobody --regid=nogroup --clear-groups true &
 		p=$!
 		wait "$p"
-		echo $((p - 1)) >/proc/sys/kernel/ns_last_pid
-		sleep 30 &
-		q=$!
-		BG_PIDS+=("$q")
-		[ "$q" = "$p" ] && break
-		kill "$q"
+		take_pid "$p" 1 && break
 	done
-	[ "$q" = "$p" ]
+	[ "$TAKEN" = "$p" ]
 	run as nobody "$DFT" -q -o x.pfw.gz -p "$p" -d 1
 	[ "$status" = 1 ]
 	[ "$output" = "dftrace-bpf: cannot trace process $p: process $p is not yours" ]
 	[ ! -e "$NB/x.pfw.gz" ]
+}
+
+@test "service: a pid checked as nobody's, then taken by root's process before the attach, is refused: nothing traced, no file" {
+	mkdir -m 777 "$T/win"
+	DFTRACE_BPF_TEST_CHECKED="$T/win" serve
+	setpriv --reuid=nobody --regid=nogroup --clear-groups sleep 1000 &
+	local p=$! client
+	BG_PIDS+=("$p")
+	as nobody "$DFT" -q -o x.pfw.gz -p "$p" -d 5 >"$T/client.out" 2>&1 &
+	client=$!
+	BG_PIDS+=("$client")
+	# checked as nobody's: now it dies, and root's process takes its pid
+	wait_file "$T/win/checked" 30
+	kill "$p"
+	wait "$p" || true
+	take_pid "$p" 50
+	touch "$T/win/go"
+	local status=0
+	wait "$client" || status=$?
+	expect_eq "status" "$status" 1
+	expect_eq "said" "$(cat "$T/client.out")" \
+		"dftrace-bpf: process $p exited before its trace began; nothing traced"
+	[ ! -e "$NB/x.pfw.gz" ]
+	[ -z "$(ls "$NB" | grep -v '^d$\|^ctl$')" ]
 }
 
 # A minute may turn between two starts (then the count begins anew), not

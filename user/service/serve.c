@@ -241,6 +241,29 @@ static int check_scope(const struct client *c, struct env *env)
 	return 0;
 }
 
+/* For the tests: $DFTRACE_BPF_TEST_CHECKED, in the service's own
+ * environment (taken at its start: a tracer's is the client's), names a
+ * directory where the tracer, its targets checked, says so (DIR/checked)
+ * and waits for DIR/go (a minute at most) before it attaches to them:
+ * the window a pid could be reused in. */
+static char *test_window_dir;
+
+static void test_window(void)
+{
+	const char *dir = test_window_dir;
+	char path[4096];
+	int fd;
+
+	if (!dir || snprintf(path, sizeof(path), "%s/checked", dir) >= (int)sizeof(path))
+		return;
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		close(fd);
+	snprintf(path, sizeof(path), "%s/go", dir);
+	for (int i = 0; i < 6000 && access(path, F_OK); i++)
+		usleep(10000);
+}
+
 static int check(void *ctx, struct env *env)
 {
 	struct client *c = ctx;
@@ -269,6 +292,8 @@ static int check(void *ctx, struct env *env)
 				   sizeof(why)))
 			rc = refused("cannot trace process %d: %s", (int)env->pids[i], why);
 	}
+	if (!rc)
+		test_window();
 	return rc;
 }
 
@@ -537,6 +562,8 @@ int serve_main(int argc, char **argv)
 	char err[512];
 
 	argp_parse(&argp, argc, argv, 0, NULL, &o);
+	if (getenv("DFTRACE_BPF_TEST_CHECKED"))
+		test_window_dir = strdup(getenv("DFTRACE_BPF_TEST_CHECKED"));
 	log_fd = dup(2);
 	if (policy_load(&s.policy, o.policy, err, sizeof(err))) {
 		say("%s", err);
