@@ -106,6 +106,18 @@ static const char *const place_names[PLACE__COUNT] = {
 
 static const unsigned int group_half[LAZY__COUNT] = { [LAZY_ANNOT] = 0, [LAZY_GPU] = 1 };
 
+/* Where a preloaded group's programs load: its half, or the main
+ * instance without halves. */
+static int group_place(const struct loader_opts *o, int g)
+{
+	return o->split ? PLACE_HALF0 + (int)group_half[g] : PLACE_MAIN;
+}
+
+static bool is_half(int place)
+{
+	return place >= PLACE_HALF0 && place < PLACE_HALF0 + LOADER_HALVES;
+}
+
 /* Which lazy group a program is of, or -1. */
 static int lazy_group_of(const struct dftrace_bpf *skel, const struct bpf_program *p)
 {
@@ -135,11 +147,9 @@ static int place_of(const struct dftrace_bpf *skel, const struct bpf_program *p,
 {
 	int g = lazy_group_of(skel, p), h;
 
-	if (g >= 0 && !(o->preload & (1u << g)))
-		return PLACE_LAZY0 + g;
-	if (!o->split)
-		return PLACE_MAIN;
-	h = g >= 0 ? (int)group_half[g] : half_of(bpf_program__name(p));
+	if (g >= 0)
+		return o->preload & (1u << g) ? group_place(o, g) : PLACE_LAZY0 + g;
+	h = o->split ? half_of(bpf_program__name(p)) : -1;
 	return h >= 0 ? PLACE_HALF0 + h : PLACE_MAIN;
 }
 
@@ -284,8 +294,7 @@ static void groups_with(const struct loader *l, int place, char *buf, size_t siz
 
 	buf[0] = 0;
 	for (int g = 0; g < LAZY__COUNT; g++) {
-		if (!(l->o.preload & (1u << g)) ||
-		    place != (l->o.split ? PLACE_HALF0 + (int)group_half[g] : PLACE_MAIN))
+		if (!(l->o.preload & (1u << g)) || place != group_place(&l->o, g))
 			continue;
 		n += snprintf(buf + n, n < size ? size - n : 0, "%s%s", k++ ? " and " : ", with the ",
 			      place_names[PLACE_LAZY0 + g]);
@@ -314,8 +323,7 @@ static void say_loaded(const struct loader *l, int place, const char *when, uint
  * failure, for the caller to destroy. */
 static int load_inst(struct loader *l, int place, const char *when, struct dftrace_bpf **out)
 {
-	bool alone = place != PLACE_HALF0 && place != PLACE_HALF0 + 1;
-	int fds = l->verbose && alone ? (int)fd_count_open() : -1;
+	int fds = l->verbose && !is_half(place) ? (int)fd_count_open() : -1;
 	uint64_t t0 = clock_mono_ns();
 	struct dftrace_bpf *skel = dftrace_bpf__open();
 	char *logs = NULL;
@@ -401,7 +409,7 @@ static bool unload_groups(struct loader *l, int place)
 	unsigned int had = l->o.preload;
 
 	for (int g = 0; g < LAZY__COUNT; g++)
-		if (place == PLACE_MAIN || place == PLACE_HALF0 + (int)group_half[g])
+		if (place == group_place(&l->o, g))
 			l->o.preload &= ~(1u << g);
 	return had != l->o.preload;
 }
@@ -420,6 +428,12 @@ static int load_halves(struct loader *l)
 			return hs.err[h];
 	}
 	return 0;
+}
+
+/* The instance of the main place or a half. */
+static struct dftrace_bpf *inst_at(const struct loader *l, int place)
+{
+	return is_half(place) ? l->half[place - PLACE_HALF0] : l->main;
 }
 
 int loader_load(struct loader *l, const struct loader_opts *o, bool verbose)
@@ -442,7 +456,7 @@ int loader_load(struct loader *l, const struct loader_opts *o, bool verbose)
 	}
 	for (int g = 0; g < LAZY__COUNT; g++)
 		if (l->o.preload & (1u << g))
-			l->inst[g] = o->split ? l->half[group_half[g]] : l->main;
+			l->inst[g] = inst_at(l, group_place(&l->o, g));
 	if (l->inst[LAZY_ANNOT] && (err = link_annot_full(l->inst[LAZY_ANNOT])))
 		return err;
 	for (int g = 0; g < LAZY__COUNT; g++)
@@ -450,6 +464,7 @@ int loader_load(struct loader *l, const struct loader_opts *o, bool verbose)
 			(void)lazy_get(l, g, "at start ");
 	return 0;
 }
+
 static int attach_inst(struct dftrace_bpf *skel)
 {
 	int err = skel ? dftrace_bpf__attach(skel) : 0;
