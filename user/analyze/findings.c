@@ -435,6 +435,14 @@ static int64_t median_of(int64_t *v, uint32_t n)
  * have 2 collectives or more; else by their I/O time, more than twice
  * the median's. The cost: the time past the median. */
 #define RANK_OWN_FACTOR 1.25
+
+/* Whether rank r is weighed: every rank by I/O; by own time, those with
+ * two collectives or more. */
+static bool weighed(const struct rank_figures *r, bool by_own)
+{
+	return !by_own || r->collectives >= 2;
+}
+
 static int judge_ranks(struct findings *f, int64_t wall_ns)
 {
 	struct rank_figures *r = NULL;
@@ -444,7 +452,7 @@ static int judge_ranks(struct findings *f, int64_t wall_ns)
 	int rc = rank_work_figures(&f->ranks, &r, &n);
 
 	for (uint32_t i = 0; i < n; i++)
-		with_calls += r[i].collectives >= 2;
+		with_calls += weighed(&r[i], true);
 	by_own = with_calls >= 3;
 	if (rc || (by_own ? with_calls : n) < 3)
 		goto out;
@@ -453,14 +461,14 @@ static int judge_ranks(struct findings *f, int64_t wall_ns)
 		goto out;
 	}
 	for (uint32_t i = 0; i < n; i++)
-		if (!by_own || r[i].collectives >= 2)
+		if (weighed(&r[i], by_own))
 			v[m++] = by_own ? r[i].own_ns : r[i].io_ns;
 	median = median_of(v, m);
 	for (uint32_t i = 0; !rc && i < n; i++) {
 		int64_t x = by_own ? r[i].own_ns : r[i].io_ns;
+		bool slow = by_own ? x > RANK_OWN_FACTOR * median : x / 2 > median;
 
-		if ((by_own && (r[i].collectives < 2 || x <= RANK_OWN_FACTOR * median)) ||
-		    (!by_own && x / 2 <= median))
+		if (!weighed(&r[i], by_own) || !slow)
 			continue;
 		rc = judge(f, RULE_RANK_IMBALANCE, (struct place){ .at = AT_RANK, .rank = r[i].rank },
 			   x - median,
