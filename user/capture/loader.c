@@ -449,16 +449,16 @@ int loader_load(struct loader *l, const struct loader_opts *o, bool verbose)
 	}
 	if (!err && o->split)
 		err = load_halves(l);
+	for (int g = 0; !err && g < LAZY__COUNT; g++)
+		if (l->o.preload & (1u << g))
+			l->inst[g] = inst_at(l, group_place(&l->o, g));
+	if (!err && l->inst[LAZY_ANNOT])
+		err = link_annot_full(l->inst[LAZY_ANNOT]);
 	if (err) {
 		report_error("cannot load the BPF programs: %s (run with -v for the verifier log)",
 			     strerror(-err));
 		return err;
 	}
-	for (int g = 0; g < LAZY__COUNT; g++)
-		if (l->o.preload & (1u << g))
-			l->inst[g] = inst_at(l, group_place(&l->o, g));
-	if (l->inst[LAZY_ANNOT] && (err = link_annot_full(l->inst[LAZY_ANNOT])))
-		return err;
 	for (int g = 0; g < LAZY__COUNT; g++)
 		if (wanted & ~l->o.preload & (1u << g))
 			(void)lazy_get(l, g, "at start ");
