@@ -355,6 +355,21 @@ static __always_inline bool files_own(void)
 	return t->files->count.counter == 1;
 }
 
+/* files_own(), asked of the kernel once between the points where the
+ * answer can become no (fds_may_change()), where asking at each call
+ * cost ~8 ns. Another task comes to share the table only through a clone
+ * of one that holds it: the thread's own clone (the fork hook), or the
+ * kernel's io_uring threads, made while the thread sets up or enters a
+ * ring (calls that pass there) or in the task work of one already made.
+ * Only yes is kept: a shared table becomes the thread's own when the
+ * others exit. */
+static __always_inline bool table_own(struct dft_task *st)
+{
+	if (!st->own_table)
+		st->own_table = files_own();
+	return st->own_table;
+}
+
 /* Inode number behind an fd: it names pipes and sockets ("pipe:[ino]")
  * even when they are closed before we look. */
 static __always_inline __u64 fd_ino(long fd)

@@ -516,7 +516,8 @@ struct dft_task {
 	struct dft_pos pos;	/* its process's, for acc's key: see fold.bpf.h */
 	struct dft_mmap_run run;
 	unsigned int nbatch;	/* dft_io kept in batch, not yet sent */
-	unsigned int fds_unchanged; /* since acc's file was looked up */
+	unsigned short fds_unchanged; /* since acc's file was looked up */
+	unsigned short own_table;	/* table_own() said yes: see core.bpf.h */
 	struct dft_io batch[DFT_IO_BATCH];
 	struct dft_site_slot sites[DFT_SITE_SLOTS];
 	/* its ring of regions (struct dft_ring_rec): where, and the count of

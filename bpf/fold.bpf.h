@@ -134,12 +134,12 @@ static __always_inline struct file *call_file(struct dft_task *st, long ret, int
 	struct file *f;
 
 	*fd = call_fd(st->nr, st->args, ret);
-	if (*fd >= 0 && st->fds_unchanged && a->used && a->fold.fd == *fd && files_own())
+	if (*fd >= 0 && st->fds_unchanged && a->used && a->fold.fd == *fd && table_own(st))
 		return (struct file *)a->file;
 	f = fd_file(*fd);
 	if (!f)
 		*fd = -1;
-	st->fds_unchanged = files_own();
+	st->fds_unchanged = table_own(st);
 	return f;
 }
 

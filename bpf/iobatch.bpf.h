@@ -87,6 +87,7 @@ static __always_inline void keep_annot(struct dft_task *st, struct task_struct *
 static __always_inline void fds_may_change(struct dft_task *st)
 {
 	st->fds_unchanged = 0;
+	st->own_table = 0;
 	flush_batch(st);
 }
 
@@ -100,7 +101,7 @@ static __always_inline bool emit_io(struct dft_task *st, const volatile struct d
 	unsigned int n = st->nbatch;
 	struct dft_io *e;
 
-	if (files_own() && n < DFT_IO_BATCH) {
+	if (table_own(st) && n < DFT_IO_BATCH) {
 		fill_io(&st->batch[n & (DFT_IO_BATCH - 1)], st, c, ret, now);
 		st->nbatch = ++n;
 		if (n == DFT_IO_BATCH)
