@@ -85,8 +85,11 @@ int gpu_enter(struct pt_regs *ctx)
 	f->arg[3] = PT_REGS_PARM4(ctx);
 	f->arg[4] = PT_REGS_PARM5(ctx);
 	f->arg[5] = FN_ARG5(ctx);
-	/* past the return address: the seventh argument on */
-	if (gpu_cfg[id].nargs > 6 &&
+	/* past the return address: the seventh argument on; or the
+	 * ncclUniqueId that ncclCommInitRank takes by value, there too:
+	 * its first 40 bytes (NCCL's bootstrap handle: a random magic and
+	 * the root's address) name the communicator alike in every rank */
+	if ((gpu_cfg[id].nargs > 6 || gpu_cfg[id].cls == GC_COMM_INIT) &&
 	    bpf_probe_read_user(&f->arg[6], STACK_ARGS * 8, (void *)(sp + 8)))
 		__builtin_memset(&f->arg[6], 0, STACK_ARGS * 8);
 	fr->depth = d + 1;

@@ -175,6 +175,9 @@ GPUAPI ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks,
 GPUAPI ncclResult_t ncclCommInitAll(ncclComm_t *comms, int ndev, const int *devlist);
 GPUAPI ncclResult_t ncclCommUserRank(const ncclComm_t comm, int *rank);
 GPUAPI ncclResult_t ncclCommCount(const ncclComm_t comm, int *count);
+#define NCCL_SPLIT_NOCOLOR (-1)
+GPUAPI ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm,
+				  ncclConfig_t *config);
 GPUAPI ncclResult_t ncclCommDestroy(ncclComm_t comm);
 GPUAPI ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
 				  ncclDataType_t datatype, ncclRedOp_t op,

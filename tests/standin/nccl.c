@@ -158,6 +158,21 @@ GPUAPI ncclResult_t ncclCommCount(const ncclComm_t comm, int *count)
 	return ncclSuccess;
 }
 
+/* The ranks of comm that gave color: with no peers, this rank alone
+ * knows its key, which is its rank in the new one of comm's size. */
+GPUAPI ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm,
+				  ncclConfig_t *config)
+{
+	if (!comm || !newcomm || key < 0 || key >= comm->nranks ||
+	    (config && config->size < sizeof(*config)))
+		return ncclInvalidArgument;
+	if (color == NCCL_SPLIT_NOCOLOR) {
+		*newcomm = NULL;
+		return ncclSuccess;
+	}
+	return color < 0 ? ncclInvalidArgument : new_comm(newcomm, comm->nranks, key);
+}
+
 GPUAPI ncclResult_t ncclCommDestroy(ncclComm_t comm)
 {
 	if (!comm)

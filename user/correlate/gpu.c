@@ -6,9 +6,11 @@
  * kept per process, so that later calls are written with names, sizes,
  * ranks and paths.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "correlate/state.h"
+#include "lib/hash.h"
 #include "lib/procfs.h"
 #include "model/gpucalls.h"
 
@@ -71,11 +73,49 @@ static uint64_t rank_pair(int64_t rank, int64_t nranks)
 	return (uint32_t)rank | (uint64_t)(uint32_t)nranks << 32;
 }
 
+/* The ncclUniqueId's first bytes the kernel side read at entry, past
+ * the register arguments (bpf/gpu.bpf.c). */
+#define COMM_ID_WORDS (DFT_GPU_ARGS - 6)
+
+static void keep_comm_id(struct gpu_state *g, uint64_t comm, uint64_t id)
+{
+	char hex[17];
+
+	snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)id);
+	keep(&g->comm_ids, comm, (uintptr_t)istr_intern(hex, 16, false));
+}
+
+/* A communicator's id, where the call that made it said enough: the
+ * unique id every rank was given, or the parent's id and the color that
+ * ncclCommSplit groups ranks by (-1, NCCL_SPLIT_NOCOLOR, makes none). */
+static void learn_comm_id(struct gpu_state *g, const struct gpu_desc *d, const struct dft_gpu *e)
+{
+	const struct istr *parent;
+	uint64_t words[COMM_ID_WORDS + 1];
+
+	if (d->cls == GC_COMM_INIT) {
+		memcpy(words, &e->arg[6], sizeof(uint64_t) * COMM_ID_WORDS);
+		/* all zero: the kernel side could not read it */
+		for (int i = 0; i < COMM_ID_WORDS; i++) {
+			if (words[i]) {
+				keep_comm_id(g, e->out, dft_hash64(words, 8 * COMM_ID_WORDS));
+				break;
+			}
+		}
+	} else if (d->cls == GC_COMM_SPLIT && (int)arg(e, 2) != -1 &&
+		   (parent = named(&g->comm_ids, arg(e, d->comm)))) {
+		words[0] = dft_hash64(parent->str, parent->len);
+		words[1] = (uint32_t)arg(e, 2);
+		keep_comm_id(g, e->out, dft_hash64(words, 2 * sizeof(uint64_t)));
+	}
+}
+
 static void learn_comm(struct gpu_state *g, const struct gpu_desc *d, const struct dft_gpu *e,
 		       uint64_t *undone)
 {
 	uint64_t comm = arg(e, d->comm), v = rank_pair(-1, -1);
 
+	learn_comm_id(g, d, e);
 	switch (d->cls) {
 	case GC_COMM_INIT:
 		keep(&g->comms, e->out, rank_pair((int)arg(e, d->y), (int)arg(e, d->bytes)));
@@ -97,6 +137,7 @@ static void learn_comm(struct gpu_state *g, const struct gpu_desc *d, const stru
 		break;
 	case GC_COMM_FREE:
 		hmap_del(&g->comms, comm, undone);
+		hmap_del(&g->comm_ids, comm, NULL);
 		break;
 	default:
 		break;
@@ -185,6 +226,15 @@ static uint64_t ranks_of(const struct gpu_state *g, uint64_t comm)
 	return ranks;
 }
 
+/* A communicator's id (learn_comm_id()), where known. */
+static void add_comm_id(struct gpu_event *ev, const struct gpu_state *g, uint64_t comm)
+{
+	const struct istr *id = g ? named(&g->comm_ids, comm) : NULL;
+
+	if (id)
+		ADD(ev, GPU_ARG_STR(comm_id, id));
+}
+
 /* A communicator's rank and size, where the process said them. */
 static void add_ranks(struct gpu_event *ev, uint64_t ranks)
 {
@@ -205,6 +255,7 @@ static void add_comm(struct gpu_event *ev, const struct gpu_desc *d, const struc
 		add_ranks(ev, undone ? undone : rank_pair(-1, -1));
 	else
 		add_ranks(ev, ranks_of(g, comm));
+	add_comm_id(ev, g, comm);
 }
 
 /* args.bytes: what the call moved, returned for its total. */
@@ -229,6 +280,7 @@ static int64_t add_collective(struct gpu_event *ev, const struct gpu_desc *d,
 	else if (d->kind == GK_ROOT)
 		ADD(ev, GPU_ARG(root, (int)arg(e, d->y)));
 	add_ranks(ev, ranks_of(g, arg(e, d->comm)));
+	add_comm_id(ev, g, arg(e, d->comm));
 	return bytes;
 }
 

@@ -89,6 +89,7 @@ void gpu_state_free(struct gpu_state *g)
 	hmap_free(&g->kernels);
 	hmap_free(&g->allocs);
 	hmap_free(&g->comms);
+	hmap_free(&g->comm_ids);
 	hmap_free(&g->files);
 	free(g);
 }

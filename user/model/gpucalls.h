@@ -25,6 +25,10 @@ struct gpu_state {
 	struct hmap kernels;	/* CUfunction / CUkernel -> struct istr * */
 	struct hmap allocs;	/* device or host address -> bytes */
 	struct hmap comms;	/* ncclComm_t -> rank | nranks << 32 (-1: unknown) */
+	/* ncclComm_t -> struct istr * of its id, the same in every rank's
+	 * process: a hash of the ncclUniqueId it was made from, or of its
+	 * parent's id and its color (ncclCommSplit) */
+	struct hmap comm_ids;
 	struct hmap files;	/* CUfileHandle_t -> struct istr * (its path) */
 };
 

@@ -35,7 +35,8 @@
 #define GPU_KEYS(X)                                                           \
 	X(bytes) X(copy_kind) X(stream_id) X(kernel) X(grid_x) X(grid_y)      \
 	X(grid_z) X(block_x) X(block_y) X(block_z) X(shared_bytes)            \
-	X(datatype) X(comm_rank) X(comm_size) X(root) X(peer) X(api) X(via)
+	X(datatype) X(comm_rank) X(comm_size) X(comm_id) X(root) X(peer) X(api)  \
+	X(via)
 
 /* Keys only start, end and --flight's record have: a context key may
  * share their name. */
