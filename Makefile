@@ -174,8 +174,8 @@ $(STANDINS):
 STANDIN_RPATH := -Wl,-rpath,'$$ORIGIN/../standin'
 STANDIN_LDLIBS := -L$(OUT)/standin -l:libcuda.so.1 -l:libnccl.so.2 -l:libcufile.so.0 \
 		  $(STANDIN_RPATH)
-$(OUT)/workloads/gpujob: $(STANDINS) tests/standin/gpuapi.h
-$(OUT)/workloads/gpujob: LDLIBS_WL := $(STANDIN_LDLIBS)
+$(OUT)/workloads/gpujob $(OUT)/workloads/ncclranks: $(STANDINS) tests/standin/gpuapi.h
+$(OUT)/workloads/gpujob $(OUT)/workloads/ncclranks: LDLIBS_WL := $(STANDIN_LDLIBS)
 $(OUT)/workloads/gpujob-dl: tests/workloads/gpujob.c $(wildcard tests/workloads/*.h) \
 		tests/standin/gpuapi.h $(STANDINS) | $(OUT)/workloads
 	$(CC) -O2 -g -Wall -Wextra -std=gnu11 -D_GNU_SOURCE -Iinclude -DGPUJOB_DLOPEN $< -o $@ \

@@ -512,6 +512,84 @@ ranked() {
 	! grep -q host_clocks "$T/kept.json"
 }
 
+# nccl_ranked HOST RANK: `ncclranks RANK 40` (the stand-in libnccl and
+# libcuda) traced as host HOST, as ranked does, held until the tracer
+# has probed both libraries ($T/HOST.err says so)
+nccl_ranked() {
+	local to=$T/f01 from=$T/f10
+	[ "$2" = 0 ] || { to=$T/f10 from=$T/f01; }
+	unshare -u sh -c 'hostname "$1" && exec "$2" -v -o "$3" -- "$4" "$5" 40 "$6" "$7" "$8"' sh \
+		"$1" "$DFT" "$T/$1.pfw.gz" "$WL/ncclranks" "$2" "$to" "$from" "$WL_CTL/$1.hold" \
+		>"$T/$1.truth" 2>"$T/$1.err"
+}
+
+# nccl_release HOST: once its tracer probed libcuda and libnccl, HOST's
+# rank goes on
+nccl_release() {
+	local i
+	wait_file "$WL_CTL/$1.hold" 30
+	for ((i = 0; i < 1500; i++)); do
+		[ "$(grep -c "^dftrace-bpf: GPU calls in .*lib\(cuda\|nccl\)" "$T/$1.err")" -ge 2 ] && break
+		sleep 0.02
+	done
+	kill -USR1 "$(cat "$WL_CTL/$1.hold")"
+}
+
+@test "merge: NCCL's all_reduce calls, each ended by its stream's synchronise and paired by communicator, line two hosts up: 37 ms (and a drift) recovered within the ranks' spread + 100 us, inside the bound said" {
+	mkfifo "$T/f01" "$T/f10"
+	nccl_ranked ncclB 1 &
+	BG_PIDS+=("$!")
+	nccl_ranked ncclA 0 &
+	BG_PIDS+=("$!")
+	nccl_release ncclA
+	nccl_release ncclB
+	wait "${BG_PIDS[-1]}" && wait "${BG_PIDS[-2]}" || { cat "$T"/nccl*.err; return 1; }
+	# the communicators' ids: world's and split's the same in both ranks,
+	# each rank's local one its own; every all_reduce says its own
+	"$PY" - "$T/ncclA.pfw.gz" "$T/ncclB.pfw.gz" <<-'EOF'
+	import gzip, json, sys
+	made = []
+	for path in sys.argv[1:]:
+	    ids, calls = {}, {}
+	    for line in gzip.open(path, "rt"):
+	        line = line.strip().rstrip(",")
+	        if not line.startswith("{"):
+	            continue
+	        e = json.loads(line)
+	        a = e.get("args", {})
+	        if e.get("name") == "ncclCommInitRank":
+	            ids[(e["name"], a.get("comm_size"))] = a["comm_id"]
+	        elif e.get("name") == "ncclCommSplit":  # its ranks unsaid
+	            ids[(e["name"], 2)] = a["comm_id"]
+	        elif e.get("name") == "ncclAllReduce":
+	            calls[a["comm_id"]] = calls.get(a["comm_id"], 0) + 1
+	    made.append((ids, calls))
+	(a, ca), (b, cb) = made
+	assert sorted(a) == sorted(b) == [("ncclCommInitRank", 1), ("ncclCommInitRank", 2),
+	                                  ("ncclCommSplit", 2)], (a, b)
+	world, split = ("ncclCommInitRank", 2), ("ncclCommSplit", 2)
+	local = ("ncclCommInitRank", 1)
+	assert a[world] == b[world] and a[split] == b[split] and a[world] != a[split], (a, b)
+	assert len({a[local], b[local], a[world], a[split]}) == 4, (a, b)
+	assert ca[a[world]] == cb[b[world]] == 40, (ca, cb)
+	# the local calls: (i + 2 * rank) % 3 a round, 40 rounds
+	assert ca[a[local]] == sum(i % 3 for i in range(40)), ca
+	assert cb[b[local]] == sum((i + 2) % 3 for i in range(40)), cb
+	EOF
+	coll shift "$T/ncclB.pfw.gz" "$T/ncclB-ahead.pfw.gz" 37000 >/dev/null
+	run "$DFT" merge -o "$T/view.json" "$T/ncclA.pfw.gz" "$T/ncclB-ahead.pfw.gz"
+	expect_eq "status" "$status" 0
+	printf '%s\n' "$output" | sed 's/^/# /'
+	# the world's 40 calls pair; the local ones, on communicators of their
+	# own, pair with nothing
+	aligned "$T/view.json" ncclB 40 "$T/ncclA.truth" "$T/ncclB.truth" no-gap
+	coll shift "$T/ncclB.pfw.gz" "$T/ncclB-fast.pfw.gz" 37000 5000 >/dev/null
+	run "$DFT" merge -o "$T/fast.json" "$T/ncclA.pfw.gz" "$T/ncclB-fast.pfw.gz"
+	expect_eq "status" "$status" 0
+	printf '%s\n' "$output" | sed 's/^/# /'
+	grep -q "^dftrace-bpf merge: host 'ncclB': clock -[0-9.]* ms and a drift of -[0-9.]* ppm fitted" <<<"$output"
+}
+
 @test "merge: --torch's torch.distributed all_reduce calls line two hosts up: 37 ms recovered within the ranks' spread + 100 us, inside the bound said; an async_op call is no region" {
 	/usr/bin/python3 -c 'import torch.distributed' 2>/dev/null || skip "no torch under /usr/bin/python3"
 	local job=$ROOT/tests/python/workloads/ranks.py rank host

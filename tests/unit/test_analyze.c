@@ -17,6 +17,7 @@
 #include "check.h"
 #include "analyze/events.h"
 #include "analyze/fhash.h"
+#include "analyze/hostclock.h"
 #include "analyze/overlap.h"
 #include "analyze/profile.h"
 #include "analyze/sketch.h"
@@ -1099,6 +1100,52 @@ static void check_profile_owner(void)
 	profile_free(&p);
 }
 
+#define SPAN(s) ((struct span){ (s), sizeof(s) - 1 })
+
+/* NCCL's collectives as merge's alignment takes them (hostclock.h): the
+ * calls that synchronise, keyed by communicator; each waits for its
+ * thread's next synchronise of its stream, which ends its span. */
+static void check_hostclock_nccl(void)
+{
+	struct coll_list l = { 0 };
+	uint64_t a, a2, b, bcast;
+	bool all;
+
+	CHECK(hostclock_nccl(SPAN("NCCL"), SPAN("ncclAllReduce"), SPAN("00000000000000aa"), &a) &&
+	      hostclock_nccl(SPAN("NCCL"), SPAN("ncclAllReduce"), SPAN("00000000000000aa"), &a2) &&
+	      a == a2, "a call's key: the same for the same name and communicator");
+	CHECK(hostclock_nccl(SPAN("NCCL"), SPAN("ncclAllReduce"), SPAN("00000000000000bb"), &b) &&
+	      b != a, "another communicator's calls: another key");
+	CHECK(!hostclock_nccl(SPAN("NCCL"), SPAN("ncclAllReduce"), SPAN(""), &bcast) &&
+	      !hostclock_nccl(SPAN("NCCL"), SPAN("ncclBroadcast"), SPAN("00000000000000aa"), &bcast) &&
+	      !hostclock_nccl(SPAN("comm"), SPAN("ncclAllReduce"), SPAN("00000000000000aa"), &bcast),
+	      "no communicator, a call that need not synchronise, another cat: none");
+	CHECK(hostclock_nccl_sync(SPAN("CUDA_DRIVER_API"), SPAN("cuStreamSynchronize"), &all) &&
+	      !all && hostclock_nccl_sync(SPAN("CUDA_DRIVER_API"), SPAN("cuCtxSynchronize"), &all) &&
+	      all && !hostclock_nccl_sync(SPAN("CUDA_DRIVER_API"), SPAN("cuMemcpy"), &all) &&
+	      !hostclock_nccl_sync(SPAN("NCCL"), SPAN("cuStreamSynchronize"), &all),
+	      "synchronises: a stream's, the context's (all streams); nothing else");
+	/* thread 10: two calls on a's communicator on stream 5, one on b's
+	 * on stream 6; thread 11 syncs stream 5, then thread 10 does */
+	hostclock_nccl_call(&l, a, 1, 10, 5, 100);
+	hostclock_nccl_call(&l, b, 1, 10, 6, 110);
+	hostclock_nccl_call(&l, a, 1, 10, 5, 120);
+	hostclock_nccl_synced(&l, 1, 11, 5, false, 150);
+	CHECK(l.n == 0 && l.npend == 3, "another thread's synchronise ends none");
+	hostclock_nccl_synced(&l, 1, 10, 5, false, 200);
+	CHECK(l.n == 2 && l.npend == 1 && l.c[0].key == a && l.c[0].seq == 0 &&
+	      l.c[0].start == 100 && l.c[0].end == 200 && l.c[1].seq == 1 && l.c[1].start == 120 &&
+	      l.c[1].end == 200, "the stream's calls, in order, end with its synchronise");
+	hostclock_nccl_synced(&l, 1, 10, -1, true, 300);
+	CHECK(l.n == 3 && !l.npend && l.c[2].key == b && l.c[2].seq == 0 && l.c[2].start == 110 &&
+	      l.c[2].end == 300, "the context's synchronise ends the other stream's");
+	for (int i = 0; i <= HOSTCLOCK_PENDING; i++)
+		hostclock_nccl_call(&l, a, 1, 10, 5, 400 + i);
+	CHECK(l.npend == HOSTCLOCK_PENDING && l.left_out == 1 && l.pend[0].start == 401,
+	      "past HOSTCLOCK_PENDING waiting, the oldest goes, counted");
+	hostclock_free(&l);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -1120,6 +1167,7 @@ int main(void)
 	check_profile_gpu();
 	check_profile_cufile();
 	check_profile_owner();
+	check_hostclock_nccl();
 	check_rm_tree(tmpdir);
 	return check_done();
 }

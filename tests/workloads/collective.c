@@ -17,23 +17,6 @@
 #include <dftrace/usdt.h>
 #include "workload.h"
 
-static uint64_t wall_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_REALTIME, &t);
-	return t.tv_sec * 1000000000ull + t.tv_nsec;
-}
-
-static int open_fifo(const char *path, int flags)
-{
-	int fd = open(path, flags);
-
-	if (fd < 0)
-		wl_die("open %s", path);
-	return fd;
-}
-
 /* FILE read whole in 64 KiB preads, then ms asleep. */
 static void straggle(const char *path, long ms)
 {
@@ -56,7 +39,7 @@ static void straggle(const char *path, long ms)
 int main(int argc, char **argv)
 {
 	int rank, rounds, to, from;
-	uint64_t start, end;
+	unsigned long long start, end;
 	char c = 'x';
 
 	int slow_step = argc == 8 ? atoi(argv[5]) : -1;
@@ -67,11 +50,11 @@ int main(int argc, char **argv)
 	rounds = atoi(argv[2]);
 	/* both open in the same order: the other end's open unblocks each */
 	if (rank == 0) {
-		to = open_fifo(argv[3], O_WRONLY);
-		from = open_fifo(argv[4], O_RDONLY);
+		to = wl_open(argv[3], O_WRONLY);
+		from = wl_open(argv[4], O_RDONLY);
 	} else {
-		from = open_fifo(argv[4], O_RDONLY);
-		to = open_fifo(argv[3], O_WRONLY);
+		from = wl_open(argv[4], O_RDONLY);
+		to = wl_open(argv[3], O_WRONLY);
 	}
 	for (int i = 0; i < rounds; i++) {
 		struct timespec pause = { 0, ((i * 7 + rank * 3) % 5) * 1000000L };
@@ -80,14 +63,13 @@ int main(int argc, char **argv)
 		if (i == slow_step)
 			straggle(argv[7], atol(argv[6]));
 		nanosleep(&pause, NULL);
-		start = wall_ns();
+		start = wl_wall_ns();
 		DFT_USDT_REGION_BEGIN("comm", "all_reduce");
 		if (write(to, &c, 1) != 1 || read(from, &c, 1) != 1)
 			wl_die("all_reduce %d", i);
 		DFT_USDT_REGION_END("comm", "all_reduce");
-		end = wall_ns();
-		wl_emit("coll\t%d\t%d\t%llu\t%llu\n", rank, i, (unsigned long long)start,
-			(unsigned long long)end);
+		end = wl_wall_ns();
+		wl_emit("coll\t%d\t%d\t%llu\t%llu\n", rank, i, start, end);
 	}
 	return 0;
 }

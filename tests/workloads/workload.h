@@ -125,6 +125,26 @@ static WL_UNUSED long long wl_now_ns(void)
 	return t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
+/* CLOCK_REALTIME: what the ranks of tests/merge.bats report their
+ * collectives in (a host's clock, as the traces' timestamps are) */
+static WL_UNUSED unsigned long long wl_wall_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	return t.tv_sec * 1000000000ull + t.tv_nsec;
+}
+
+/* An fd of path, or exit 99. */
+static WL_UNUSED int wl_open(const char *path, int flags)
+{
+	int fd = open(path, flags);
+
+	if (fd < 0)
+		wl_die("open %s", path);
+	return fd;
+}
+
 /* The time of a planted problem's calls (tests/findings.bats), and of
  * those during which the scheduler preempted the thread (ns counts them
  * too): a wait for the CPU on the way back from a call is no part of the

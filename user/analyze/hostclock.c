@@ -14,17 +14,21 @@ static const char *const synchronising[] = {
 	"all_reduce", "all_gather", "reduce_scatter", "all_to_all", "barrier",
 };
 
+static bool name_in(struct span name, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (span_eq(name, names[i], strlen(names[i])))
+			return true;
+	return false;
+}
+
 bool hostclock_collective(struct span cat, struct span name, uint64_t *key)
 {
-	if (!SPAN_IS(cat, "comm"))
+	if (!SPAN_IS(cat, "comm") ||
+	    !name_in(name, synchronising, sizeof(synchronising) / sizeof(synchronising[0])))
 		return false;
-	for (size_t i = 0; i < sizeof(synchronising) / sizeof(synchronising[0]); i++) {
-		if (span_eq(name, synchronising[i], strlen(synchronising[i]))) {
-			*key = dft_hash64(name.p, name.len);
-			return true;
-		}
-	}
-	return false;
+	*key = dft_hash64(name.p, name.len);
+	return true;
 }
 
 static uint64_t seq_key(uint32_t pid, uint64_t key)
@@ -48,6 +52,60 @@ void hostclock_note(struct coll_list *l, uint64_t key, uint32_t pid, int64_t sta
 	c = (struct collective){ key, pid, (uint32_t)seq, start, end };
 	if (VEC_PUSH(l->c, l->n, l->cap, c))
 		l->left_out++;
+}
+
+/* NCCL's calls that every rank of the communicator leaves only once all
+ * have come (broadcast, reduce and point-to-point calls need not). */
+static const char *const nccl_synchronising[] = {
+	"ncclAllReduce", "ncclAllGather", "ncclReduceScatter",
+};
+
+bool hostclock_nccl(struct span cat, struct span name, struct span comm_id, uint64_t *key)
+{
+	if (!SPAN_IS(cat, "NCCL") || !comm_id.len ||
+	    !name_in(name, nccl_synchronising,
+		     sizeof(nccl_synchronising) / sizeof(nccl_synchronising[0])))
+		return false;
+	*key = dft_hash64(name.p, name.len) ^ dft_hash64(comm_id.p, comm_id.len) * 0xff51afd7ed558ccdull;
+	return true;
+}
+
+void hostclock_nccl_call(struct coll_list *l, uint64_t key, uint32_t pid, uint32_t tid,
+			 int64_t stream, int64_t start)
+{
+	if (l->npend == HOSTCLOCK_PENDING) {
+		memmove(l->pend, l->pend + 1, sizeof(l->pend[0]) * --l->npend);
+		l->left_out++;
+	}
+	l->pend[l->npend++] = (struct nccl_pending){ key, pid, tid, stream, start };
+}
+
+bool hostclock_nccl_sync(struct span cat, struct span name, bool *all)
+{
+	static const char *const streams[] = { "cuStreamSynchronize", "cuStreamSynchronize_ptsz" };
+
+	if (!SPAN_IS(cat, "CUDA_DRIVER_API"))
+		return false;
+	*all = SPAN_IS(name, "cuCtxSynchronize");
+	return *all || name_in(name, streams, sizeof(streams) / sizeof(streams[0]));
+}
+
+void hostclock_nccl_synced(struct coll_list *l, uint32_t pid, uint32_t tid, int64_t stream,
+			   bool all, int64_t end)
+{
+	uint32_t kept = 0;
+
+	/* in the order they were made: the n-th call of a communicator is
+	 * its n-th note */
+	for (uint32_t i = 0; i < l->npend; i++) {
+		const struct nccl_pending *p = &l->pend[i];
+
+		if (p->pid == pid && p->tid == tid && (all || p->stream == stream))
+			hostclock_note(l, p->key, pid, p->start, end);
+		else
+			l->pend[kept++] = *p;
+	}
+	l->npend = kept;
 }
 
 void hostclock_free(struct coll_list *l)

@@ -38,11 +38,32 @@ struct collective {
 	int64_t start, end;	/* raw ns, as read */
 };
 
+/* NCCL's collectives return once enqueued (the device does the work):
+ * their ends bound nothing. The thread's next synchronise of the call's
+ * stream (cuStreamSynchronize; cuCtxSynchronize, every stream) returns
+ * only once the collective is done, which needs every rank to have made
+ * its call: [the call's start, that synchronise's end] is what a
+ * collective region's span is. A call waits for it here, per thread, at
+ * most HOSTCLOCK_PENDING of them (the oldest goes first). Calls are
+ * told apart by communicator (args.comm_id, the same in every rank), so
+ * that the n-th calls on one communicator pair, whatever a rank did on
+ * others in between. */
+#define HOSTCLOCK_PENDING 64
+
+struct nccl_pending {
+	uint64_t key;
+	uint32_t pid, tid;
+	int64_t stream;
+	int64_t start;
+};
+
 struct coll_list {
 	struct collective *c;
 	uint32_t n, cap;
 	struct hmap seq;	/* (pid, key) -> calls so far */
 	uint64_t left_out;	/* past HOSTCLOCK_KEEP */
+	struct nccl_pending pend[HOSTCLOCK_PENDING];
+	uint32_t npend;
 };
 
 /* A host's correction against the reference host. */
@@ -63,6 +84,19 @@ struct host_fit {
 bool hostclock_collective(struct span cat, struct span name, uint64_t *key);
 void hostclock_note(struct coll_list *l, uint64_t key, uint32_t pid, int64_t start,
 		    int64_t end);
+/* Whether an event of cat and name is an NCCL call that synchronises
+ * its ranks, on the communicator comm_id; its key if so. */
+bool hostclock_nccl(struct span cat, struct span name, struct span comm_id, uint64_t *key);
+/* Such a call, waiting for its synchronise (stream: its args.stream_id). */
+void hostclock_nccl_call(struct coll_list *l, uint64_t key, uint32_t pid, uint32_t tid,
+			 int64_t stream, int64_t start);
+/* Whether an event of cat and name synchronises a stream (*all: every
+ * stream of the context). */
+bool hostclock_nccl_sync(struct span cat, struct span name, bool *all);
+/* A synchronise of stream (all: every stream) by thread tid, ended at
+ * end: the thread's calls waiting for it, noted. */
+void hostclock_nccl_synced(struct coll_list *l, uint32_t pid, uint32_t tid, int64_t stream,
+			   bool all, int64_t end);
 void hostclock_free(struct coll_list *l);
 
 struct source_set;

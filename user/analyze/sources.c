@@ -170,6 +170,39 @@ static void scan_metadata(struct source *s, const struct rec *e)
 	}
 }
 
+/* An NCCL collective, or a synchronise that may end some (see
+ * hostclock.h): true if e was either. A call that failed made nothing
+ * to wait for. */
+static bool scan_nccl(struct source *s, const struct rec *e)
+{
+	struct span comm_id = { NULL, 0 };
+	int64_t start, end, stream = -1, ret = 0;
+	uint64_t key;
+	bool all;
+
+	if (SPAN_IS(e->cat, "NCCL")) {
+		arg_string(e, "comm_id", &comm_id);
+		if (!hostclock_nccl(e->cat, e->name, comm_id, &key))
+			return false;
+		arg_int(e, "ret", &ret);
+		arg_int(e, "stream_id", &stream);
+		event_span(e, &start, &end);
+		if (!ret)
+			hostclock_nccl_call(&s->colls, key, (uint32_t)e->pid, (uint32_t)e->tid,
+					    stream, start);
+		return true;
+	}
+	if (!s->colls.npend || !hostclock_nccl_sync(e->cat, e->name, &all))
+		return false;
+	arg_int(e, "ret", &ret);
+	arg_int(e, "stream_id", &stream);
+	event_span(e, &start, &end);
+	if (!ret)
+		hostclock_nccl_synced(&s->colls, (uint32_t)e->pid, (uint32_t)e->tid, stream, all,
+				      end);
+	return true;
+}
+
 static void scan_dftrace(struct source *s, const struct rec *e)
 {
 	int64_t start, end, v;
@@ -186,6 +219,8 @@ static void scan_dftrace(struct source *s, const struct rec *e)
 		hostclock_note(&s->colls, key, (uint32_t)e->pid, start, end);
 		return;
 	}
+	if (scan_nccl(s, e))
+		return;
 	if (SPAN_IS(e->cat, "dftracer") && SPAN_IS(e->name, "start") && !s->root_pid) {
 		s->root_pid = e->pid;
 		if (arg_int(e, "rank", &v))
