@@ -5,6 +5,7 @@
 # in tests/python/test_merge_torch.py.
 
 load lib/common
+load lib/ncclranks
 
 CHROME="$ROOT/tests/lib/chrome.py"
 FIXTURES="$ROOT/tests/lib/fixtures.py"
@@ -512,38 +513,8 @@ ranked() {
 	! grep -q host_clocks "$T/kept.json"
 }
 
-# nccl_ranked HOST RANK: `ncclranks RANK 40` (the stand-in libnccl and
-# libcuda) traced as host HOST, as ranked does, held until the tracer
-# has probed both libraries ($T/HOST.err says so)
-nccl_ranked() {
-	local to=$T/f01 from=$T/f10
-	[ "$2" = 0 ] || { to=$T/f10 from=$T/f01; }
-	unshare -u sh -c 'hostname "$1" && exec "$2" -v -o "$3" -- "$4" "$5" 40 "$6" "$7" "$8"' sh \
-		"$1" "$DFT" "$T/$1.pfw.gz" "$WL/ncclranks" "$2" "$to" "$from" "$WL_CTL/$1.hold" \
-		>"$T/$1.truth" 2>"$T/$1.err"
-}
-
-# nccl_release HOST: once its tracer probed libcuda and libnccl, HOST's
-# rank goes on
-nccl_release() {
-	local i
-	wait_file "$WL_CTL/$1.hold" 30
-	for ((i = 0; i < 1500; i++)); do
-		[ "$(grep -c "^dftrace-bpf: GPU calls in .*lib\(cuda\|nccl\)" "$T/$1.err")" -ge 2 ] && break
-		sleep 0.02
-	done
-	kill -USR1 "$(cat "$WL_CTL/$1.hold")"
-}
-
 @test "merge: NCCL's all_reduce calls, each ended by its stream's synchronise and paired by communicator, line two hosts up: 37 ms (and a drift) recovered within the ranks' spread + 100 us, inside the bound said" {
-	mkfifo "$T/f01" "$T/f10"
-	nccl_ranked ncclB 1 &
-	BG_PIDS+=("$!")
-	nccl_ranked ncclA 0 &
-	BG_PIDS+=("$!")
-	nccl_release ncclA
-	nccl_release ncclB
-	wait "${BG_PIDS[-1]}" && wait "${BG_PIDS[-2]}" || { cat "$T"/nccl*.err; return 1; }
+	nccl_job ncclA ncclB
 	# the communicators' ids: world's and split's the same in both ranks,
 	# each rank's local one its own; every all_reduce says its own
 	"$PY" - "$T/ncclA.pfw.gz" "$T/ncclB.pfw.gz" <<-'EOF'

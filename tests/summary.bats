@@ -4,6 +4,7 @@
 # (tests/lib/expect.py).
 
 load lib/common
+load lib/ncclranks
 
 EXPECT="$ROOT/tests/lib/expect.py"
 FIXTURES="$ROOT/tests/lib/fixtures.py"
@@ -296,6 +297,30 @@ op,calls,total_ns,bytes'
 	[ "$status" = 0 ]
 }
 
+# straggler_named TRUTH0 TRUTH1: summary's $output names rank 1 first,
+# in step 7, late by its start past rank 0's (the ranks' truths, "coll
+# RANK ROUND START END"), the others' wait as much, within 1 ms each
+straggler_named() {
+	local want line
+	sed -n '/^stragglers/,/^  step/p' <<<"$output" | sed 's/^/# /'
+	want=$(awk -F'\t' '$1 == "coll" && $3 == 7 { s[$2] = $4 } END { printf "%.1f", (s[1] - s[0]) / 1e6 }' \
+		"$1" "$2")
+	line=$(grep -A1 '^stragglers' <<<"$output" | tail -1)
+	[[ $line =~ ^\ \ step\ 7:\ rank\ 1\ late\ by\ ([0-9.]+)\ ms\;\ the\ others\ waited\ ([0-9.]+)\ ms\ in\ all,\ in\ 1\ collective$ ]] ||
+		{ echo "# $line"; return 1; }
+	"$PY" -c 'import sys; want, late, waited = map(float, sys.argv[1:])
+assert abs(late - want) <= 1 and abs(waited - want) <= 1, (want, late, waited)' \
+		"$want" "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}"
+}
+
+@test "summary --by rank,step: a straggler in NCCL's collectives (the stand-ins) is named with its step and the others' wait, from the calls' starts" {
+	# rank 1 sleeps 300 ms in step 7, before its world all_reduce
+	nccl_job ncclA ncclB 7 300
+	run "$DFT" summary --by rank,step "$T/ncclA.pfw.gz" "$T/ncclB.pfw.gz"
+	expect_eq "status" "$status" 0
+	straggler_named "$T/ncclA.truth" "$T/ncclB.truth"
+}
+
 @test "summary --by rank,step: a planted straggler is named with its step and the others' wait, as the ranks' own clocks say, and the file it read meanwhile" {
 	mkfifo "$T/f01" "$T/f10"
 	head -c 4194304 /dev/urandom >"$D/shard-0412.bin"
@@ -307,16 +332,7 @@ op,calls,total_ns,bytes'
 	wait "${BG_PIDS[-1]}"
 	run "$DFT" summary --by rank,step "$T/r0.pfw.gz" "$T/r1.pfw.gz"
 	expect_eq "status" "$status" 0
-	sed -n '/^stragglers/,/^  step/p' <<<"$output" | sed 's/^/# /'
-	# the truth: rank 1's start in step 7 past rank 0's, in ms
-	want=$(awk -F'\t' '$1 == "coll" && $3 == 7 { s[$2] = $4 } END { printf "%.1f", (s[1] - s[0]) / 1e6 }' \
-		"$T/r0.truth" "$T/r1.truth")
-	line=$(grep -A1 '^stragglers' <<<"$output" | tail -1)
-	[[ $line =~ ^\ \ step\ 7:\ rank\ 1\ late\ by\ ([0-9.]+)\ ms\;\ the\ others\ waited\ ([0-9.]+)\ ms\ in\ all,\ in\ 1\ collective$ ]] ||
-		{ echo "# $line"; return 1; }
-	"$PY" -c 'import sys; want, late, waited = map(float, sys.argv[1:])
-assert abs(late - want) <= 1 and abs(waited - want) <= 1, (want, late, waited)' \
-		"$want" "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}"
+	straggler_named "$T/r0.truth" "$T/r1.truth"
 	grep -A3 '^stragglers' <<<"$output" | grep -q "^      files: '$D/shard-0412.bin' [0-9.]* [mu]*s (4.0 MiB)"
 	# the report says the same
 	run "$DFT" report -q -o "$T/r.html" "$T/r0.pfw.gz" "$T/r1.pfw.gz"

@@ -3,10 +3,10 @@
  * One rank of a two-rank job whose collectives are NCCL calls, on the
  * stand-in libnccl.so.2 and libcuda.so.1 (tests/standin), for merge's
  * alignment of hosts' clocks. Usage:
- *   ncclranks RANK ROUNDS TO FROM [HOLD]
- * With HOLD, it first holds (wl_hold: its pid in the file HOLD, then no
- * call before SIGUSR1), so that a tracer probes the libraries before
- * the first call.
+ *   ncclranks RANK ROUNDS TO FROM HOLD [SLOW_STEP SLOW_MS]
+ * Unless HOLD is "-", it first holds (wl_hold: its pid in the file HOLD,
+ * then no call before SIGUSR1), so that a tracer probes the libraries
+ * before the first call.
  * Rank 0 makes the job's ncclUniqueId and sends it through the FIFO TO;
  * rank 1 reads it from FROM; both make the world communicator of it
  * (ncclCommInitRank), and splits it by color 7 (ncclCommSplit). Each
@@ -14,8 +14,9 @@
  * own), as a node's local group would be. Reports the communicators as
  * "comm RANK NAME SIZE": world 2, split 2, local 1.
  * ROUNDS times:
- *   - round i: a pause that depends on the rank and the round (0 to 4
- *     ms: one rank comes late);
+ *   - round i, step i (DFT_USDT_SET_STEP): a pause that depends on the
+ *     rank and the round (0 to 4 ms: one rank comes late), and SLOW_MS
+ *     more in SLOW_STEP (a straggler);
  *   - a few all_reduces on the local communicator, each synchronised at
  *     once (cuStreamSynchronize): how many depends on the rank and the
  *     round, so that the ranks' n-th ncclAllReduce are not the same
@@ -28,6 +29,7 @@
  * Reports each world call as "coll RANK ROUND START END", CLOCK_REALTIME
  * ns just before the ncclAllReduce and just after its synchronise.
  */
+#include <dftrace/usdt.h>
 #include "../standin/gpuapi.h"
 #include "workload.h"
 
@@ -50,15 +52,16 @@ int main(int argc, char **argv)
 	static float buf[COUNT];
 	ncclComm_t world, split, local;
 	ncclUniqueId id, own;
-	int rank, rounds, to, from;
+	int rank, rounds, to, from, slow_step;
 	unsigned long long start, end;
 	CUstream s;
 	char c = 'x';
 
-	if (argc != 5 && argc != 6)
-		wl_die("usage: ncclranks RANK ROUNDS TO FROM [HOLD]");
-	if (argc == 6)
+	if (argc != 6 && argc != 8)
+		wl_die("usage: ncclranks RANK ROUNDS TO FROM HOLD [SLOW_STEP SLOW_MS]");
+	if (strcmp(argv[5], "-"))
 		wl_hold(argv[5], 60);
+	slow_step = argc == 8 ? atoi(argv[6]) : -1;
 	rank = atoi(argv[1]);
 	rounds = atoi(argv[2]);
 	if (cuInit(0) != CUDA_SUCCESS || cuStreamCreate(&s, 0) != CUDA_SUCCESS)
@@ -89,7 +92,10 @@ int main(int argc, char **argv)
 		struct timespec pause = { 0, ((i * 7 + rank * 3) % 5) * 1000000L };
 		int locals = (i + rank * 2) % 3;
 
+		DFT_USDT_SET_STEP(i);
 		nanosleep(&pause, NULL);
+		if (i == slow_step)
+			wl_msleep(atol(argv[7]));
 		for (int j = 0; j < locals; j++) {
 			all_reduce(local, s, buf, "local");
 			synchronize(s);

@@ -196,6 +196,8 @@ static void read_args(struct ev_input *in, const struct rec *e, struct ev *out,
 				js_string(v, &out->copy_kind);
 			else if (SPAN_IS(k, "comm_rank"))
 				js_int(v, &out->comm_rank);
+			else if (SPAN_IS(k, "comm_id"))
+				js_string(v, &out->comm_id);
 			break;
 		case 'b':
 			if (SPAN_IS(k, "bytes") && !summed)

@@ -107,7 +107,10 @@ int straggler_visit(void *ctx, const struct ev_input *in, uint16_t input, const 
 	/* every event of a report passes here: the cheap test first */
 	if (e->step < 0 || (rank = ev_rank(in, e->pid)) < 0)
 		return 0;
-	if (hostclock_collective(e->cat, e->name, &key))
+	/* an NCCL call's start is when the rank came: its collective ends
+	 * on the device once the last rank's has (hostclock.h) */
+	if (hostclock_collective(e->cat, e->name, &key) ||
+	    (e->kind == EV_GPU && !e->ret && hostclock_nccl(e->cat, e->name, e->comm_id, &key)))
 		return note_call(s, rank, e, key);
 	return e->kind == EV_IO ? note_io(s, rank, e) : 0;
 }

@@ -4,10 +4,11 @@
  * others waited for in the step's collectives, how long they waited, and
  * what that rank did meanwhile.
  *
- * A synchronising collective (analyze/hostclock.h) ends for every rank
- * only once the last has come: each rank's wait in one is the latest
- * rank's start minus its own. The n-th call of a name in a step, on every
- * rank, is one collective. Per step, the rank whose lateness the others
+ * A synchronising collective (analyze/hostclock.h: a comm region, or an
+ * NCCL call, whose start is when its rank came) ends for every rank only
+ * once the last has come: each rank's wait in one is the latest rank's
+ * start minus its own. The n-th call of a name (and communicator) in a
+ * step, on every rank, is one collective. Per step, the rank whose lateness the others
  * waited for most is its straggler; its I/O in the step (time, bytes, the
  * file it spent most on) and its innermost phases say why.
  *
