@@ -151,6 +151,14 @@ truth_count() {
 		"1 1/4
 1 2/4
 2 3/8"
+	# each process made both from one ncclUniqueId of its own: one
+	# args.comm_id a process (the kernel side read the id off the
+	# stack at ncclCommInitRank), two in all
+	run tpy events "$TRACE" --name ncclAllReduce --fields pid,args.comm_id
+	expect_eq "communicator ids, a process's" \
+		"$(sort -u <<<"$output" | grep -E $'\t[0-9a-f]{16}$' | cut -f1 | uniq -c | awk '{print $1}')" "1
+1"
+	expect_eq "communicator ids in all" "$(awk '{print $2}' <<<"$output" | sort -u | wc -l)" 2
 }
 
 @test "gpu: attached with -p to a running job: every call after the attach" {
