@@ -66,7 +66,8 @@ bool hostclock_nccl(struct span cat, struct span name, struct span comm_id, uint
 	    !name_in(name, nccl_synchronising,
 		     sizeof(nccl_synchronising) / sizeof(nccl_synchronising[0])))
 		return false;
-	*key = dft_hash64(name.p, name.len) ^ dft_hash64(comm_id.p, comm_id.len) * 0xff51afd7ed558ccdull;
+	*key = dft_hash64(name.p, name.len) ^
+	       dft_hash64(comm_id.p, comm_id.len) * 0xff51afd7ed558ccdull;
 	return true;
 }
 

@@ -8,9 +8,10 @@
  * NCCL call, whose start is when its rank came) ends for every rank only
  * once the last has come: each rank's wait in one is the latest rank's
  * start minus its own. The n-th call of a name (and communicator) in a
- * step, on every rank, is one collective. Per step, the rank whose lateness the others
- * waited for most is its straggler; its I/O in the step (time, bytes, the
- * file it spent most on) and its innermost phases say why.
+ * step, on every rank, is one collective. Per step, the rank whose
+ * lateness the others waited for most is its straggler; its I/O in the
+ * step (time, bytes, the file it spent most on) and its innermost phases
+ * say why.
  *
  * Bounded: at most STRAGGLER_CALLS collectives and STRAGGLER_SLOTS
  * (rank, step) slots are kept; what lies past them is counted, and said.
