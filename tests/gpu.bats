@@ -159,6 +159,12 @@ truth_count() {
 		"$(sort -u <<<"$output" | grep -E $'\t[0-9a-f]{16}$' | cut -f1 | uniq -c | awk '{print $1}')" "1
 1"
 	expect_eq "communicator ids in all" "$(awk '{print $2}' <<<"$output" | sort -u | wc -l)" 2
+	# each process destroys its 4- and 8-rank communicators (one id)
+	# and the two of ncclCommInitAll (none)
+	run tpy events "$TRACE" --name ncclCommDestroy --fields args.comm_id
+	expect_eq "destroyed communicators' ids" "$(sort <<<"$output" | uniq -c | awk '{print $1}' | sort -rn)" "4
+2
+2"
 }
 
 @test "gpu: attached with -p to a running job: every call after the attach" {

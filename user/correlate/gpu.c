@@ -136,8 +136,7 @@ static void learn_comm(struct gpu_state *g, const struct gpu_desc *d, const stru
 		keep(&g->comms, e->out, v);
 		break;
 	case GC_COMM_FREE:
-		hmap_del(&g->comms, comm, undone);
-		hmap_del(&g->comm_ids, comm, NULL);
+		hmap_del(&g->comms, comm, undone); /* its id: see on_gpu() */
 		break;
 	default:
 		break;
@@ -468,6 +467,9 @@ void on_gpu(struct trace *t, const struct dft_gpu *e, size_t size)
 		ev.ret = 0;
 	ev.cat = d->cls >= GC_FILE_REG ? "CUFILE" : gpu_family_cat(d->family);
 	bytes = describe(&ev, d, th, p->gpu, e, undone);
+	/* a communicator's id goes once the call that ended it has it */
+	if (d->cls == GC_COMM_FREE && !(int)e->ret && p->gpu)
+		hmap_del(&p->gpu->comm_ids, arg(e, d->comm), NULL);
 	if (t->cfg.profile) {
 		fold(t, p, th, d, e, &ev, bytes);
 		if (!t->files.flight)
