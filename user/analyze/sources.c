@@ -177,29 +177,25 @@ static bool scan_nccl(struct source *s, const struct rec *e)
 {
 	struct span comm_id = { NULL, 0 };
 	int64_t start, end, stream = -1, ret = 0;
+	bool call = SPAN_IS(e->cat, "NCCL"), all;
 	uint64_t key;
-	bool all;
 
-	if (SPAN_IS(e->cat, "NCCL")) {
+	if (call) {
 		arg_string(e, "comm_id", &comm_id);
 		if (!hostclock_nccl(e->cat, e->name, comm_id, &key))
 			return false;
-		arg_int(e, "ret", &ret);
-		arg_int(e, "stream_id", &stream);
-		event_span(e, &start, &end);
-		if (!ret)
-			hostclock_nccl_call(&s->colls, key, (uint32_t)e->pid, (uint32_t)e->tid,
-					    stream, start);
-		return true;
-	}
-	if (!s->colls.npend || !hostclock_nccl_sync(e->cat, e->name, &all))
+	} else if (!s->colls.npend || !hostclock_nccl_sync(e->cat, e->name, &all)) {
 		return false;
+	}
 	arg_int(e, "ret", &ret);
 	arg_int(e, "stream_id", &stream);
 	event_span(e, &start, &end);
-	if (!ret)
-		hostclock_nccl_synced(&s->colls, (uint32_t)e->pid, (uint32_t)e->tid, stream, all,
-				      end);
+	if (ret)
+		return true;
+	if (call)
+		hostclock_nccl_call(&s->colls, key, (uint32_t)e->pid, (uint32_t)e->tid, stream, start);
+	else
+		hostclock_nccl_synced(&s->colls, (uint32_t)e->pid, (uint32_t)e->tid, stream, all, end);
 	return true;
 }
 

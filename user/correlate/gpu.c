@@ -90,23 +90,22 @@ static void keep_comm_id(struct gpu_state *g, uint64_t comm, uint64_t id)
  * ncclCommSplit groups ranks by (-1, NCCL_SPLIT_NOCOLOR, makes none). */
 static void learn_comm_id(struct gpu_state *g, const struct gpu_desc *d, const struct dft_gpu *e)
 {
+	const unsigned long long *id = &e->arg[6];
 	const struct istr *parent;
-	uint64_t words[COMM_ID_WORDS + 1];
 
 	if (d->cls == GC_COMM_INIT) {
-		memcpy(words, &e->arg[6], sizeof(uint64_t) * COMM_ID_WORDS);
 		/* all zero: the kernel side could not read it */
 		for (int i = 0; i < COMM_ID_WORDS; i++) {
-			if (words[i]) {
-				keep_comm_id(g, e->out, dft_hash64(words, 8 * COMM_ID_WORDS));
+			if (id[i]) {
+				keep_comm_id(g, e->out, dft_hash64(id, sizeof(*id) * COMM_ID_WORDS));
 				break;
 			}
 		}
 	} else if (d->cls == GC_COMM_SPLIT && (int)arg(e, 2) != -1 &&
 		   (parent = named(&g->comm_ids, arg(e, d->comm)))) {
-		words[0] = dft_hash64(parent->str, parent->len);
-		words[1] = (uint32_t)arg(e, 2);
-		keep_comm_id(g, e->out, dft_hash64(words, 2 * sizeof(uint64_t)));
+		uint64_t pair[2] = { dft_hash64(parent->str, parent->len), (uint32_t)arg(e, 2) };
+
+		keep_comm_id(g, e->out, dft_hash64(pair, sizeof(pair)));
 	}
 }
 
