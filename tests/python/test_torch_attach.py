@@ -138,9 +138,13 @@ def test_torch_launch_labels_collectives(tmp_path):
     assert run.returncode == 0, run.stderr
     assert run.stdout == plain.stdout  # same results
     t = Trace.load(trace)
-    got = sorted(e["name"] for e in t.xevents if e.get("cat") == "comm")
-    # the object forms are one region each, not nested around the tensor ones
-    assert got == ["all_gather", "all_gather", "all_reduce", "barrier", "bcast", "bcast"]
+    got = sorted((e["name"], e["args"].get("comm_id")) for e in t.xevents
+                 if e.get("cat") == "comm")
+    # the object forms are one region each, not nested around the tensor
+    # ones; each names its process group, the world's or the one made
+    assert got == [("all_gather", "0"), ("all_gather", "0"), ("all_reduce", "0"),
+                   ("all_reduce", "1"), ("barrier", "0"), ("bcast", "0"), ("bcast", "0"),
+                   ("bcast", "1")]
 
 
 def test_torch_launch_fetch_holds_the_main_process_queue_reads(tmp_path):

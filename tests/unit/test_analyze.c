@@ -1102,6 +1102,27 @@ static void check_profile_owner(void)
 
 #define SPAN(s) ((struct span){ (s), sizeof(s) - 1 })
 
+/* comm regions as merge's alignment and the stragglers take them: those
+ * that synchronise, one key a name where no communicator is said, one a
+ * name and communicator where args.comm_id says it. */
+static void check_hostclock_comm(void)
+{
+	uint64_t world, world2, tp0, tp1, none;
+
+	CHECK(hostclock_collective(SPAN("comm"), SPAN("all_reduce"), SPAN(""), &world) &&
+	      hostclock_collective(SPAN("comm"), SPAN("all_reduce"), SPAN(""), &world2) &&
+	      world == world2, "no communicator said: one key for the name");
+	CHECK(hostclock_collective(SPAN("comm"), SPAN("all_reduce"), SPAN("tp0"), &tp0) &&
+	      hostclock_collective(SPAN("comm"), SPAN("all_reduce"), SPAN("tp1"), &tp1) &&
+	      tp0 != tp1 && tp0 != world && tp1 != world,
+	      "a communicator said: a key of its own");
+	CHECK(hostclock_collective(SPAN("comm"), SPAN("barrier"), SPAN("tp0"), &none) &&
+	      none != tp0, "another collective on the same communicator: another key");
+	CHECK(!hostclock_collective(SPAN("comm"), SPAN("bcast"), SPAN("tp0"), &none) &&
+	      !hostclock_collective(SPAN("compute"), SPAN("all_reduce"), SPAN(""), &none),
+	      "a collective that need not synchronise, another cat: none");
+}
+
 /* NCCL's collectives as merge's alignment takes them (hostclock.h): the
  * calls that synchronise, keyed by communicator; each waits for its
  * thread's next synchronise of its stream, which ends its span. */
@@ -1167,6 +1188,7 @@ int main(void)
 	check_profile_gpu();
 	check_profile_cufile();
 	check_profile_owner();
+	check_hostclock_comm();
 	check_hostclock_nccl();
 	check_rm_tree(tmpdir);
 	return check_done();

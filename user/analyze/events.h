@@ -46,7 +46,7 @@ struct ev {
 	struct span copy_kind;	/* args.copy_kind: HtoD, DtoH... */
 	int64_t gpu_bytes;	/* args.bytes of a copy or collective */
 	int64_t comm_rank;	/* args.comm_rank of a collective; -1 */
-	struct span comm_id;	/* args.comm_id of an NCCL call; empty if none */
+	struct span comm_id;	/* args.comm_id (a communicator); empty if none */
 	bool cufile;		/* cuFile's I/O (args.api "cuFile...") */
 	bool has_ids;		/* DFTracer's id and p_idx are known */
 	int64_t id, parent;	/* parent: -1 at the top */

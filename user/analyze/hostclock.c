@@ -22,12 +22,24 @@ static bool name_in(struct span name, const char *const *names, size_t n)
 	return false;
 }
 
-bool hostclock_collective(struct span cat, struct span name, uint64_t *key)
+/* A collective's key: its name, on its communicator if said (else one
+ * key for every communicator: the world's, most often). */
+static uint64_t collective_key(struct span name, struct span comm_id)
+{
+	uint64_t key = dft_hash64(name.p, name.len);
+
+	if (comm_id.len)
+		key ^= dft_hash64(comm_id.p, comm_id.len) * 0xff51afd7ed558ccdull;
+	return key;
+}
+
+bool hostclock_collective(struct span cat, struct span name, struct span comm_id,
+			  uint64_t *key)
 {
 	if (!SPAN_IS(cat, "comm") ||
 	    !name_in(name, synchronising, sizeof(synchronising) / sizeof(synchronising[0])))
 		return false;
-	*key = dft_hash64(name.p, name.len);
+	*key = collective_key(name, comm_id);
 	return true;
 }
 
@@ -66,8 +78,7 @@ bool hostclock_nccl(struct span cat, struct span name, struct span comm_id, uint
 	    !name_in(name, nccl_synchronising,
 		     sizeof(nccl_synchronising) / sizeof(nccl_synchronising[0])))
 		return false;
-	*key = dft_hash64(name.p, name.len) ^
-	       dft_hash64(comm_id.p, comm_id.len) * 0xff51afd7ed558ccdull;
+	*key = collective_key(name, comm_id);
 	return true;
 }
 

@@ -80,8 +80,10 @@ struct host_fit {
 };
 
 /* Whether an event of cat and name is a collective that synchronises
- * its ranks; its key if so. */
-bool hostclock_collective(struct span cat, struct span name, uint64_t *key);
+ * its ranks; its key if so: per communicator where comm_id (its
+ * args.comm_id: --torch's process group, or the user's) says one. */
+bool hostclock_collective(struct span cat, struct span name, struct span comm_id,
+			  uint64_t *key);
 void hostclock_note(struct coll_list *l, uint64_t key, uint32_t pid, int64_t start,
 		    int64_t end);
 /* Whether an event of cat and name is an NCCL call that synchronises

@@ -23,7 +23,7 @@ void rank_work_add(struct rank_work *w, const struct ev_input *in, const struct 
 			w->err = -ENOMEM;
 		return;
 	}
-	if (!hostclock_collective(e->cat, e->name, &key))
+	if (!hostclock_collective(e->cat, e->name, e->comm_id, &key))
 		return;
 	if (w->ncalls >= RANKWORK_CALLS) {
 		w->calls_left_out++;

@@ -199,10 +199,26 @@ static bool scan_nccl(struct source *s, const struct rec *e)
 	return true;
 }
 
+/* A comm region that synchronises its ranks: true if e was one. */
+static bool scan_comm(struct source *s, const struct rec *e)
+{
+	struct span comm_id = { NULL, 0 };
+	int64_t start, end;
+	uint64_t key;
+
+	if (!SPAN_IS(e->cat, "comm"))
+		return false;
+	arg_string(e, "comm_id", &comm_id);
+	if (!hostclock_collective(e->cat, e->name, comm_id, &key))
+		return false;
+	event_span(e, &start, &end);
+	hostclock_note(&s->colls, key, (uint32_t)e->pid, start, end);
+	return true;
+}
+
 static void scan_dftrace(struct source *s, const struct rec *e)
 {
 	int64_t start, end, v;
-	uint64_t key;
 
 	if (e->ph == 'M') {
 		scan_metadata(s, e);
@@ -210,12 +226,7 @@ static void scan_dftrace(struct source *s, const struct rec *e)
 	}
 	if (e->ph != 'X')
 		return;
-	if (hostclock_collective(e->cat, e->name, &key)) {
-		event_span(e, &start, &end);
-		hostclock_note(&s->colls, key, (uint32_t)e->pid, start, end);
-		return;
-	}
-	if (scan_nccl(s, e))
+	if (scan_comm(s, e) || scan_nccl(s, e))
 		return;
 	if (SPAN_IS(e->cat, "dftracer") && SPAN_IS(e->name, "start") && !s->root_pid) {
 		s->root_pid = e->pid;

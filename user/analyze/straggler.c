@@ -109,7 +109,7 @@ int straggler_visit(void *ctx, const struct ev_input *in, uint16_t input, const 
 		return 0;
 	/* an NCCL call's start is when the rank came: its collective ends
 	 * on the device once the last rank's has (hostclock.h) */
-	if (hostclock_collective(e->cat, e->name, &key) ||
+	if (hostclock_collective(e->cat, e->name, e->comm_id, &key) ||
 	    (e->kind == EV_GPU && !e->ret && hostclock_nccl(e->cat, e->name, e->comm_id, &key)))
 		return note_call(s, rank, e, key);
 	return e->kind == EV_IO ? note_io(s, rank, e) : 0;

@@ -17,5 +17,8 @@ dist.all_gather(out, t)
 objs = [None]
 dist.all_gather_object(objs, {"rank": 0})  # calls all_gather inside
 dist.broadcast_object_list(objs, src=0)     # calls broadcast inside
+g = dist.new_group([0])  # "1": the world's is "0"
+dist.all_reduce(t, group=g)
+dist.broadcast(t, 0, g)  # the group given by position
 dist.destroy_process_group()
 print("sum", float(t.sum()), float(out[0].sum()), objs)

@@ -13,7 +13,8 @@ inside a region with DFTracer's names:
     Dataset.__getitem__                    data.item
     torch.save / torch.load                checkpoint.capture / .restart
     Tensor.to / Tensor.cuda                device.transfer
-    torch.distributed collectives          comm.<collective>
+    torch.distributed collectives          comm.<collective>, args.comm_id
+                                           the process group's name
 
 DataLoader workers are named pt_data_worker and the pin-memory thread
 pt_pin_memory (the kernel's comm, which the trace shows as
@@ -23,6 +24,7 @@ program computes exactly what it computed before.
 import ctypes
 import functools
 import importlib.abc
+import inspect
 import importlib.machinery
 import sys
 import threading
@@ -50,13 +52,22 @@ def _named(loop, name):
     return named_loop
 
 
-def _region(cat, name, fn, outermost=False, sync_only=False):
+def _region(cat, name, fn, outermost=False, sync_only=False, comm_id=None):
     """fn wrapped in a cat/name region; with outermost, only the outermost
     of nested calls on a thread is a region (module calls nest deeply);
     with sync_only, a call given async_op=True is none (it returns once
     the collective is queued: merge would take its end for the
-    collective's, and line hosts up on it)."""
+    collective's, and line hosts up on it); with comm_id, a function of
+    the call's (args, kwargs), the region's args.comm_id."""
     key = "%s.%s" % (cat, name)
+
+    def say_comm(args, kwargs):
+        try:
+            v = comm_id(args, kwargs)
+        except Exception:  # a label must never fail the user's call
+            return
+        if v is not None:
+            probes.arg_str("comm_id", v)
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -71,6 +82,8 @@ def _region(cat, name, fn, outermost=False, sync_only=False):
                 finally:
                     setattr(_local, key, depth)
         probes.region_begin(cat, name)
+        if comm_id is not None:
+            say_comm(args, kwargs)
         try:
             return fn(*args, **kwargs)
         finally:
@@ -158,6 +171,45 @@ _COLLECTIVES = {
     "all_to_all": "all_to_all", "all_to_all_single": "all_to_all"}
 
 
+def _group_arg(fn):
+    """Where fn takes its process group: (args, kwargs) -> the group given
+    (None: the world's); None if fn takes none."""
+    try:
+        params = list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return None
+    if "group" not in params:
+        return None
+    at = params.index("group")
+
+    def group(args, kwargs):
+        return kwargs["group"] if "group" in kwargs else args[at] if at < len(args) else None
+    return group
+
+
+def _group_name(dist, group):
+    """A process group's name, which every rank gives it (new_group is
+    called by all ranks, in one order): "0" the world's in torch 1.x."""
+    c10d = dist.distributed_c10d
+    if group is None or group is getattr(dist.group, "WORLD", None):
+        group = c10d._get_default_group()
+    name = getattr(group, "group_name", None)  # torch >= 2
+    if not name:
+        names = getattr(c10d, "_pg_names", None)
+        if names is None:
+            names = getattr(getattr(c10d, "_world", None), "pg_names", {})
+        name = names.get(group)
+    return str(name) if name else None
+
+
+def _comm_id(dist, fn):
+    """The args.comm_id of fn's calls: their process group's name."""
+    group = _group_arg(fn)
+    if group is None:
+        return None
+    return lambda args, kwargs: _group_name(dist, group(args, kwargs))
+
+
 def patch_torch(torch):
     _patch(torch.nn.Module, "__call__", "compute", "forward", outermost=True)
     _patch(torch.Tensor, "backward", "compute", "backward", outermost=True)
@@ -174,7 +226,8 @@ def patch_torch(torch):
         for fn, name in _COLLECTIVES.items():
             # outermost: the object forms call the tensor ones
             _patch(dist, fn, "comm", name, outermost=True,
-                   sync_only=fn not in ("isend", "irecv"))
+                   sync_only=fn not in ("isend", "irecv"),
+                   comm_id=_comm_id(dist, getattr(dist, fn, None)))
     except ImportError:
         pass
 
