@@ -3,6 +3,9 @@
 
   collectives.py spread TRUTH_A TRUTH_B   the most two ranks' ends of one
                                           call were apart, in ns
+  collectives.py bound TRUTH_A TRUTH_B    where each rank read its own clock
+                                          (two hosts): the correction to B's
+                                          clock its reads allow, "low high" ns
   collectives.py gap VIEW                 the same on the merged timeline
   collectives.py clock VIEW HOST          HOST's otherData.host_clocks
                                           entry: pairs correction low high
@@ -15,20 +18,30 @@ import re
 import sys
 
 
-def truth_ends(paths):
-    ends = {}
+def truth_calls(paths):
+    calls = {}
     for path in paths:
         for line in open(path):
             if not line.startswith("coll\t"):
                 continue
-            _, rank, i, _start, end = line.split()
-            ends.setdefault(int(i), {})[int(rank)] = int(end)
-    assert ends and all(len(v) == 2 for v in ends.values()), ends
-    return ends
+            _, rank, i, start, end = line.split()
+            calls.setdefault(int(i), {})[int(rank)] = (int(start), int(end))
+    assert calls and all(len(v) == 2 for v in calls.values()), calls
+    return calls
 
 
 def spread(a, b):
-    return max(abs(v[0] - v[1]) for v in truth_ends([a, b]).values())
+    return max(abs(v[0][1] - v[1][1]) for v in truth_calls([a, b]).values())
+
+
+def bound(a, b):
+    """A call cannot end on one rank before it began on the other: rank
+    0's end is past rank 1's start (B's time + the correction), and rank
+    1's end past rank 0's start."""
+    calls = truth_calls([a, b]).values()
+    low = max(v[0][0] - v[1][1] for v in calls)
+    high = min(v[0][1] - v[1][0] for v in calls)
+    return "%d %d" % (low, high)
 
 
 def gap(view_path):
@@ -63,4 +76,4 @@ def shift(src, dst, us, ppm="0"):
 
 if __name__ == "__main__":
     cmd, args = sys.argv[1], sys.argv[2:]
-    print({"spread": spread, "gap": gap, "clock": clock, "shift": shift}[cmd](*args))
+    print({"spread": spread, "bound": bound, "gap": gap, "clock": clock, "shift": shift}[cmd](*args))
