@@ -57,6 +57,31 @@ peak() {
 	(($(cat "$T/one.kb") < BUDGET_KB && $(cat "$T/two.kb") < BUDGET_KB))
 }
 
+@test "scale: merge's spools merged in a thread of their own give the output one core gives; a temporary directory that fills is named, in one line, and nothing is written" {
+	# 128 files: 32 rounds of 4, whose first 16 spools are merged into
+	# one while the rounds go on (on one core: between them)
+	ranks 128 400 1000
+	"$DFT" merge -q -j 1 -o "$T/one.json" "$T/ranks"
+	"$DFT" merge -q -j 2 -o "$T/two.json" "$T/ranks"
+	cmp "$T/one.json" "$T/two.json"
+	# the spools need some 12 MB here: full in a round's spool at 1 MB,
+	# about the merge of the first 16 at 8 MB
+	mkdir "$T/small"
+	mount -t tmpfs -o size=1M tmpfs "$T/small"
+	MOUNTS+=("$T/small")
+	for size in 1M 8M; do
+		mount -o remount,size=$size "$T/small"
+		for j in 1 2; do
+			TMPDIR=$T/small run "$DFT" merge -q -j $j -o "$T/m.json" "$T/ranks"
+			echo "# $size, -j $j: $output"
+			[ "$status" = 1 ]
+			[ "$output" = "dftrace-bpf merge: cannot write a temporary file in '$T/small': No space left on device" ]
+			[ ! -e "$T/m.json" ]
+			expect_eq "spools left" "$(find "$T/small" -mindepth 1 | wc -l)" 0
+		done
+	done
+}
+
 # Several hosts' files are read once to line them up; one host's are not.
 @test "scale: a file that breaks among 64 is named, on any number of cores, and nothing is written" {
 	for per_host in 8 64; do

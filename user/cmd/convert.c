@@ -27,15 +27,21 @@ struct pending {
 struct sink {
 	struct heap window;	/* rendered events, by time */
 	FILE *spool;
+	bool spool_failed;	/* the error was the spool's */
 	struct convert *cv;
 };
 
 static int emit(struct sink *k, struct heap_item *it)
 {
 	struct pending *p = it->val;
-	int rc = k->spool ? spool_put(k->spool, it->key, p->text, p->len) :
-			    k->cv->out(k->cv->ctx, p->text, p->len);
+	int rc;
 
+	if (k->spool) {
+		rc = spool_put(k->spool, it->key, p->text, p->len);
+		k->spool_failed = rc;
+	} else {
+		rc = k->cv->out(k->cv->ctx, p->text, p->len);
+	}
 	free(p);
 	return rc;
 }
@@ -212,8 +218,12 @@ static int convert_round(struct rounds *rs, struct round *rd, bool show)
 		rc = convert_all(rs->cv, rd, show);
 	while (!rc && rs->spooled && rd->sink.window.n)
 		rc = emit_oldest(&rd->sink);
-	if (!rc && rs->spooled)
-		rc = fflush(rd->sink.spool) ? -errno : 0;
+	if (!rc && rs->spooled && fflush(rd->sink.spool)) {
+		rc = -errno;
+		rd->sink.spool_failed = true;
+	}
+	if (rc && rd->sink.spool_failed && !rd->err[0])
+		spool_say(rd->err, sizeof(rd->err), rc);
 	close_readers(rd);
 	return rc;
 }
@@ -399,6 +409,11 @@ int convert_run(struct convert *cv)
 	for (uint32_t t = 0; t < workers && rs.spooled; t++)
 		if (!pthread_create(&threads[started], NULL, worker, &rs))
 			started++;
+	/* the spools' merges beside the rounds, not between commits (where
+	 * every worker soon waits for the next commit); if no thread can be
+	 * made, in this one */
+	if (started)
+		spools_start(&rs.spools);
 	rc = rounds_run(&rs);
 	pthread_mutex_lock(&rs.lock);
 	rs.stop = true;

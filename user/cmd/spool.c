@@ -14,15 +14,27 @@ struct spool_rec {
 	uint32_t len;
 };
 
-int spool_new(FILE **f, char *err, size_t errlen)
+/* where sort(1) spills */
+static const char *spool_dir(void)
 {
 	const char *dir = getenv("TMPDIR");
+
+	return dir && *dir ? dir : "/tmp";
+}
+
+void spool_say(char *err, size_t errlen, int rc)
+{
+	snprintf(err, errlen, "cannot write a temporary file in '%s': %s", spool_dir(),
+		 strerror(-rc));
+}
+
+int spool_new(FILE **f, char *err, size_t errlen)
+{
+	const char *dir = spool_dir();
 	int fd;
 	int rc;
 
-	if (!dir || !*dir)
-		dir = "/tmp";
-	/* where sort(1) spills, and gone with the last descriptor */
+	/* gone with the last descriptor */
 	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	*f = fd >= 0 ? fdopen(fd, "w+") : NULL;
 	if (*f)
@@ -122,22 +134,124 @@ static int add_at(struct spools *s, int l, FILE *f, char *err, size_t errlen)
 	if (!rc)
 		return add_at(s, l + 1, up, err, errlen);
 	if (!err[0])
-		snprintf(err, errlen, "temporary file: %s", strerror(-rc));
+		spool_say(err, errlen, rc);
 	if (up)
 		fclose(up);
 	return rc;
 }
 
+/* The merging thread: the queue's spools, in order, as spools_add()
+ * would have taken them; after an error, the rest are closed. */
+static void *merger(void *arg)
+{
+	struct spools *s = arg;
+	char err[sizeof(s->err)] = "";
+
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		FILE *f;
+		int rc;
+
+		while (!s->qn && !s->closing)
+			pthread_cond_wait(&s->cond, &s->lock);
+		if (!s->qn)
+			break;
+		f = s->queue[s->qhead];
+		s->qhead = (s->qhead + 1) % SPOOL_QUEUE;
+		s->qn--;
+		pthread_cond_broadcast(&s->cond);
+		if (s->rc) {
+			fclose(f);
+			continue;
+		}
+		pthread_mutex_unlock(&s->lock);
+		rc = add_at(s, 0, f, err, sizeof(err));
+		pthread_mutex_lock(&s->lock);
+		if (rc) {
+			s->rc = rc;
+			snprintf(s->err, sizeof(s->err), "%s", err);
+		}
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+int spools_start(struct spools *s)
+{
+	int rc;
+
+	if (s->threaded)
+		return 0;
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->cond, NULL);
+	rc = pthread_create(&s->thread, NULL, merger, s);
+	if (rc) {
+		pthread_mutex_destroy(&s->lock);
+		pthread_cond_destroy(&s->cond);
+		return -rc;
+	}
+	s->threaded = true;
+	return 0;
+}
+
+/* The thread's error, said in err: its rc. */
+static int thread_error(const struct spools *s, char *err, size_t errlen)
+{
+	if (s->rc)
+		snprintf(err, errlen, "%s", s->err);
+	return s->rc;
+}
+
+/* The thread done with every spool queued (it ends). */
+static int spools_stop(struct spools *s, char *err, size_t errlen)
+{
+	int rc;
+
+	if (!s->threaded)
+		return 0;
+	pthread_mutex_lock(&s->lock);
+	s->closing = true;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+	pthread_join(s->thread, NULL);
+	pthread_mutex_destroy(&s->lock);
+	pthread_cond_destroy(&s->cond);
+	s->threaded = false;
+	rc = thread_error(s, err, errlen);
+	s->rc = 0;
+	return rc;
+}
+
 int spools_add(struct spools *s, FILE *f, char *err, size_t errlen)
 {
-	return add_at(s, 0, f, err, errlen);
+	int rc;
+
+	if (!s->threaded)
+		return add_at(s, 0, f, err, errlen);
+	/* bounded: a round waits while the thread is SPOOL_QUEUE behind */
+	pthread_mutex_lock(&s->lock);
+	while (s->qn == SPOOL_QUEUE && !s->rc)
+		pthread_cond_wait(&s->cond, &s->lock);
+	rc = thread_error(s, err, errlen);
+	if (rc) {
+		fclose(f);
+	} else {
+		s->queue[(s->qhead + s->qn) % SPOOL_QUEUE] = f;
+		s->qn++;
+		pthread_cond_broadcast(&s->cond);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return rc;
 }
 
 int spools_drain(struct spools *s, spool_put_fn put, void *ctx, char *err,
 		 size_t errlen)
 {
 	FILE *all[SPOOL_LEVELS * SPOOL_FAN];
-	int n = 0;
+	int n = 0, rc = spools_stop(s, err, errlen);
+
+	if (rc)
+		return rc;
 
 	for (int l = 0; l < SPOOL_LEVELS; l++) {
 		memcpy(all + n, s->at[l], s->n[l] * sizeof(*all));
@@ -149,6 +263,9 @@ int spools_drain(struct spools *s, spool_put_fn put, void *ctx, char *err,
 
 void spools_free(struct spools *s)
 {
+	char err[8];
+
+	spools_stop(s, err, sizeof(err));
 	for (int l = 0; l < SPOOL_LEVELS; l++) {
 		for (int i = 0; i < s->n[l]; i++)
 			fclose(s->at[l][i]);

@@ -9,6 +9,8 @@
 #ifndef CMD_SPOOL_H
 #define CMD_SPOOL_H
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,15 +25,33 @@ typedef int (*spool_put_fn)(void *ctx, int64_t ts, const char *text, size_t len)
 int spool_new(FILE **f, char *err, size_t errlen);
 /* One event, at its time. */
 int spool_put(void *f, int64_t ts, const char *text, size_t len);
+/* What went wrong with a spool (rc: -errno), into err. */
+void spool_say(char *err, size_t errlen, int rc);
+
+#define SPOOL_QUEUE SPOOL_FAN	/* spools handed to the merging thread, waiting */
 
 /* The spools of the rounds so far: a level's SPOOL_FAN spools become one
- * of the next level as soon as they are there. */
+ * of the next level as soon as they are there. Zeroed, spools_add()
+ * merges in the caller; after spools_start(), a thread of its own takes
+ * the spools in the order given and merges them (the same files either
+ * way), while the caller goes on converting. */
 struct spools {
 	FILE *at[SPOOL_LEVELS][SPOOL_FAN];
 	int n[SPOOL_LEVELS];
+	bool threaded, closing;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;	/* a spool queued or taken, or the end */
+	FILE *queue[SPOOL_QUEUE];
+	unsigned qhead, qn;
+	int rc;			/* the thread's first error */
+	char err[256];
 };
 
-/* Takes f (written, the round's): 0, or -errno with a message. */
+/* Merges in a thread from now on; 0, or -errno (then in the caller). */
+int spools_start(struct spools *s);
+/* Takes f (written, the round's): 0, or -errno with a message (of this
+ * spool, or an earlier one the thread merged). */
 int spools_add(struct spools *s, FILE *f, char *err, size_t errlen);
 /* Every event of every spool, in time order, to put; the spools go. */
 int spools_drain(struct spools *s, spool_put_fn put, void *ctx, char *err,
