@@ -58,18 +58,18 @@ peak() {
 }
 
 @test "scale: merge's spools merged in a thread of their own give the output one core gives; a temporary directory that fills is named, in one line, and nothing is written" {
-	# 128 files: 32 rounds of 4, whose first 16 spools are merged into
+	# 160 files: 40 rounds of 4, whose first 32 spools are merged into
 	# one while the rounds go on (on one core: between them)
-	ranks 128 400 1000
+	ranks 160 400 1000
 	"$DFT" merge -q -j 1 -o "$T/one.json" "$T/ranks"
 	"$DFT" merge -q -j 2 -o "$T/two.json" "$T/ranks"
 	cmp "$T/one.json" "$T/two.json"
-	# the spools need some 12 MB here: full in a round's spool at 1 MB,
-	# about the merge of the first 16 at 8 MB
+	# the spools need some 15 MB here, the first 32 some 12: full in a
+	# round's spool at 1 MB, in the merge of the first 32 at 16 MB
 	mkdir "$T/small"
 	mount -t tmpfs -o size=1M tmpfs "$T/small"
 	MOUNTS+=("$T/small")
-	for size in 1M 8M; do
+	for size in 1M 16M; do
 		mount -o remount,size=$size "$T/small"
 		for j in 1 2; do
 			TMPDIR=$T/small run "$DFT" merge -q -j $j -o "$T/m.json" "$T/ranks"

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define SPOOL_FAN 16		/* spools merged at once */
+#define SPOOL_FAN 32		/* spools merged at once */
 #define SPOOL_LEVELS 8		/* SPOOL_FAN^8 rounds */
 
 /* Where merged events go: 0 or -errno. */
