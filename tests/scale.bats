@@ -57,7 +57,7 @@ peak() {
 	(($(cat "$T/one.kb") < BUDGET_KB && $(cat "$T/two.kb") < BUDGET_KB))
 }
 
-@test "scale: merge's spools merged in a thread of their own give the output one core gives; a temporary directory that fills is named, in one line, and nothing is written" {
+@test "scale: merge's spools merged and its output written in threads of their own give the output one core gives; a temporary directory or an output's disk that fills is named, in one line, and nothing is written" {
 	# 160 files: 40 rounds of 4, whose first 32 spools are merged into
 	# one while the rounds go on (on one core: between them)
 	ranks 160 400 1000
@@ -78,6 +78,18 @@ peak() {
 			[ "$output" = "dftrace-bpf merge: cannot write a temporary file in '$T/small': No space left on device" ]
 			[ ! -e "$T/m.json" ]
 			expect_eq "spools left" "$(find "$T/small" -mindepth 1 | wc -l)" 0
+		done
+	done
+	# the output's disk: 512 KB, where the output takes some 0.9 MB
+	# gzipped (its writer thread meets the full disk)
+	mount -o remount,size=512k "$T/small"
+	for out in m.json.gz m.json; do
+		for j in 1 2; do
+			run "$DFT" merge -q -j $j -o "$T/small/$out" "$T/ranks"
+			echo "# $out, -j $j: $output"
+			[ "$status" = 1 ]
+			[ "$output" = "dftrace-bpf merge: cannot write '$T/small/$out': No space left on device" ]
+			expect_eq "left" "$(find "$T/small" -mindepth 1 | wc -l)" 0
 		done
 	done
 }

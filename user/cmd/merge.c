@@ -21,6 +21,7 @@
 #include "lib/invoker.h"
 #include "lib/termsafe.h"
 #include "render/chrome.h"
+#include "write/handoff.h"
 #include "write/output.h"
 
 enum { OPT_NO_DISCOVER = 0x100, OPT_NO_ALIGN_HOSTS };
@@ -104,6 +105,7 @@ static error_t parse_merge(int key, char *arg, struct argp_state *state)
 struct merge {
 	struct source_set set;
 	struct output *out;
+	struct handoff written;	/* the events' text, to out on a thread */
 	struct convert cv;	/* the conversion (cmd/convert.h) */
 	bool first;
 	struct progress progress;
@@ -116,9 +118,9 @@ static int write_text(void *ctx, const char *text, size_t len)
 	int rc = 0;
 
 	if (!m->first)
-		rc = output_write(m->out, ",\n", 2);
+		rc = handoff_put(&m->written, ",\n", 2);
 	m->first = false;
-	return rc ? rc : output_write(m->out, text, len);
+	return rc ? rc : handoff_put(&m->written, text, len);
 }
 
 static int write_names(struct merge *m)
@@ -207,14 +209,19 @@ static int merge_run(struct merge *m, int jobs)
 	m->progress.files = m->set.n;
 	m->first = true;
 	rc = output_write(m->out, "{\"traceEvents\":[\n", 17);
-	if (!rc)
-		rc = convert_run(&m->cv);
+	if (rc || (rc = handoff_start(&m->written, m->out)))
+		return rc;
+	rc = convert_run(&m->cv);
 	if (rc && !m->err[0])
 		snprintf(m->err, sizeof(m->err), "%s", m->cv.err);
 	if (!rc)
 		rc = write_names(m);
+	rc = rc ? (handoff_end(&m->written), rc) : handoff_end(&m->written);
 	if (!rc)
 		rc = write_tail(m);
+	if (rc && !m->err[0] && output_failed(m->out))
+		snprintf(m->err, sizeof(m->err), "cannot write '%s': %s", output_path(m->out),
+			 strerror(-rc));
 	return rc;
 }
 
