@@ -802,9 +802,11 @@ static void check_findings_rules(void)
 		{ 16, 0, 10, 0, 0, 0.01, "random_access /f", "random_access: 9 of 16 calls not "
 		  "where the last ended (the first of 10 placed apart has no last)" },
 		{ 16, 0, 9, 0, 0, 0.01, "", "random_access: 8 of 16 jumps, half: none" },
-		{ 16, 0, 0, 9, 20, 0.01, "metadata_heavy -",
-		  "metadata_heavy: 180 us of metadata against 160 us of data" },
-		{ 16, 0, 0, 8, 20, 0.01, "", "metadata_heavy: 160 us against 160 us: none" },
+		{ 16, 0, 0, 17, 10, 0.01, "metadata_heavy -",
+		  "metadata_heavy: 170 us of metadata in 17 calls against 160 us of data" },
+		{ 16, 0, 0, 16, 10, 0.01, "", "metadata_heavy: 160 us against 160 us: none" },
+		{ 4, 0, 0, 15, 100, 0.01, "", "metadata_heavy: 1.5 ms in 15 calls against 40 us "
+		  "of data, fewer than 16 calls: none" },
 	};
 	static const char *const ckpt =
 		"{'name':'write','cat':'POSIX','pid':1,'tid':1,'ph':'X','ts':0,'dur':50,'args':{'ret':4096,'fname':'/c','phase_cat':'checkpoint','phase':'capture'}}\n"

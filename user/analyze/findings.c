@@ -343,7 +343,8 @@ static int judge_phase(struct findings *f, const struct finding_key *k, int64_t 
 	int64_t blocked = overlap_tag_ns(o, k->id);
 	int rc = 0;
 
-	if (k->meta_calls && k->meta_ns > k->data_ns)
+	/* (a few, as a program's loader makes outside any phase, are none) */
+	if (k->meta_calls >= FINDINGS_MIN_CALLS && k->meta_ns > k->data_ns)
 		rc = judge(f, RULE_METADATA_HEAVY, named(AT_PHASE, k->name), k->meta_ns,
 			   (struct finding_evidence){ .calls = k->meta_calls + k->data_calls,
 						      .hits = k->meta_calls, .other_ns = k->data_ns },
