@@ -20,17 +20,7 @@ TABLE="$ROOT/bpf/gpu.h"
 fixture() { "$PY" "$ROOT/tests/lib/fixtures.py" "$@"; }
 
 # await_probed N: the tracer said it probed N GPU libraries
-await_probed() {
-	local i
-	for ((i = 0; i < 1500; i++)); do
-		[ "$(grep -c '^dftrace-bpf: GPU calls in ' "$T/dft.err" 2>/dev/null)" -ge "$1" ] &&
-			return 0
-		sleep 0.02
-	done
-	echo "# the tracer probed fewer than $1 GPU libraries:"
-	sed 's/^/#   /' "$T/dft.err"
-	return 1
-}
+await_probed() { await_gpu_probed "$T/dft.err" "$1"; }
 
 # release: the held workload ($WL_CTL/loaded) goes on
 release() {

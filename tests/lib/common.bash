@@ -241,6 +241,21 @@ wait_file() {
 	return 1
 }
 
+# await_gpu_probed ERR N [WHAT]: the tracer's stderr ERR (-v) said it
+# probed N GPU libraries (N of those whose path WHAT, a grep pattern,
+# matches), within 30 s.
+await_gpu_probed() {
+	local i
+	for ((i = 0; i < 1500; i++)); do
+		[ "$(grep -c "^dftrace-bpf: GPU calls in ${3:-}" "$1" 2>/dev/null)" -ge "$2" ] &&
+			return 0
+		sleep 0.02
+	done
+	echo "# the tracer probed fewer than $2 GPU libraries${3:+ matching '$3'}:"
+	sed 's/^/#   /' "$1"
+	return 1
+}
+
 # wait_line FILE PATTERN: wait until a line of FILE matches PATTERN.
 wait_line() {
 	local i

@@ -16,12 +16,8 @@ nccl_ranked() {
 # nccl_release HOST: once its tracer probed libcuda and libnccl, HOST's
 # rank goes on
 nccl_release() {
-	local i
 	wait_file "$WL_CTL/$1.hold" 30
-	for ((i = 0; i < 1500; i++)); do
-		[ "$(grep -c "^dftrace-bpf: GPU calls in .*lib\(cuda\|nccl\)" "$T/$1.err")" -ge 2 ] && break
-		sleep 0.02
-	done
+	await_gpu_probed "$T/$1.err" 2 '.*lib\(cuda\|nccl\)'
 	kill -USR1 "$(cat "$WL_CTL/$1.hold")"
 }
 

@@ -48,14 +48,7 @@ int main(int argc, char **argv)
 		wl_die("usage: collective RANK ROUNDS TO FROM [SLOW_STEP SLOW_MS FILE]");
 	rank = atoi(argv[1]);
 	rounds = atoi(argv[2]);
-	/* both open in the same order: the other end's open unblocks each */
-	if (rank == 0) {
-		to = wl_open(argv[3], O_WRONLY);
-		from = wl_open(argv[4], O_RDONLY);
-	} else {
-		from = wl_open(argv[4], O_RDONLY);
-		to = wl_open(argv[3], O_WRONLY);
-	}
+	wl_open_pair(rank, argv[3], argv[4], &to, &from);
 	for (int i = 0; i < rounds; i++) {
 		struct timespec pause = { 0, ((i * 7 + rank * 3) % 5) * 1000000L };
 

@@ -66,18 +66,13 @@ int main(int argc, char **argv)
 	rounds = atoi(argv[2]);
 	if (cuInit(0) != CUDA_SUCCESS || cuStreamCreate(&s, 0) != CUDA_SUCCESS)
 		wl_die("cuda");
-	/* both open in the same order: the other end's open unblocks each */
+	wl_open_pair(rank, argv[3], argv[4], &to, &from);
 	if (rank == 0) {
-		to = wl_open(argv[3], O_WRONLY);
-		from = wl_open(argv[4], O_RDONLY);
 		if (ncclGetUniqueId(&id) != ncclSuccess ||
 		    write(to, &id, sizeof(id)) != (ssize_t)sizeof(id))
 			wl_die("unique id");
-	} else {
-		from = wl_open(argv[4], O_RDONLY);
-		to = wl_open(argv[3], O_WRONLY);
-		if (read(from, &id, sizeof(id)) != (ssize_t)sizeof(id))
-			wl_die("unique id");
+	} else if (read(from, &id, sizeof(id)) != (ssize_t)sizeof(id)) {
+		wl_die("unique id");
 	}
 	if (ncclGetUniqueId(&own) != ncclSuccess ||
 	    ncclCommInitRank(&world, 2, id, rank) != ncclSuccess ||

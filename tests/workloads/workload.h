@@ -145,6 +145,21 @@ static WL_UNUSED int wl_open(const char *path, int flags)
 	return fd;
 }
 
+/* Two ranks' FIFOs, to the other and from it: both open them in the
+ * same order (rank 0 its "to" first, the other its "from"), so that the
+ * other end's open unblocks each. */
+static WL_UNUSED void wl_open_pair(int rank, const char *to_path, const char *from_path,
+				   int *to, int *from)
+{
+	if (rank == 0) {
+		*to = wl_open(to_path, O_WRONLY);
+		*from = wl_open(from_path, O_RDONLY);
+	} else {
+		*from = wl_open(from_path, O_RDONLY);
+		*to = wl_open(to_path, O_WRONLY);
+	}
+}
+
 /* The time of a planted problem's calls (tests/findings.bats), and of
  * those during which the scheduler preempted the thread (ns counts them
  * too): a wait for the CPU on the way back from a call is no part of the
