@@ -38,7 +38,7 @@ static int emit(struct sink *k, struct heap_item *it)
 
 	if (k->spool) {
 		rc = spool_put(k->spool, it->key, p->text, p->len);
-		k->spool_failed = rc;
+		k->spool_failed = rc != 0;
 	} else {
 		rc = k->cv->out(k->cv->ctx, p->text, p->len);
 	}
