@@ -365,13 +365,15 @@ static int impostor(pid_t want)
 	char txt[32];
 
 	for (int tries = 0; tries < 1000; tries++) {
-		int fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY);
+		int fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY), ready[2];
 		pid_t child;
 
 		snprintf(txt, sizeof(txt), "%d", want - 1);
 		if (fd < 0 || write(fd, txt, strlen(txt)) < 0)
 			wl_die("ns_last_pid: %s", strerror(errno));
 		close(fd);
+		if (pipe(ready))
+			wl_die("pipe: %s", strerror(errno));
 		child = fork();
 		if (child < 0)
 			wl_die("fork: %s", strerror(errno));
@@ -387,11 +389,23 @@ static int impostor(pid_t want)
 			strcpy(s, SECRET);
 			snprintf(txt, sizeof(txt), "%d", want);
 			wl_ctl_file("impostor", txt);
+			/* written: the parent may say so */
+			if (write(ready[1], "", 1) != 1)
+				_exit(3);
 			for (;;)
 				pause();
 		}
-		if (child == want)
+		close(ready[1]);
+		if (child == want) {
+			char c;
+
+			/* its file written before this returns (or it died) */
+			if (read(ready[0], &c, 1) != 1)
+				wl_die("the impostor %d ended before it was ready", want);
+			close(ready[0]);
 			return 0;
+		}
+		close(ready[0]);
 		waitpid(child, NULL, 0);
 	}
 	wl_die("pid %d was never free", want);
