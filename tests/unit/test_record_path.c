@@ -339,6 +339,58 @@ static void check_io_batch(void)
 	free(batched);
 }
 
+/* Whether text holds fmt with 0 .. n - 1, each once, in that order. */
+static bool in_order(const char *text, const char *fmt, int n)
+{
+	const char *at = text;
+	char want[64];
+
+	for (int i = 0; i < n; i++) {
+		snprintf(want, sizeof(want), fmt, i);
+		at = strstr(at, want);
+		if (!at || strstr(at + 1, want) || strstr(text, want) != at)
+			return false;
+		at++;
+	}
+	return true;
+}
+
+/* A live thread's kept calls read before their batch is sent (a dump is
+ * due, trace_peek_kept()) are written then, once: not again by a later
+ * peek, nor when the batch comes; a call taken before is not taken
+ * again; what the batch adds is written. */
+static void check_peeked(void)
+{
+	struct dft_io r[5];
+	char *once, *peeked;
+	size_t from;
+	int n1, n2;
+
+	for (int i = 0; i < 5; i++)
+		r[i] = (struct dft_io){ header(DFT_EV_IO, PID, PID, SYS_pread64), 100 + i,
+					{ 5, 4096, 4096 * i } };
+	from = out->buf.len;
+	for (int i = 0; i < 5; i++)
+		feed(&r[i], sizeof(r[i]));
+	once = events_since(from, &n1);
+	for (int i = 0; i < 5; i++)
+		r[i].h.ts += 100000;	/* the same five calls, later */
+	from = out->buf.len;
+	feed(&r[0], sizeof(r[0]));	/* sent alone */
+	trace_peek_kept(t, &r[0], 3);	/* the first again: taken already */
+	trace_peek_kept(t, &r[1], 2);	/* the same two, at a second dump */
+	feed(&r[1], 3 * sizeof(r[1]));	/* the batch, with one more */
+	feed(&r[4], sizeof(r[4]));
+	peeked = events_since(from, &n2);
+	CHECK(n1 == 5 && n2 == 5, "5 calls, two of them peeked twice and sent after: 5 events, "
+	      "as sent once (%d, %d)", n1, n2);
+	CHECK(in_order(peeked, "\"ret\":10%d", 5), "each once, in order");
+	if (!in_order(peeked, "\"ret\":10%d", 5))
+		printf("#   sent once:\n%s#   peeked:\n%s", once, peeked);
+	free(once);
+	free(peeked);
+}
+
 /* A call sent in one cache line (dft_io) is written as the same call
  * sent whole (dft_syscall): the arguments its config keeps, in place. */
 static void check_io_as_syscall(int nr, const uint64_t args[DFT_SC_NARGS],
@@ -390,6 +442,7 @@ static void test_io_records(void)
 	check_io_as_syscall(SYS_ioctl, (uint64_t[DFT_SC_NARGS]){ 5, 0xc0186201, 0x7ffc0000 },
 			    (uint64_t[DFT_IO_NARGS]){ 5, 0xc0186201, 0x7ffc0000 }, "ioctl");
 	check_io_batch();
+	check_peeked();
 	before = out->buf.len;
 	feed(&cut, sizeof(cut) - 1);
 	CHECK(out->buf.len == before, "a dft_io cut short is dropped");

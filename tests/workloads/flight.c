@@ -9,8 +9,8 @@
  *       last step. Reports the io records, and "step S BEGIN END" in
  *       CLOCK_MONOTONIC ns as each ends.
  *   flight hang DIR NSTEPS STEP_MS HANG_MS
- *       NSTEPS steps as above, then one that does its I/O and sleeps
- *       HANG_MS without ending.
+ *       NSTEPS steps as above, then one that does its I/O (its file
+ *       left open) and sleeps HANG_MS without ending.
  *   flight slowio DIR N SLOW_MS
  *       N 4 KiB preads of DIR/fast.dat, then one read of a pipe that a
  *       child fills after SLOW_MS, then N more preads.
@@ -20,6 +20,7 @@
  *       N files, each named with 150 more characters, written one byte
  *       each and closed: N names for the window to keep (no records).
  */
+#include <stdbool.h>
 #include <sys/wait.h>
 #include <dftrace/usdt.h>
 #include "workload.h"
@@ -63,8 +64,9 @@ static int open_step(const char *dir, int s, char *path)
 	return fd;
 }
 
-/* Step s's I/O: 1000 + s bytes written and read back, then closed. */
-static void step_io(const char *dir, int s)
+/* Step s's I/O: 1000 + s bytes written and read back, then closed
+ * unless keep_open (its fd returned). */
+static int step_io_of(const char *dir, int s, bool keep_open)
 {
 	char path[PATH_MAX], buf[4096];
 	int fd = open_step(dir, s, path);
@@ -75,8 +77,16 @@ static void step_io(const char *dir, int s)
 	wl_io(path, "pwrite", "pwrite64", n);
 	n = pread(fd, buf, 1000 + s, 0);
 	wl_io(path, "pread", "pread64", n);
+	if (keep_open)
+		return fd;
 	close(fd);
 	wl_io(path, "close", "close", 0);
+	return -1;
+}
+
+static void step_io(const char *dir, int s)
+{
+	step_io_of(dir, s, false);
 }
 
 static int run_steps(const char *dir, int n, int slow, long step_ms, long stall_ms)
@@ -98,7 +108,9 @@ static int run_steps(const char *dir, int n, int slow, long step_ms, long stall_
 static int run_hang(const char *dir, int n, long step_ms, long hang_ms)
 {
 	run_steps(dir, n, -1, step_ms, 0);
-	step_io(dir, n);
+	/* its file left open: the thread's last calls are the step's own
+	 * reads and writes (no close sends what the kernel keeps) */
+	step_io_of(dir, n, true);
 	wl_emit("hang\t%d\t%llu\n", n, (unsigned long long)mono_ns());
 	sleep_ms(hang_ms);
 	return 0;

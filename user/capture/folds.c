@@ -168,22 +168,43 @@ static void take_kept(struct folds *f, struct trace *t, const struct dft_kept_he
 		fold_to(f, t, &st->acc.key, &st->acc.fold);
 }
 
-void folds_finish(struct folds *f, struct trace *t)
+/* Each live thread's state, as the kept_calls iterator gives it, to
+ * take: an iterator, not a lookup per thread (before 6.9 a pidfd names
+ * no thread but a process's first). */
+static void each_kept(struct folds *f, struct trace *t,
+		      void (*take)(struct folds *f, struct trace *t, const struct dft_kept_head *k,
+				   const struct dft_task *st))
 {
+	int fd = f->kept_iter_fd >= 0 ? bpf_iter_create(f->kept_iter_fd) : -1;
 	struct dft_kept_head k;
 	struct dft_task st;
-	int fd;
 
+	while (fd >= 0 && read(fd, &k, sizeof(k)) == sizeof(k) &&
+	       read(fd, &st, sizeof(st)) == sizeof(st))
+		take(f, t, &k, &st);
+	if (fd >= 0)
+		close(fd);
+}
+
+static void peek_batch(struct folds *f, struct trace *t, const struct dft_kept_head *k,
+		       const struct dft_task *st)
+{
+	(void)f;
+	(void)k;
+	if (st->nbatch)
+		trace_peek_kept(t, st->batch, st->nbatch);
+}
+
+void folds_peek_kept(void *ctx, struct trace *t)
+{
+	each_kept(ctx, t, peek_batch);
+}
+
+void folds_finish(struct folds *f, struct trace *t)
+{
 	drain(f, f->names_fd, t, take_name);
 	drain(f, f->map_fd[0], t, take_fold);
 	drain(f, f->map_fd[1], t, take_fold);
-	/* an iterator, not a lookup per thread: before 6.9 a pidfd names
-	 * no thread but a process's first */
-	fd = f->kept_iter_fd >= 0 ? bpf_iter_create(f->kept_iter_fd) : -1;
-	while (fd >= 0 && read(fd, &k, sizeof(k)) == sizeof(k) &&
-	       read(fd, &st, sizeof(st)) == sizeof(st))
-		take_kept(f, t, &k, &st);
-	if (fd >= 0)
-		close(fd);
+	each_kept(f, t, take_kept);
 	write_folds(f, t);
 }

@@ -33,6 +33,8 @@ void folds_init(struct folds *f, struct dftrace_bpf *skel, int kept_iter_fd,
 void folds_tick(struct folds *f, struct trace *t, uint64_t now_ns);
 /* The trace's lost_name (struct trace_config); ctx: the struct folds. */
 bool folds_lost_name(void *ctx, const struct dft_name_key *k, char *path, size_t size);
+/* The trace's peek_kept: the live threads' kept records, read now. */
+void folds_peek_kept(void *ctx, struct trace *t);
 /* Both maps and the threads' running totals, once nothing adds to them
  * any more. */
 void folds_finish(struct folds *f, struct trace *t);

@@ -329,7 +329,7 @@ static int start_trace(struct tracer *tr)
 		.site_found = usdt_site_found, .site_gone = usdt_site_gone,
 		.site_ctx = tr->skel,
 		.lost_name = folds_lost_name, .lost_name_ctx = &tr->folds,
-		.process_ended = folds_process_ended,
+		.process_ended = folds_process_ended, .peek_kept = folds_peek_kept,
 		.steps = tr->env.steps_on ? &tr->env.steps : NULL,
 		.profile = tr->env.profile_s > 0,
 		.features = tr->features_list,

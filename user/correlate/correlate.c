@@ -312,6 +312,8 @@ void on_syscall(struct trace *t, const struct dft_syscall *e,
 	if (d->effect == FX_MUNMAP && !f.f[0])
 		return; /* anonymous memory: not file I/O */
 	th = trace_thread(t, p, e->h.tid);
+	if (th && !record_is_new(th, e->h.ts))
+		return;
 	s = files_event_sink(&t->files, p);
 	if (s) {
 		n = nest_in(p, th);

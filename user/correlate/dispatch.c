@@ -128,6 +128,35 @@ static void on_io_record(struct trace *t, const void *data, size_t size)
 	}
 }
 
+bool record_is_new(struct thread *th, uint64_t ts)
+{
+	for (uint8_t i = 0; i < th->npeeked; i++) {
+		if (th->peeked[i] != ts)
+			continue;
+		th->peeked[i] = th->peeked[--th->npeeked];
+		return false;
+	}
+	if (ts > th->seen_ts)
+		th->seen_ts = ts;
+	return true;
+}
+
+void trace_peek_kept(struct trace *t, const void *batch, uint32_t n)
+{
+	for (uint32_t i = 0; i < n && i < DFT_IO_BATCH; i++) {
+		const struct dft_io *io = (const struct dft_io *)batch + i;
+		struct thread *th = thread_get(&t->model, io->h.tid);
+
+		/* taken already, or no room to drop it when it comes */
+		if (th && (io->h.ts <= th->seen_ts || th->npeeked == DFT_IO_BATCH))
+			continue;
+		on_io_record(t, io, sizeof(*io));
+		th = th ? th : thread_get(&t->model, io->h.tid);
+		if (th && th->seen_ts == io->h.ts)
+			th->peeked[th->npeeked++] = io->h.ts;
+	}
+}
+
 /* One record of a kind the kernel side sends, checked for its size. */
 static void dispatch(struct trace *t, const struct dft_header *h, void *data, size_t size)
 {

@@ -447,12 +447,17 @@ static uint64_t hold_from(const struct flight *f)
 static void write_due(struct trace *t, struct flight *f, uint64_t now_ns)
 {
 	uint32_t kept = 0;
+	bool peeked = false;
 
 	for (uint32_t i = 0; i < f->npending; i++) {
 		if (f->pending[i].due_ns > now_ns) {
 			f->pending[kept++] = f->pending[i];
 			continue;
 		}
+		/* (at the end the kept records were taken for good) */
+		if (!peeked && now_ns != UINT64_MAX && t->cfg.peek_kept)
+			t->cfg.peek_kept(t->cfg.lost_name_ctx, t);
+		peeked = true;
 		take_lines(f, now_ns);
 		flightbuf_seal(&f->buf);
 		write_dump(t, f, &f->pending[i], now_ns == UINT64_MAX ?

@@ -29,6 +29,10 @@ struct trace {
 	uint64_t rec_ns;
 };
 
+/* A call or region of th that began at ts is taken: false if a peek
+ * took it already (dispatch.c), which it then forgets. */
+bool record_is_new(struct thread *th, uint64_t ts);
+
 /* correlate.c: syscalls and the life of processes */
 struct proc *trace_proc(struct trace *t, uint32_t pid);
 struct thread *trace_thread(struct trace *t, struct proc *p, uint32_t tid);

@@ -62,6 +62,9 @@ struct trace_config {
 	 * maps, each handed to trace_fold() before the process is forgotten
 	 * (ctx: lost_name_ctx). */
 	void (*process_ended)(void *ctx, struct trace *t, uint32_t pid);
+	/* A dump is due (--flight): the live threads' kept records handed
+	 * to trace_peek_kept() first (ctx: lost_name_ctx). */
+	void (*peek_kept)(void *ctx, struct trace *t);
 	/* A region annotation's strings at these addresses of pid, read
 	 * whole: the capture side may let the kernel take the region's id
 	 * from there from now on (DFT_ANNOT_CACHED records), where the
@@ -89,6 +92,11 @@ void trace_free(struct trace *t);
 void trace_adopt(struct trace *t, uint32_t pid, uint64_t alive_ns);
 /* libbpf ring_buffer callback; ctx is the struct trace. */
 int trace_handle_record(void *ctx, void *data, size_t size);
+/* The n records (struct dft_io, or regions' kept) a live thread keeps
+ * in the kernel to send as a batch, read before they are sent (a dump
+ * is due: a thread that makes no more calls may never send them): those
+ * not taken yet are taken now, and dropped when the batch comes. */
+void trace_peek_kept(struct trace *t, const void *batch, uint32_t n);
 /* lost[slot]: per syscall nr, then per record kind. Ends every file but
  * the single one, which its owner closes. */
 void trace_finish(struct trace *t, const uint64_t *lost, size_t nslots);

@@ -106,6 +106,11 @@ struct thread {
 	char comm[DFT_COMM_LEN];
 	struct phase_stack phases;	/* open annotated regions */
 	uint64_t data_ts;	/* entry of its last call that moved bytes */
+	uint64_t seen_ts;	/* the latest start of its calls and regions taken */
+	/* the starts of records taken from its batch in the kernel before
+	 * the batch was sent (trace_peek_kept()): each dropped when it comes */
+	uint64_t peeked[DFT_IO_BATCH];
+	uint8_t npeeked;
 	struct liveness live;
 };
 
