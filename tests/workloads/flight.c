@@ -65,8 +65,8 @@ static int open_step(const char *dir, int s, char *path)
 }
 
 /* Step s's I/O: 1000 + s bytes written and read back, then closed
- * unless keep_open (its fd returned). */
-static int step_io_of(const char *dir, int s, bool keep_open)
+ * unless keep_open (left open till the process ends). */
+static void step_io_of(const char *dir, int s, bool keep_open)
 {
 	char path[PATH_MAX], buf[4096];
 	int fd = open_step(dir, s, path);
@@ -78,10 +78,9 @@ static int step_io_of(const char *dir, int s, bool keep_open)
 	n = pread(fd, buf, 1000 + s, 0);
 	wl_io(path, "pread", "pread64", n);
 	if (keep_open)
-		return fd;
+		return;
 	close(fd);
 	wl_io(path, "close", "close", 0);
-	return -1;
 }
 
 static void step_io(const char *dir, int s)

@@ -199,7 +199,7 @@ static int write_tail(struct merge *m)
 
 static int merge_run(struct merge *m, int jobs)
 {
-	int rc;
+	int rc, ended;
 
 	m->cv.set = &m->set;
 	m->cv.out = write_text;
@@ -216,7 +216,9 @@ static int merge_run(struct merge *m, int jobs)
 		snprintf(m->err, sizeof(m->err), "%s", m->cv.err);
 	if (!rc)
 		rc = write_names(m);
-	rc = rc ? (handoff_end(&m->written), rc) : handoff_end(&m->written);
+	ended = handoff_end(&m->written);	/* the thread goes whatever rc is */
+	if (!rc)
+		rc = ended;
 	if (!rc)
 		rc = write_tail(m);
 	if (rc && !m->err[0] && output_failed(m->out))

@@ -24,8 +24,8 @@ program computes exactly what it computed before.
 import ctypes
 import functools
 import importlib.abc
-import inspect
 import importlib.machinery
+import inspect
 import sys
 import threading
 
