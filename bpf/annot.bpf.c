@@ -159,9 +159,11 @@ static __always_inline bool site_id(struct dft_task *st, __u32 tgid, __u64 cat, 
 
 /* A region's begin or end at a site user space knows (the thread's own
  * entries or annot_sites): kept in the thread's batch, no ring of its
- * own. False, and nothing done, where the site is not known. */
+ * own. False, and nothing done, where the site is not known. flags and
+ * place: as keep_annot()'s. */
 static __always_inline bool keep_region(struct dft_task *st, struct task_struct *t, __u32 op,
-					__u64 cat, __u64 name, long long count, __u64 ts)
+					__u64 cat, __u64 name, long long count, __u64 ts,
+					__u32 flags, __u32 place)
 {
 	__u32 id;
 
@@ -170,17 +172,17 @@ static __always_inline bool keep_region(struct dft_task *st, struct task_struct 
 	/* pages mapped so far belong to the phase that is ending or enclosing */
 	flush_run(st);
 	track_phase(st, op, id);
-	keep_annot(st, t, op, cat, name, count, ts);
+	keep_annot(st, t, op, cat, name, count, ts, flags, place);
 	return true;
 }
 
 /* An annotation's record with its strings, at ts: op, strings a and b
- * (user addresses, or ours: OURS(a's, b's)), value. region: a constant,
- * true where op is known to be a region's begin or end, so that the
- * verifier walks nothing else there. */
+ * (user addresses, or ours: OURS(a's, b's)), value. ring: a constant,
+ * true for a region's begin or end read from the thread's ring at place
+ * (so that the verifier walks nothing else there); else place is 0. */
 static __always_inline int send_annot(struct dft_task *st, struct task_struct *t, __u32 op,
 				      __u64 a, __u64 b, long long value, __u32 ours, __u64 ts,
-				      bool region)
+				      bool ring, __u32 place)
 {
 	struct dft_annot *e;
 	dft_word *w;
@@ -195,6 +197,10 @@ static __always_inline int send_annot(struct dft_task *st, struct task_struct *t
 	fill_header(&e->h, DFT_EV_ANNOT, t);
 	e->h.ts = ts;
 	e->h.nr = op;
+	if (ring) {
+		e->h.flags |= DFT_ANNOT_RING;
+		e->h.io_dur = place;
+	}
 	e->value = value;
 	/* user-space fallback addresses: only for the user's strings */
 	e->cat_ptr = ours & 0xff ? 0 : a;
@@ -207,7 +213,7 @@ static __always_inline int send_annot(struct dft_task *st, struct task_struct *t
 	if (!read_str(e->name, sizeof(e->name), b, ours >> 8))
 		e->h.flags |= DFT_ANNOT_FAULT_NAME;
 	/* with no room the strings are still read: the region stack needs them */
-	if (region || op == DFT_ANNOT_BEGIN || op == DFT_ANNOT_END)
+	if (ring || op == DFT_ANNOT_BEGIN || op == DFT_ANNOT_END)
 		track_phase(st, op, dft_phase_id(e));
 	else if (op == DFT_ANNOT_CTX_INT || op == DFT_ANNOT_CTX_STR || op == DFT_ANNOT_CTX_CLEAR)
 		move_pos(op, e);
@@ -228,9 +234,9 @@ __noinline int emit_annot(__u32 op, __u64 a, __u64 b, long long value, __u32 our
 	if (st->ring && (op == DFT_ANNOT_BEGIN || op == DFT_ANNOT_END))
 		st->probe_last = ts;
 	if (!ours && (op == DFT_ANNOT_BEGIN || op == DFT_ANNOT_END) &&
-	    keep_region(st, t, op, a, b, value, ts))
+	    keep_region(st, t, op, a, b, value, ts, 0, 0))
 		return 0;
-	return send_annot(st, t, op, a, b, value, ours, ts, false);
+	return send_annot(st, t, op, a, b, value, ours, ts, false, 0);
 }
 
 /* ---- regions from a thread's ring (include/dftrace/usdt.h) ---- */
@@ -244,12 +250,12 @@ struct {
 
 _Static_assert(DFT_ANNOT_END == DFT_ANNOT_BEGIN + 1, "a ring record's end bit is added to BEGIN");
 
-/* The record of the thread's ring at uaddr: kept where its site is
- * known, else sent with its strings, as a probe's would be, at the time
- * the thread wrote it. Records older than this tracer are another's.
- * Not through emit_annot(): a call deeper would pass the 512 bytes of
- * stack that a chain of calls may take. */
-__noinline int take_ring_rec(struct dft_task *st, __u64 uaddr, __u64 now)
+/* The record of the thread's ring at uaddr, place records after its
+ * first: kept where its site is known, else sent with its strings, as a
+ * probe's would be, at the time the thread wrote it. Records older than
+ * this tracer are another's. Not through emit_annot(): a call deeper
+ * would pass the 512 bytes of stack that a chain of calls may take. */
+__noinline int take_ring_rec(struct dft_task *st, __u64 uaddr, __u32 place, __u64 now)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
 	struct dft_ring_rec *r;
@@ -284,9 +290,9 @@ __noinline int take_ring_rec(struct dft_task *st, __u64 uaddr, __u64 now)
 		ts = st->probe_last;
 	/* not a branch: the verifier would walk what follows once for each */
 	op = DFT_ANNOT_BEGIN + (r->ts_end & 1);
-	if (keep_region(st, t, op, r->cat, r->name, r->count, ts))
+	if (keep_region(st, t, op, r->cat, r->name, r->count, ts, DFT_ANNOT_RING, place))
 		return 0;
-	return send_annot(st, t, op, r->cat, r->name, r->count, 0, ts, true);
+	return send_annot(st, t, op, r->cat, r->name, r->count, 0, ts, true, place);
 }
 
 /* The thread's ring up to head (records written, ever). The thread
@@ -309,7 +315,7 @@ static __always_inline int drain_to(struct dft_task *st, __u64 head)
 	for (i = 0; i < DFT_RING_LEN && tail != head; i++, tail++)
 		take_ring_rec(st, ring + DFT_RING_RECS +
 					  (tail & (DFT_RING_LEN - 1)) * sizeof(struct dft_ring_rec),
-			      now);
+			      tail, now);
 	return 0;
 }
 
@@ -436,7 +442,7 @@ static __always_inline int region_pinned(struct pt_regs *ctx, __u32 op)
 	 * first, so that this program need not be verified with that too */
 	if ((!rings_on || !st->ring) &&
 	    keep_region(st, t, op, PT_REGS_PARM1(ctx), PT_REGS_PARM2(ctx), PT_REGS_PARM3(ctx),
-			bpf_ktime_get_ns()))
+			bpf_ktime_get_ns(), 0, 0))
 		return 0;
 	bpf_tail_call(ctx, &annot_full, 0);
 	/* only with the slot empty, which user space prevents */

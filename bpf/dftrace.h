@@ -223,6 +223,11 @@ enum dft_annot_flags {
 	DFT_ANNOT_CACHED = 1 << 2,
 	/* such a record kept in its thread's batch (struct dft_annot_kept) */
 	DFT_ANNOT_KEPT = 1 << 3,
+	/* a region's begin or end read from its thread's ring: h.io_dur
+	 * says where (the count of the ring's records before it, its low 32
+	 * bits), which tells it from the copy a flight dump took of the
+	 * ring first (user/capture/liverings.c) */
+	DFT_ANNOT_RING = 1 << 4,
 };
 
 /* DFT_EV_URING_SUBMIT */
@@ -236,7 +241,9 @@ struct dft_header {
 	unsigned short nr; /* syscall number, or the dft_annot_op, or 0 */
 	unsigned int tgid;
 	unsigned int tid;
-	unsigned int io_dur;	/* DFT_EV_IO: the call's duration in ns; else 0 */
+	/* DFT_EV_IO: the call's duration in ns; a DFT_EV_ANNOT from its
+	 * thread's ring (DFT_ANNOT_RING): its place there; else 0 */
+	unsigned int io_dur;
 	unsigned long long ts; /* CLOCK_MONOTONIC ns at syscall entry */
 };
 

@@ -53,9 +53,11 @@ static __always_inline void flush_batch(struct dft_task *st)
 }
 
 /* A region's begin or end at a known site, kept with the thread's calls
- * (the batch keeps their order): no ring reservation of its own. */
+ * (the batch keeps their order): no ring reservation of its own. flags:
+ * 0, or DFT_ANNOT_RING for one read from the thread's ring at place. */
 static __always_inline void keep_annot(struct dft_task *st, struct task_struct *t, __u32 op,
-				       __u64 cat, __u64 name, long long value, __u64 ts)
+				       __u64 cat, __u64 name, long long value, __u64 ts,
+				       __u32 flags, __u32 place)
 {
 	unsigned int n = st->nbatch;
 	struct dft_annot_kept *k;
@@ -66,11 +68,11 @@ static __always_inline void keep_annot(struct dft_task *st, struct task_struct *
 	}
 	k = (struct dft_annot_kept *)&st->batch[n & (DFT_IO_BATCH - 1)];
 	k->h.kind = DFT_EV_ANNOT;
-	k->h.flags = DFT_ANNOT_CACHED | DFT_ANNOT_KEPT;
+	k->h.flags = DFT_ANNOT_CACHED | DFT_ANNOT_KEPT | flags;
 	k->h.nr = op;
 	k->h.tgid = t->tgid;
 	k->h.tid = t->pid;
-	k->h.io_dur = 0;
+	k->h.io_dur = place;
 	k->h.ts = ts;
 	k->value = value;
 	k->cat_ptr = cat;

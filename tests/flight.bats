@@ -66,16 +66,35 @@ a_dump_reads() {
 	totals_exact
 }
 
-@test "flight: hang: a step that never ends is dumped with its I/O" {
-	traced --flight 10 --trigger hang=1.5 --flight-after 0.5 -- "$WL/flight" hang "$D" 8 30 4000
-	expect_eq "dumps" "$(dumps)" "t-flight-1-hang.pfw.gz"
-	dump="$T/t-flight-1-hang.pfw.gz"
-	expect_eq "hanging step" "$(record "$dump" trigger_step)" 8
-	# the hanging step's I/O, and the steps before (all in the window)
-	tpy bytes "$dump" --by path,name --under "$D" >"$T/got"
+# hung_dump_holds DUMP: the hanging step's I/O and the steps before (all
+# in the window), and the regions the workload wrote to its ring after its
+# last call, once each: one ended, one still open
+hung_dump_holds() {
+	tpy bytes "$1" --by path,name --under "$D" >"$T/got"
 	tpy truth-bytes "$TRUTH" --by path,name --under "$D" >"$T/want"
 	diff "$T/want" "$T/got"
-	a_dump_reads "$dump"
+	run tpy events "$1" --cat flight --fields name,args.unbalanced
+	expect_eq "ring's regions" "$output" "$(printf 'prepare\t-\nwait\topen_at_dump')"
+	a_dump_reads "$1"
+}
+
+@test "flight: hang: a step that never ends is dumped with its I/O and the regions its ring holds, once each in a later dump" {
+	"${DEFAULT_SIGNALS[@]}" "$DFT" -q --flight 20 --trigger hang=1.5 --flight-after 0.5 \
+		-o "$TRACE" -- "$WL/flight" hang "$D" 8 30 4000 >>"$TRUTH" 2>"$T/dft.err" &
+	DFT_PID=$!
+	BG_PIDS+=("$DFT_PID")
+	# the hang's dump, before any call of the thread reads its ring
+	wait_file "$T/t-flight-1-hang.pfw.gz" 30
+	dump="$T/t-flight-1-hang.pfw.gz"
+	expect_eq "hanging step" "$(record "$dump" trigger_step)" 8
+	hung_dump_holds "$dump"
+	# a call read the ring: the kernel side sent those regions again
+	wait_line "$TRUTH" "^woke"
+	run "$DFT" dump "$DFT_PID"
+	[ "$status" = 0 ] || { echo "# dump: $output"; return 1; }
+	await "$DFT_PID" 60
+	expect_eq "dumps" "$(dumps)" "t-flight-1-hang.pfw.gz t-flight-2-signal.pfw.gz"
+	hung_dump_holds "$T/t-flight-2-signal.pfw.gz"
 }
 
 @test "flight: slow-io: one 2 s read among 10,000 fast ones is dumped once" {

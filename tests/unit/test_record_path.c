@@ -391,6 +391,51 @@ static void check_peeked(void)
 	free(peeked);
 }
 
+/* A region's begin or end read from the thread's ring, at place there. */
+static struct dft_annot ring_annot(int op, const char *name, uint32_t place)
+{
+	struct dft_annot e = { .h = header(DFT_EV_ANNOT, PID, PID, op) };
+
+	e.h.flags = DFT_ANNOT_RING;
+	e.h.io_dur = place;
+	snprintf(e.cat, sizeof(e.cat), "ring");
+	snprintf(e.name, sizeof(e.name), "%s", name);
+	return e;
+}
+
+/* The regions a dump took from a live thread's ring before the kernel
+ * side read it (trace_ring_peeked()) are written once: not again when
+ * the kernel side sends them, unlike the ring's next ones, or those of a
+ * ring begun anew (an exec's), whose places start again. */
+static void check_ring_peeked(void)
+{
+	struct dft_annot peek[3] = { ring_annot(DFT_ANNOT_BEGIN, "r0", 10),
+				     ring_annot(DFT_ANNOT_END, "r0", 11),
+				     ring_annot(DFT_ANNOT_BEGIN, "r1", 12) };
+	struct dft_annot next = ring_annot(DFT_ANNOT_END, "r1", 13), anew[2];
+	size_t from = out->buf.len;
+	char *got;
+	int n;
+
+	for (int i = 0; i < 3; i++)
+		feed(&peek[i], sizeof(peek[i]));
+	trace_ring_peeked(t, PID, 13, peek[2].h.ts);
+	for (int i = 0; i < 3; i++)	/* the kernel side's copies */
+		feed(&peek[i], sizeof(peek[i]));
+	feed(&next, sizeof(next));
+	anew[0] = ring_annot(DFT_ANNOT_BEGIN, "r2", 0);
+	anew[1] = ring_annot(DFT_ANNOT_END, "r2", 1);
+	feed(&anew[0], sizeof(anew[0]));
+	feed(&anew[1], sizeof(anew[1]));
+	got = events_since(from, &n);
+	CHECK(n == 3 && in_order(got, "\"name\":\"r%d\"", 3),
+	      "regions a peek took from a ring, then sent: each once; the ring's next, "
+	      "and a new ring's, kept (%d events)", n);
+	if (n != 3)
+		printf("#   got:\n%s", got);
+	free(got);
+}
+
 /* A call sent in one cache line (dft_io) is written as the same call
  * sent whole (dft_syscall): the arguments its config keeps, in place. */
 static void check_io_as_syscall(int nr, const uint64_t args[DFT_SC_NARGS],
@@ -443,6 +488,7 @@ static void test_io_records(void)
 			    (uint64_t[DFT_IO_NARGS]){ 5, 0xc0186201, 0x7ffc0000 }, "ioctl");
 	check_io_batch();
 	check_peeked();
+	check_ring_peeked();
 	before = out->buf.len;
 	feed(&cut, sizeof(cut) - 1);
 	CHECK(out->buf.len == before, "a dft_io cut short is dropped");

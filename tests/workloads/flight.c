@@ -10,7 +10,10 @@
  *       CLOCK_MONOTONIC ns as each ends.
  *   flight hang DIR NSTEPS STEP_MS HANG_MS
  *       NSTEPS steps as above, then one that does its I/O (its file
- *       left open) and sleeps HANG_MS without ending.
+ *       left open), a region flight/prepare and begins flight/wait, both
+ *       after its last call, and sleeps HANG_MS without ending; then
+ *       says "woke" (a call: the kernel side reads its ring) and sleeps
+ *       HANG_MS more.
  *   flight slowio DIR N SLOW_MS
  *       N 4 KiB preads of DIR/fast.dat, then one read of a pipe that a
  *       child fills after SLOW_MS, then N more preads.
@@ -111,6 +114,13 @@ static int run_hang(const char *dir, int n, long step_ms, long hang_ms)
 	 * reads and writes (no close sends what the kernel keeps) */
 	step_io_of(dir, n, true);
 	wl_emit("hang\t%d\t%llu\n", n, (unsigned long long)mono_ns());
+	/* where the regions probe is on, the first record of the thread's
+	 * ring is read at once, the others at its next call (none here) */
+	DFT_USDT_REGION_BEGIN("flight", "prepare");
+	DFT_USDT_REGION_END("flight", "prepare");
+	DFT_USDT_REGION_BEGIN("flight", "wait");
+	sleep_ms(hang_ms);
+	wl_emit("woke\t%llu\n", (unsigned long long)mono_ns());
 	sleep_ms(hang_ms);
 	return 0;
 }

@@ -163,7 +163,7 @@ static void take_kept(struct folds *f, struct trace *t, const struct dft_kept_he
 		trace_handle_record(t, (void *)st->batch, size);
 	}
 	if (f->rings)
-		liverings_take(f->rings, t, k, st);
+		liverings_take(f->rings, t, k, st, false);
 	if (st->acc.used)
 		fold_to(f, t, &st->acc.key, &st->acc.fold);
 }
@@ -186,18 +186,20 @@ static void each_kept(struct folds *f, struct trace *t,
 		close(fd);
 }
 
-static void peek_batch(struct folds *f, struct trace *t, const struct dft_kept_head *k,
-		       const struct dft_task *st)
+/* What a live thread keeps, read before it is sent: its batch, then what
+ * its ring holds since (which the kernel side reads at its next call). */
+static void peek_kept(struct folds *f, struct trace *t, const struct dft_kept_head *k,
+		      const struct dft_task *st)
 {
-	(void)f;
-	(void)k;
 	if (st->nbatch)
 		trace_peek_kept(t, st->batch, st->nbatch);
+	if (f->rings)
+		liverings_take(f->rings, t, k, st, true);
 }
 
 void folds_peek_kept(void *ctx, struct trace *t)
 {
-	each_kept(ctx, t, peek_batch);
+	each_kept(ctx, t, peek_kept);
 }
 
 void folds_finish(struct folds *f, struct trace *t)

@@ -12,15 +12,17 @@ static bool read_mem(pid_t pid, uint64_t addr, void *buf, size_t n)
 	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)n;
 }
 
-/* A record of the ring as the kernel side sends one whose strings it
- * could not read: user space reads them (correlate/annot.c). */
+/* A record of the ring, place records after its first, as the kernel
+ * side sends one whose strings it could not read: user space reads them
+ * (correlate/annot.c). */
 static void send(struct trace *t, const struct dft_kept_head *k, const struct dft_ring_rec *r,
-		 uint64_t ts)
+		 uint64_t place, uint64_t ts)
 {
 	struct dft_annot e = {
-		.h = { .kind = DFT_EV_ANNOT, .flags = DFT_ANNOT_FAULT_CAT | DFT_ANNOT_FAULT_NAME,
+		.h = { .kind = DFT_EV_ANNOT,
+		       .flags = DFT_ANNOT_FAULT_CAT | DFT_ANNOT_FAULT_NAME | DFT_ANNOT_RING,
 		       .nr = DFT_ANNOT_BEGIN + (r->ts_end & 1), .tgid = k->tgid, .tid = k->tid,
-		       .ts = ts },
+		       .io_dur = (uint32_t)place, .ts = ts },
 		.value = (long long)r->count, .cat_ptr = r->cat, .name_ptr = r->name,
 	};
 
@@ -28,10 +30,10 @@ static void send(struct trace *t, const struct dft_kept_head *k, const struct df
 }
 
 void liverings_take(const struct liverings *lr, struct trace *t, const struct dft_kept_head *k,
-		    const struct dft_task *st)
+		    const struct dft_task *st, bool peek)
 {
 	struct dft_ring_rec recs[DFT_RING_LEN];
-	uint64_t head, again, tail = st->ring_tail, last = st->ring_last, bad = 0, ts;
+	uint64_t head, again, tail = st->ring_tail, last = st->ring_last, bad = 0, ts, taken = 0;
 
 	if (!st->ring || !read_mem(k->tgid, st->ring, &head, sizeof(head)) || head == tail ||
 	    !read_mem(k->tgid, st->ring + DFT_RING_RECS, recs, sizeof(recs)) ||
@@ -59,7 +61,13 @@ void liverings_take(const struct liverings *lr, struct trace *t, const struct df
 		last = ts;
 		/* after the handler's regions that interrupted it, as the
 		 * kernel side sends it (bpf/annot.bpf.c's take_ring_rec) */
-		send(t, k, r, ts < st->probe_last ? st->probe_last : ts);
+		ts = ts < st->probe_last ? st->probe_last : ts;
+		send(t, k, r, tail, ts);
+		taken = ts;
 	}
-	lost_add(lr->lost, k->tgid, DFT_NR_MAX + DFT_EV_RING_TIME, bad);
+	/* the kernel side reads them again, and counts what it drops */
+	if (peek && taken)
+		trace_ring_peeked(t, k->tid, (uint32_t)tail, taken);
+	else if (!peek)
+		lost_add(lr->lost, k->tgid, DFT_NR_MAX + DFT_EV_RING_TIME, bad);
 }

@@ -22,8 +22,10 @@ struct liverings {
 };
 
 /* The records of the ring of the thread k says, whose state is st, each
- * to the trace as the kernel side would have sent it. */
+ * to the trace as the kernel side would have sent it. peek: the thread
+ * runs on, and the kernel side will send them too (a dump is due: see
+ * trace_ring_peeked()). */
 void liverings_take(const struct liverings *lr, struct trace *t, const struct dft_kept_head *k,
-		    const struct dft_task *st);
+		    const struct dft_task *st, bool peek);
 
 #endif

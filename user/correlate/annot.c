@@ -316,7 +316,7 @@ void on_annot(struct trace *t, const struct dft_annot *in)
 		site = site_get(p, in->cat_ptr, in->name_ptr);
 	if (!site)
 		e = complete(p, in, &copy);
-	if (!p || !(th = trace_thread(t, p, e->h.tid)) || !record_is_new(th, e->h.ts))
+	if (!p || !(th = trace_thread(t, p, e->h.tid)) || !annot_is_new(th, &e->h))
 		return;
 	s = files_sink(&t->files, p);
 	if (s)

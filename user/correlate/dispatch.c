@@ -141,6 +141,26 @@ bool record_is_new(struct thread *th, uint64_t ts)
 	return true;
 }
 
+bool annot_is_new(struct thread *th, const struct dft_header *h)
+{
+	if (!record_is_new(th, h->ts))
+		return false;
+	/* a place before the peek's last, no later: a ring begun anew (an
+	 * exec's) counts its places from its start again, later */
+	return !(h->flags & DFT_ANNOT_RING) || !th->ring_peeked_ts ||
+	       (int32_t)(h->io_dur - th->ring_peeked) >= 0 || h->ts > th->ring_peeked_ts;
+}
+
+void trace_ring_peeked(struct trace *t, uint32_t tid, uint32_t upto, uint64_t last_ts)
+{
+	struct thread *th = thread_get(&t->model, tid);
+
+	if (th) {
+		th->ring_peeked = upto;
+		th->ring_peeked_ts = last_ts;
+	}
+}
+
 void trace_peek_kept(struct trace *t, const void *batch, uint32_t n)
 {
 	for (uint32_t i = 0; i < n && i < DFT_IO_BATCH; i++) {

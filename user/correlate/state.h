@@ -32,6 +32,9 @@ struct trace {
 /* A call or region of th that began at ts is taken: false if a peek
  * took it already (dispatch.c), which it then forgets. */
 bool record_is_new(struct thread *th, uint64_t ts);
+/* The same for a region's begin or end, which may also be one of th's
+ * ring that a peek took (trace_ring_peeked()). */
+bool annot_is_new(struct thread *th, const struct dft_header *h);
 
 /* correlate.c: syscalls and the life of processes */
 struct proc *trace_proc(struct trace *t, uint32_t pid);

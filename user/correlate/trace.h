@@ -97,6 +97,10 @@ int trace_handle_record(void *ctx, void *data, size_t size);
  * is due: a thread that makes no more calls may never send them): those
  * not taken yet are taken now, and dropped when the batch comes. */
 void trace_peek_kept(struct trace *t, const void *batch, uint32_t n);
+/* The regions of tid's ring before place upto, the last at last_ts,
+ * were handed to the trace before the kernel side read them (a dump is
+ * due): each dropped when the kernel sends it (DFT_ANNOT_RING). */
+void trace_ring_peeked(struct trace *t, uint32_t tid, uint32_t upto, uint64_t last_ts);
 /* lost[slot]: per syscall nr, then per record kind. Ends every file but
  * the single one, which its owner closes. */
 void trace_finish(struct trace *t, const uint64_t *lost, size_t nslots);

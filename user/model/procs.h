@@ -111,6 +111,10 @@ struct thread {
 	 * the batch was sent (trace_peek_kept()): each dropped when it comes */
 	uint64_t peeked[DFT_IO_BATCH];
 	uint8_t npeeked;
+	/* the regions of its ring a peek took (trace_ring_peeked()): those
+	 * before ring_peeked there, the last at ring_peeked_ts (0: none) */
+	uint32_t ring_peeked;
+	uint64_t ring_peeked_ts;
 	struct liveness live;
 };
 
