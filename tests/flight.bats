@@ -117,6 +117,22 @@ hung_dump_holds() {
 		"$((2 * n)) $((2 * n * 4096))"
 }
 
+@test "flight: slow-io: an io_uring read that waits 2 s is dumped once, with the requests around it" {
+	require_feature io_uring
+	traced --flight 5 --trigger slow-io=1000 -- "$WL/uring" slow "$D" 2000
+	expect_eq "dumps" "$(dumps)" "t-flight-1-slow-io.pfw.gz"
+	dump="$T/t-flight-1-slow-io.pfw.gz"
+	dur=$(record "$dump" trigger_dur_ns)
+	[ "$dur" -ge 2000000000 ] || { echo "# trigger_dur_ns $dur"; return 1; }
+	# the request from its submission to its completion, named as its pipe
+	run tpy events "$dump" --name io_uring_read --fields dur,path,args.ret
+	awk -F'\t' '$1 >= 2000000 && $2 ~ /^pipe:/ && $3 == 1 { n++ } END { exit n != 1 }' <<<"$output"
+	# and every fast one, before it and after (the workload's own count)
+	expect_eq "fast reads" "$(awk -F'\t' -v f="$D/u" '$2 == f && $3 == 4096' <<<"$output" | wc -l)" \
+		"$(awk -F'\t' '$1 == "io" && $5 == "io_uring_read" && $7 == 4096' "$TRUTH" | wc -l)"
+	a_dump_reads "$dump"
+}
+
 @test "flight: exit: a child that aborts after writing is dumped with its writes" {
 	traced --flight 5 --trigger exit -- sh -c '"$1" abort "$2"; exit 0' sh "$WL/flight" "$D"
 	expect_eq "dumps" "$(dumps)" "t-flight-1-exit.pfw.gz"

@@ -6,7 +6,12 @@
  * plain syscalls on the ring's fds show that the tracer's fd table
  * followed the ring's opens and closes. Then requests whose fd field is
  * not a file ("nofile\tOPCODE\tRES").
+ *
+ * uring slow DIR MS: N 4 KiB reads of DIR/u through the ring, then one of
+ * a pipe that a child fills after MS ("slow\tRES"), then N more: an
+ * io_uring request whose completion waits (N: 100).
  */
+#include <sys/wait.h>
 #include <liburing.h>
 #include "workload.h"
 
@@ -34,6 +39,48 @@ static struct io_uring_sqe *sqe(void)
 	return s;
 }
 
+/* 100 reads of fd through the ring, each of 4096 bytes at 0. */
+static void fast_reads(const char *path, int fd, char *buf)
+{
+	for (int i = 0; i < 100; i++) {
+		io_uring_prep_read(sqe(), fd, buf, 4096, 0);
+		wl_io(path, "io_uring_read", "-", complete());
+	}
+}
+
+static int run_slow(const char *dir, long ms)
+{
+	static char buf[4096];
+	char *path = wl_path(dir, "u");
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644), pipefd[2], res;
+	struct timespec t = { ms / 1000, ms % 1000 * 1000000L };
+	pid_t child;
+
+	memset(buf, 'u', sizeof(buf));
+	if (fd < 0 || pwrite(fd, buf, sizeof(buf), 0) != sizeof(buf) || pipe(pipefd))
+		wl_die("slow: %s", path);
+	wl_io(path, "open", "openat", fd);
+	wl_io(path, "pwrite", "pwrite64", sizeof(buf));
+	if (io_uring_queue_init(8, &ring, 0))
+		wl_die("io_uring_queue_init");
+	fast_reads(path, fd, buf);
+	child = fork();
+	if (child < 0)
+		wl_die("fork");
+	if (!child) {
+		while (nanosleep(&t, &t) && errno == EINTR)
+			;
+		_exit(write(pipefd[1], "x", 1) != 1);
+	}
+	io_uring_prep_read(sqe(), pipefd[0], buf, 1, 0);
+	res = complete();
+	wl_emit("slow\t%d\n", res);
+	waitpid(child, NULL, 0);
+	fast_reads(path, fd, buf);
+	io_uring_queue_exit(&ring);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static char buf[3 * 4096];
@@ -42,6 +89,8 @@ int main(int argc, char **argv)
 	struct statx stx;
 	int fd, res;
 
+	if (argc == 4 && !strcmp(argv[1], "slow"))
+		return run_slow(argv[2], atol(argv[3]));
 	if (argc != 2)
 		return 2;
 	path = wl_path(argv[1], "u");
