@@ -80,7 +80,7 @@ hung_dump_holds() {
 
 @test "flight: hang: a step that never ends is dumped with its I/O and the regions its ring holds, once each in a later dump" {
 	"${DEFAULT_SIGNALS[@]}" "$DFT" -q --flight 20 --trigger hang=1.5 --flight-after 0.5 \
-		-o "$TRACE" -- "$WL/flight" hang "$D" 8 30 4000 >>"$TRUTH" 2>"$T/dft.err" &
+		-o "$TRACE" -- "$WL/flight" hang "$D" 8 30 4000 "$T/release" >>"$TRUTH" 2>"$T/dft.err" &
 	DFT_PID=$!
 	BG_PIDS+=("$DFT_PID")
 	# the hang's dump, before any call of the thread reads its ring
@@ -92,6 +92,8 @@ hung_dump_holds() {
 	wait_line "$TRUTH" "^woke"
 	run "$DFT" dump "$DFT_PID"
 	[ "$status" = 0 ] || { echo "# dump: $output"; return 1; }
+	wait_file "$T/t-flight-2-signal.pfw.gz" 30
+	touch "$T/release"
 	await "$DFT_PID" 60
 	expect_eq "dumps" "$(dumps)" "t-flight-1-hang.pfw.gz t-flight-2-signal.pfw.gz"
 	hung_dump_holds "$T/t-flight-2-signal.pfw.gz"

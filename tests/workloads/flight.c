@@ -8,12 +8,12 @@
  *       step SLOW STALL_MS more; a last step annotation (NSTEPS) ends the
  *       last step. Reports the io records, and "step S BEGIN END" in
  *       CLOCK_MONOTONIC ns as each ends.
- *   flight hang DIR NSTEPS STEP_MS HANG_MS
+ *   flight hang DIR NSTEPS STEP_MS HANG_MS RELEASE
  *       NSTEPS steps as above, then one that does its I/O (its file
  *       left open), a region flight/prepare and begins flight/wait, both
  *       after its last call, and sleeps HANG_MS without ending; then
- *       says "woke" (a call: the kernel side reads its ring) and sleeps
- *       HANG_MS more.
+ *       says "woke" (a call: the kernel side reads its ring) and waits
+ *       for the file RELEASE to exist.
  *   flight slowio DIR N SLOW_MS
  *       N 4 KiB preads of DIR/fast.dat, then one read of a pipe that a
  *       child fills after SLOW_MS, then N more preads.
@@ -107,7 +107,7 @@ static int run_steps(const char *dir, int n, int slow, long step_ms, long stall_
 	return 0;
 }
 
-static int run_hang(const char *dir, int n, long step_ms, long hang_ms)
+static int run_hang(const char *dir, int n, long step_ms, long hang_ms, const char *release)
 {
 	run_steps(dir, n, -1, step_ms, 0);
 	/* its file left open: the thread's last calls are the step's own
@@ -121,7 +121,8 @@ static int run_hang(const char *dir, int n, long step_ms, long hang_ms)
 	DFT_USDT_REGION_BEGIN("flight", "wait");
 	sleep_ms(hang_ms);
 	wl_emit("woke\t%llu\n", (unsigned long long)mono_ns());
-	sleep_ms(hang_ms);
+	while (access(release, F_OK))
+		sleep_ms(20);
 	return 0;
 }
 
@@ -199,8 +200,8 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "steps") && argc == 7)
 		return run_steps(argv[2], atoi(argv[3]), atoi(argv[4]), atol(argv[5]),
 				 atol(argv[6]));
-	if (!strcmp(mode, "hang") && argc == 6)
-		return run_hang(argv[2], atoi(argv[3]), atol(argv[4]), atol(argv[5]));
+	if (!strcmp(mode, "hang") && argc == 7)
+		return run_hang(argv[2], atoi(argv[3]), atol(argv[4]), atol(argv[5]), argv[6]);
 	if (!strcmp(mode, "slowio") && argc == 5)
 		return run_slowio(argv[2], atoi(argv[3]), atol(argv[4]));
 	if (!strcmp(mode, "abort") && argc == 3)
