@@ -159,6 +159,15 @@ static bool tick(struct tracer *tr)
 	return tree_alive(tr);
 }
 
+/* --flight: a dump asked by SIGUSR1 since last looked (dump_asked). */
+static void take_dump_request(struct tracer *tr)
+{
+	if (dump_asked) {
+		dump_asked = 0;
+		trace_flight_signal(tr->trace, clock_mono_ns());
+	}
+}
+
 /* Until the tree exits, a signal, the deadline or a write error; between
  * any two batches each of those is looked at. */
 int run_loop(struct tracer *tr)
@@ -176,10 +185,7 @@ int run_loop(struct tracer *tr)
 		if (trace_stats(tr->trace)->write_error)
 			break;
 		folds_tick(&tr->folds, tr->trace, clock_mono_ns());
-		if (dump_asked) {
-			dump_asked = 0;
-			trace_flight_signal(tr->trace, clock_mono_ns());
-		}
+		take_dump_request(tr);
 		trace_flight_tick(tr->trace, clock_mono_ns());
 		if (clock_mono_ns() >= next_tick) {
 			next_tick = clock_mono_ns() + FLUSH_INTERVAL_NS;
@@ -189,6 +195,8 @@ int run_loop(struct tracer *tr)
 			break;
 		}
 	}
+	/* one asked as the tree ended: written with the last (flight_finish) */
+	take_dump_request(tr);
 	return 0;
 }
 
