@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* Unit tests for user/lib: the hash map against a plain model, and the
- * growable array. */
+/* Unit tests for user/lib: the hash map against a plain model, the
+ * growable array, and a thread's lane. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "lib/hmap.h"
+#include "lib/lane.h"
 #include "lib/vec.h"
 
 #define MODEL_KEYS 4096
@@ -145,11 +146,74 @@ static void test_get_or_new(void)
 	hmap_free_ptrs(&m);
 }
 
+/* A lane whose thread doubles each number handed to it, one at a time,
+ * until it is closed. */
+struct doubler {
+	struct lane lane;
+	int in, out;
+	bool full, done;	/* in is the thread's; out is the caller's */
+	int handled;
+};
+
+static void *doubler_run(void *arg)
+{
+	struct doubler *d = arg;
+
+	lane_lock(&d->lane);
+	for (;;) {
+		while (!d->full && !d->lane.closing)
+			lane_wait(&d->lane);
+		if (!d->full)
+			break;
+		d->out = 2 * d->in;
+		d->full = false;
+		d->done = true;
+		d->handled++;
+		lane_wake(&d->lane);
+	}
+	lane_unlock(&d->lane);
+	return NULL;
+}
+
+static int doubled(struct doubler *d, int x)
+{
+	lane_lock(&d->lane);
+	d->in = x;
+	d->full = true;
+	d->done = false;
+	lane_wake(&d->lane);
+	while (!d->done)
+		lane_wait(&d->lane);
+	x = d->out;
+	lane_unlock(&d->lane);
+	return x;
+}
+
+static void test_lane(void)
+{
+	struct doubler d = { 0 };
+	bool all = true;
+
+	CHECK(lane_start(&d.lane, doubler_run, &d) == 0 && d.lane.running, "a lane's thread starts");
+	for (int i = 0; i < 1000; i++)
+		all = all && doubled(&d, i) == 2 * i;
+	CHECK(all && d.handled == 1000, "1000 numbers handed over and back, each once (%d)",
+	      d.handled);
+	lane_close(&d.lane);
+	CHECK(!d.lane.running && d.lane.closing, "closed: its thread, waiting for work, ended");
+	lane_close(&d.lane);	/* as a cleanup after the owner's own close */
+	CHECK(!d.lane.running && !d.lane.made, "closing twice is harmless");
+	memset(&d, 0, sizeof(d));
+	lane_close(&d.lane);
+	CHECK(!d.lane.made, "so is closing a zeroed lane never started");
+}
+
 int main(void)
 {
 	test_against_model();
 	test_get_or_new();
 	test_delete_in_clusters();
 	test_vec();
+	test_lane();
 	return check_done();
 }

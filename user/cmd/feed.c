@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include "cmd/feed.h"
+#include "lib/lane.h"
 #include "lib/pfor.h"
 
 /* Records that are not events a batch: each holds its args split (some
@@ -33,10 +33,7 @@ struct batch {
 struct worker {
 	struct feed *f;
 	uint32_t first;
-	pthread_t thread;
-	bool started;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;		/* a batch queued, or room made */
+	struct lane lane;		/* its thread; a batch queued, or room made */
 	struct batch *head, *tail;	/* queued, oldest first */
 	uint32_t queued, limit;
 	bool done;			/* it has returned */
@@ -92,11 +89,11 @@ static struct batch *take(struct worker *w)
 {
 	struct batch *b;
 
-	pthread_mutex_lock(&w->lock);
+	lane_lock(&w->lane);
 	b = w->spare;
 	if (b)
 		w->spare = b->next;
-	pthread_mutex_unlock(&w->lock);
+	lane_unlock(&w->lane);
 	if (!b)
 		return batch_new();
 	b->n = b->nrecs = 0;
@@ -112,11 +109,11 @@ static struct batch *take(struct worker *w)
  * stops meanwhile. */
 static int queue(struct worker *w, struct batch *b)
 {
-	pthread_mutex_lock(&w->lock);
+	lane_lock(&w->lane);
 	while (w->queued >= w->limit && !stopped(w->f))
-		pthread_cond_wait(&w->cond, &w->lock);
+		lane_wait(&w->lane);
 	if (stopped(w->f)) {
-		pthread_mutex_unlock(&w->lock);
+		lane_unlock(&w->lane);
 		batch_free(b);
 		return -ECANCELED;
 	}
@@ -126,8 +123,8 @@ static int queue(struct worker *w, struct batch *b)
 		w->head = b;
 	w->tail = b;
 	w->queued++;
-	pthread_cond_broadcast(&w->cond);
-	pthread_mutex_unlock(&w->lock);
+	lane_wake(&w->lane);
+	lane_unlock(&w->lane);
 	return 0;
 }
 
@@ -323,10 +320,10 @@ static void *work(void *arg)
 	for (uint32_t k = w->first; k < f->o.n && !stopped(f); k += f->nw)
 		if (read_input(w, f->o.order[k]))
 			break;
-	pthread_mutex_lock(&w->lock);
+	lane_lock(&w->lane);
 	w->done = true;
-	pthread_cond_broadcast(&w->cond);
-	pthread_mutex_unlock(&w->lock);
+	lane_wake(&w->lane);
+	lane_unlock(&w->lane);
 	return NULL;
 }
 
@@ -351,15 +348,13 @@ int feed_start(struct feed **out, const struct feed_opts *o)
 		w->f = f;
 		w->first = i;
 		w->limit = share > 4 ? share - 2 : 2;
-		pthread_mutex_init(&w->lock, NULL);
-		pthread_cond_init(&w->cond, NULL);
 	}
+	/* a thread reads its own worker and the feed's options, all set */
 	for (uint32_t i = 0; i < f->nw; i++) {
-		int rc = pthread_create(&f->w[i].thread, NULL, work, &f->w[i]);
+		int rc = lane_start(&f->w[i].lane, work, &f->w[i]);
 
 		if (rc)
-			return -rc;
-		f->w[i].started = true;
+			return rc;
 	}
 	return 0;
 }
@@ -370,29 +365,29 @@ static struct batch *dequeue(struct worker *w)
 {
 	struct batch *b;
 
-	pthread_mutex_lock(&w->lock);
+	lane_lock(&w->lane);
 	while (!w->head && !w->done)
-		pthread_cond_wait(&w->cond, &w->lock);
+		lane_wait(&w->lane);
 	b = w->head;
 	if (!b) {
-		pthread_mutex_unlock(&w->lock);
+		lane_unlock(&w->lane);
 		return NULL;
 	}
 	w->head = b->next;
 	if (!w->head)
 		w->tail = NULL;
 	w->queued--;
-	pthread_cond_broadcast(&w->cond);
-	pthread_mutex_unlock(&w->lock);
+	lane_wake(&w->lane);
+	lane_unlock(&w->lane);
 	return b;
 }
 
 static void recycle(struct worker *w, struct batch *b)
 {
-	pthread_mutex_lock(&w->lock);
+	lane_lock(&w->lane);
 	b->next = w->spare;
 	w->spare = b;
-	pthread_mutex_unlock(&w->lock);
+	lane_unlock(&w->lane);
 }
 
 int feed_next(struct feed *f, struct feed_item *it, char *err, size_t errlen)
@@ -449,21 +444,14 @@ void feed_free(struct feed *f)
 {
 	if (!f)
 		return;
+	/* every thread told first: each stops at its next look */
 	__atomic_store_n(&f->stop, true, __ATOMIC_RELAXED);
-	for (uint32_t i = 0; f->w && i < f->nw; i++) {
-		pthread_mutex_lock(&f->w[i].lock);
-		pthread_cond_broadcast(&f->w[i].cond);
-		pthread_mutex_unlock(&f->w[i].lock);
-	}
 	for (uint32_t i = 0; f->w && i < f->nw; i++) {
 		struct worker *w = &f->w[i];
 
-		if (w->started)
-			pthread_join(w->thread, NULL);
+		lane_close(&w->lane);
 		drop_all(w->head);
 		drop_all(w->spare);
-		pthread_mutex_destroy(&w->lock);
-		pthread_cond_destroy(&w->cond);
 	}
 	batch_free(f->cur);
 	free(f->w);

@@ -147,32 +147,32 @@ static void *merger(void *arg)
 	struct spools *s = arg;
 	char err[sizeof(s->err)] = "";
 
-	pthread_mutex_lock(&s->lock);
+	lane_lock(&s->lane);
 	for (;;) {
 		FILE *f;
 		int rc;
 
-		while (!s->qn && !s->closing)
-			pthread_cond_wait(&s->cond, &s->lock);
+		while (!s->qn && !s->lane.closing)
+			lane_wait(&s->lane);
 		if (!s->qn)
 			break;
 		f = s->queue[s->qhead];
 		s->qhead = (s->qhead + 1) % SPOOL_QUEUE;
 		s->qn--;
-		pthread_cond_broadcast(&s->cond);
+		lane_wake(&s->lane);
 		if (s->rc) {
 			fclose(f);
 			continue;
 		}
-		pthread_mutex_unlock(&s->lock);
+		lane_unlock(&s->lane);
 		rc = add_at(s, 0, f, err, sizeof(err));
-		pthread_mutex_lock(&s->lock);
+		lane_lock(&s->lane);
 		if (rc) {
 			s->rc = rc;
 			snprintf(s->err, sizeof(s->err), "%s", err);
 		}
 	}
-	pthread_mutex_unlock(&s->lock);
+	lane_unlock(&s->lane);
 	return NULL;
 }
 
@@ -180,18 +180,12 @@ int spools_start(struct spools *s)
 {
 	int rc;
 
-	if (s->threaded)
+	if (s->lane.running)
 		return 0;
-	pthread_mutex_init(&s->lock, NULL);
-	pthread_cond_init(&s->cond, NULL);
-	rc = pthread_create(&s->thread, NULL, merger, s);
-	if (rc) {
-		pthread_mutex_destroy(&s->lock);
-		pthread_cond_destroy(&s->cond);
-		return -rc;
-	}
-	s->threaded = true;
-	return 0;
+	rc = lane_start(&s->lane, merger, s);
+	if (rc)
+		lane_close(&s->lane);
+	return rc;
 }
 
 /* The thread's error, said in err: its rc. */
@@ -207,16 +201,9 @@ static int spools_stop(struct spools *s, char *err, size_t errlen)
 {
 	int rc;
 
-	if (!s->threaded)
+	if (!s->lane.running)
 		return 0;
-	pthread_mutex_lock(&s->lock);
-	s->closing = true;
-	pthread_cond_broadcast(&s->cond);
-	pthread_mutex_unlock(&s->lock);
-	pthread_join(s->thread, NULL);
-	pthread_mutex_destroy(&s->lock);
-	pthread_cond_destroy(&s->cond);
-	s->threaded = false;
+	lane_close(&s->lane);
 	rc = thread_error(s, err, errlen);
 	s->rc = 0;
 	return rc;
@@ -226,21 +213,21 @@ int spools_add(struct spools *s, FILE *f, char *err, size_t errlen)
 {
 	int rc;
 
-	if (!s->threaded)
+	if (!s->lane.running)
 		return add_at(s, 0, f, err, errlen);
 	/* bounded: a round waits while the thread is SPOOL_QUEUE behind */
-	pthread_mutex_lock(&s->lock);
+	lane_lock(&s->lane);
 	while (s->qn == SPOOL_QUEUE && !s->rc)
-		pthread_cond_wait(&s->cond, &s->lock);
+		lane_wait(&s->lane);
 	rc = thread_error(s, err, errlen);
 	if (rc) {
 		fclose(f);
 	} else {
 		s->queue[(s->qhead + s->qn) % SPOOL_QUEUE] = f;
 		s->qn++;
-		pthread_cond_broadcast(&s->cond);
+		lane_wake(&s->lane);
 	}
-	pthread_mutex_unlock(&s->lock);
+	lane_unlock(&s->lane);
 	return rc;
 }
 
@@ -263,7 +250,7 @@ int spools_drain(struct spools *s, spool_put_fn put, void *ctx, char *err,
 
 void spools_free(struct spools *s)
 {
-	char err[8];
+	char err[sizeof(s->err)];	/* not said: this is the cleanup */
 
 	spools_stop(s, err, sizeof(err));
 	for (int l = 0; l < SPOOL_LEVELS; l++) {

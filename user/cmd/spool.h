@@ -9,11 +9,11 @@
 #ifndef CMD_SPOOL_H
 #define CMD_SPOOL_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "lib/lane.h"
 
 #define SPOOL_FAN 32		/* spools merged at once */
 #define SPOOL_LEVELS 8		/* SPOOL_FAN^8 rounds */
@@ -38,10 +38,7 @@ void spool_say(char *err, size_t errlen, int rc);
 struct spools {
 	FILE *at[SPOOL_LEVELS][SPOOL_FAN];
 	int n[SPOOL_LEVELS];
-	bool threaded, closing;
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;	/* a spool queued or taken, or the end */
+	struct lane lane;	/* the merging thread, if running */
 	FILE *queue[SPOOL_QUEUE];
 	unsigned qhead, qn;
 	int rc;			/* the thread's first error */

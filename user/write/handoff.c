@@ -8,24 +8,24 @@ static void *writer(void *arg)
 {
 	struct handoff *h = arg;
 
-	pthread_mutex_lock(&h->lock);
+	lane_lock(&h->lane);
 	for (;;) {
 		int rc;
 
-		while (!h->busy && !h->closing)
-			pthread_cond_wait(&h->cond, &h->lock);
+		while (!h->busy && !h->lane.closing)
+			lane_wait(&h->lane);
 		if (!h->busy)
 			break;
-		pthread_mutex_unlock(&h->lock);
+		lane_unlock(&h->lane);
 		rc = output_write(h->out, h->full.p, h->full.len);
 		jb_reset(&h->full);
-		pthread_mutex_lock(&h->lock);
+		lane_lock(&h->lane);
 		if (rc && !h->rc)
 			h->rc = rc;
 		h->busy = false;
-		pthread_cond_broadcast(&h->cond);
+		lane_wake(&h->lane);
 	}
-	pthread_mutex_unlock(&h->lock);
+	lane_unlock(&h->lane);
 	return NULL;
 }
 
@@ -37,9 +37,8 @@ int handoff_start(struct handoff *h, struct output *out)
 		jb_free(&h->fill);
 		return -ENOMEM;
 	}
-	pthread_mutex_init(&h->lock, NULL);
-	pthread_cond_init(&h->cond, NULL);
-	h->threaded = !pthread_create(&h->thread, NULL, writer, h);
+	/* with no thread, the caller writes */
+	lane_start(&h->lane, writer, h);
 	return 0;
 }
 
@@ -49,23 +48,23 @@ static int hand_over(struct handoff *h)
 	struct jbuf t;
 	int rc;
 
-	if (!h->threaded) {
+	if (!h->lane.running) {
 		rc = output_write(h->out, h->fill.p, h->fill.len);
 		jb_reset(&h->fill);
 		return rc;
 	}
-	pthread_mutex_lock(&h->lock);
+	lane_lock(&h->lane);
 	while (h->busy)
-		pthread_cond_wait(&h->cond, &h->lock);
+		lane_wait(&h->lane);
 	rc = h->rc;
 	if (!rc) {
 		t = h->full;
 		h->full = h->fill;
 		h->fill = t;
 		h->busy = true;
-		pthread_cond_broadcast(&h->cond);
+		lane_wake(&h->lane);
 	}
-	pthread_mutex_unlock(&h->lock);
+	lane_unlock(&h->lane);
 	return rc;
 }
 
@@ -81,17 +80,9 @@ int handoff_end(struct handoff *h)
 {
 	int rc = h->fill.err ? h->fill.err : h->fill.len ? hand_over(h) : 0;
 
-	if (h->threaded) {
-		pthread_mutex_lock(&h->lock);
-		h->closing = true;
-		pthread_cond_broadcast(&h->cond);
-		pthread_mutex_unlock(&h->lock);
-		pthread_join(h->thread, NULL);
-		rc = rc ? rc : h->rc;
-		h->threaded = false;
-	}
-	pthread_mutex_destroy(&h->lock);
-	pthread_cond_destroy(&h->cond);
+	/* the thread has written all it was handed, and ends */
+	lane_close(&h->lane);
+	rc = rc ? rc : h->rc;
 	jb_free(&h->fill);
 	jb_free(&h->full);
 	return rc;

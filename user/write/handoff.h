@@ -8,10 +8,10 @@
 #ifndef WRITE_HANDOFF_H
 #define WRITE_HANDOFF_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include "lib/json.h"
+#include "lib/lane.h"
 
 struct output;
 
@@ -20,10 +20,8 @@ struct output;
 struct handoff {
 	struct output *out;
 	struct jbuf fill, full;	/* the caller's, the thread's */
-	bool threaded, busy, closing;	/* busy: full is the thread's to write */
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;	/* full handed over or written, or the end */
+	bool busy;		/* full is the thread's to write */
+	struct lane lane;	/* the writing thread, if running */
 	int rc;			/* the first failed write's */
 };
 
