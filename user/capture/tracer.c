@@ -313,6 +313,20 @@ static const char *v2_cfg(struct tracer *tr)
 	return b->err ? NULL : b->p;
 }
 
+/* A dump is due: what the threads keep in the kernel (a batch of calls,
+ * a ring of regions) is read after every record the kernel has sent,
+ * which are older (an open the kept calls name, a region they end), and
+ * which the ring may hold more of than one drain takes. */
+static void peek_kept(void *ctx, struct trace *t)
+{
+	struct tracer *tr = ctx;
+	uint64_t end = ring_mark(&tr->ring);
+
+	while (!ring_reached(&tr->ring, end) && run_drain_batch(tr, 0) > 0)
+		;
+	folds_peek_kept(&tr->folds, t);
+}
+
 static int start_trace(struct tracer *tr)
 {
 	struct trace_config cfg = {
@@ -329,7 +343,8 @@ static int start_trace(struct tracer *tr)
 		.site_found = usdt_site_found, .site_gone = usdt_site_gone,
 		.site_ctx = tr->skel,
 		.lost_name = folds_lost_name, .lost_name_ctx = &tr->folds,
-		.process_ended = folds_process_ended, .peek_kept = folds_peek_kept,
+		.process_ended = folds_process_ended,
+		.peek_kept = peek_kept, .peek_ctx = tr,
 		.steps = tr->env.steps_on ? &tr->env.steps : NULL,
 		.profile = tr->env.profile_s > 0,
 		.features = tr->features_list,

@@ -456,7 +456,7 @@ static void write_due(struct trace *t, struct flight *f, uint64_t now_ns)
 		}
 		/* (at the end the kept records were taken for good) */
 		if (!peeked && now_ns != UINT64_MAX && t->cfg.peek_kept)
-			t->cfg.peek_kept(t->cfg.lost_name_ctx, t);
+			t->cfg.peek_kept(t->cfg.peek_ctx, t);
 		peeked = true;
 		take_lines(f, now_ns);
 		flightbuf_seal(&f->buf);

@@ -63,8 +63,9 @@ struct trace_config {
 	 * (ctx: lost_name_ctx). */
 	void (*process_ended)(void *ctx, struct trace *t, uint32_t pid);
 	/* A dump is due (--flight): the live threads' kept records handed
-	 * to trace_peek_kept() first (ctx: lost_name_ctx). */
+	 * to trace_peek_kept() first, after every record already sent. */
 	void (*peek_kept)(void *ctx, struct trace *t);
+	void *peek_ctx;
 	/* A region annotation's strings at these addresses of pid, read
 	 * whole: the capture side may let the kernel take the region's id
 	 * from there from now on (DFT_ANNOT_CACHED records), where the
