@@ -231,6 +231,35 @@ signal_test() {
 	signal_test HUP
 }
 
+@test "signals: started with INT, TERM and USR1 blocked, the tracer still dumps on USR1 and stops on INT; its command keeps that mask" {
+	block=(--block-signal=INT,TERM,USR1)
+	want=$("${DEFAULT_SIGNALS[@]}" "${block[@]}" grep '^SigBlk' /proc/self/status)
+	"${DEFAULT_SIGNALS[@]}" "${block[@]}" "$DFT" -q --flight 30 --flight-after 0 -o "$TRACE" \
+		--pid-file "$T/dft.pid" -- sleep 60 2>"$T/dft.err" &
+	DFT_PID=$!
+	BG_PIDS+=("$DFT_PID")
+	wait_file "$T/dft.pid" 30
+	for _ in $(seq 500); do
+		cmd=$(ps -o pid= --ppid "$DFT_PID" | tr -d ' ')
+		[ -z "$cmd" ] || [ "$(cat "/proc/$cmd/comm" 2>/dev/null)" != sleep ] || break
+		sleep 0.02
+	done
+	expect_eq "the command's mask" "$(grep '^SigBlk' "/proc/$cmd/status")" "$want"
+	run "$DFT" dump "$DFT_PID"
+	[ "$status" = 0 ] || { echo "# dump: $output"; return 1; }
+	wait_file "$T/t-flight-1-signal.pfw.gz" 30
+	kill -INT "$DFT_PID"
+	# the hooks gone, it waits for the command
+	for _ in $(seq 1500); do
+		[ "$(cat "/proc/$DFT_PID/comm")" != dftrace-bpf-end ] || break
+		sleep 0.02
+	done
+	expect_eq "after SIGINT" "$(cat "/proc/$DFT_PID/comm")" dftrace-bpf-end
+	kill -KILL "$cmd"
+	await "$DFT_PID" 60
+	valid
+}
+
 @test "signals: SIGTERM to the tracer with -- CMD leaves a complete file" {
 	"${DEFAULT_SIGNALS[@]}" "$DFT" -q -o "$TRACE" -- "$WL/util" wait >>"$TRUTH" 2>"$T/dft.err" &
 	DFT_PID=$!

@@ -31,6 +31,7 @@ static void child(char **argv, const struct launch *l, int go_fd, int err_fd)
 		if (sigismember(&l->ignored, sig) == 1)
 			signal(sig, SIG_IGN);
 	}
+	sigprocmask(SIG_SETMASK, &l->blocked, NULL);
 
 	if (!e && read(go_fd, &go, 1) != 1)
 		_exit(127); /* the tracer gave up on us */

@@ -20,6 +20,8 @@ struct launch {
 	int err_fd;	/* read end: errno of a failed exec, or EOF */
 	sigset_t ignored;	/* of the signals the tracer handles, those
 				 * ignored when it started: the command's */
+	sigset_t blocked;	/* the mask the tracer started with: the
+				 * command's (run_keep_signal_mask()) */
 	bool stdout_to_stderr;	/* set before launch_prepare(): the trace
 				 * is our stdout, the child must not write
 				 * into it */

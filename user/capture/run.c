@@ -211,6 +211,22 @@ static bool ignored(int sig)
  * background job ignores INT, and scripts stop tracers with kill -INT);
  * a HUP ignored (nohup) stays ignored. The command gets back what was
  * ignored when we started, as it would have untraced. */
+/* sig comes from now on, whatever mask the tracer was started with (a
+ * launcher's, a service's): its handler is in. */
+static void unblock(int sig)
+{
+	sigset_t one;
+
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	sigprocmask(SIG_UNBLOCK, &one, NULL);
+}
+
+void run_keep_signal_mask(struct launch *l)
+{
+	sigprocmask(SIG_SETMASK, NULL, &l->blocked);
+}
+
 void run_install_signals(struct launch *l)
 {
 	static const int caught[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
@@ -227,6 +243,8 @@ void run_install_signals(struct launch *l)
 	if (!sigismember(&l->ignored, SIGHUP))
 		sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	for (size_t i = 0; i < STOP_SIGNALS; i++)
+		unblock(stop_signals[i]);
 }
 
 static void on_dump_signal(int sig)
@@ -241,6 +259,7 @@ void run_install_dump_signal(void)
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGUSR1, &sa, NULL);
+	unblock(SIGUSR1);
 }
 
 /* ---- the target ---- */

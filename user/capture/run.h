@@ -77,10 +77,15 @@ struct tracer {
 	bool cgroup_gone;	/* --cgroup's directory is gone, and we said so */
 };
 
+/* The signal mask the tracer was started with, for its command; first,
+ * before any signal is unblocked. */
+void run_keep_signal_mask(struct launch *l);
 /* From here a stop signal ends the run, not the process (a file would
- * be left half made); l->ignored says which were ignored before. */
+ * be left half made), even one the tracer inherited blocked; l->ignored
+ * says which were ignored before. */
 void run_install_signals(struct launch *l);
-/* --flight: SIGUSR1 asks for a dump (dftrace-bpf dump PID sends it). */
+/* --flight: SIGUSR1 asks for a dump (dftrace-bpf dump PID sends it),
+ * also where it came blocked. */
 void run_install_dump_signal(void);
 /* A stop signal has come. */
 bool run_stopped(void);

@@ -625,6 +625,11 @@ int tracer_run(int argc, char **argv, const struct tracer_hooks *hooks)
 	if (tr.caller && tr.caller->check(tr.caller->ctx, &tr.env))
 		goto cleanup;
 	libbpf_verbose = tr.env.verbose;
+	run_keep_signal_mask(&tr.launch);
+	/* from the first moment `dftrace-bpf dump` would signal us: a dump
+	 * asked before tracing begins is of an empty window, not our end */
+	if (tr.env.flight_on)
+		run_install_dump_signal();
 	set_tracer_comm(TRACER_COMM);
 	libbpf_set_print(print_libbpf);
 	raise_fd_limit(&tr);
@@ -642,8 +647,6 @@ int tracer_run(int argc, char **argv, const struct tracer_hooks *hooks)
 	/* From here a signal must not kill us: a file would be left half
 	 * made. */
 	run_install_signals(&tr.launch);
-	if (tr.env.flight_on)
-		run_install_dump_signal();
 	if (check_outputs_differ(&tr.env))
 		goto cleanup;
 	tr.recording = open_recording(&tr.who);
