@@ -207,10 +207,6 @@ static bool ignored(int sig)
 	return !sigaction(sig, NULL, &old) && old.sa_handler == SIG_IGN;
 }
 
-/* INT and TERM stop us even where they were ignored (a script's
- * background job ignores INT, and scripts stop tracers with kill -INT);
- * a HUP ignored (nohup) stays ignored. The command gets back what was
- * ignored when we started, as it would have untraced. */
 /* sig comes from now on, whatever mask the tracer was started with (a
  * launcher's, a service's): its handler is in. */
 static void unblock(int sig)
@@ -227,6 +223,11 @@ void run_keep_signal_mask(struct launch *l)
 	sigprocmask(SIG_SETMASK, NULL, &l->blocked);
 }
 
+/* INT and TERM stop us even where they were ignored (a script's
+ * background job ignores INT, and scripts stop tracers with kill -INT);
+ * a HUP ignored (nohup) stays ignored; each comes even where it was
+ * blocked. The command gets back what was ignored when we started, and
+ * the mask, as it would have untraced. */
 void run_install_signals(struct launch *l)
 {
 	static const int caught[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
