@@ -189,6 +189,22 @@ hung_dump_holds() {
 	[[ "$output" == *"is not a running dftrace-bpf"* ]]
 }
 
+@test "flight: 'dftrace-bpf dump' signals no process SIGUSR1 would end: one named so, with --flight, not catching it yet, lives on" {
+	# what a tracer looks like to dump before it has read its options
+	ln -s /usr/bin/python3 "$T/dftrace-bpf"
+	"${DEFAULT_SIGNALS[@]}" "$T/dftrace-bpf" -c 'import time; time.sleep(60)' --flight 30 &
+	pid=$!
+	BG_PIDS+=("$pid")
+	for _ in $(seq 500); do
+		[ "$(cat "/proc/$pid/cmdline" 2>/dev/null | tr '\0' ' ')" != "$T/dftrace-bpf -c import time; time.sleep(60) --flight 30 " ] || break
+		sleep 0.02
+	done
+	run "$DFT" dump "$pid"
+	[ "$status" = 1 ] || { echo "# dump: $status $output"; return 1; }
+	[[ "$output" == *"tracer '$pid' is still starting: ask again in a moment"* ]]
+	running "$pid"
+}
+
 @test "flight: -D: the totals per process, the dumps in DIR, every exec's program named in them" {
 	dft -q --flight 5 --trigger exit -D "$T/out" -- sh -c '"$1" abort "$2"; exit 0' sh "$WL/flight" "$D"
 	[ "$DFT_STATUS" = 0 ] || { cat "$T/dft.err"; return 1; }

@@ -4,7 +4,7 @@
  * dump now (SIGUSR1). The pid is held by a pidfd from the check to the
  * signal, so that a tracer gone meanwhile never has its pid's next
  * owner signalled; a tracer without --flight is refused, since SIGUSR1
- * would end it.
+ * would end it, as is one that does not catch it yet (starting).
  */
 #include <errno.h>
 #include <signal.h>
@@ -27,6 +27,20 @@ static bool runs_flight(pid_t pid)
 		if (!strcmp(buf + i, "--flight") || !strncmp(buf + i, "--flight=", 9))
 			return true;
 	return false;
+}
+
+/* Whether the process catches SIGUSR1 now (its status' SigCgt): a
+ * tracer does from the moment it has read its options; before, or
+ * where it is no tracer of ours, the signal would end it. */
+static bool catches_usr1(pid_t pid)
+{
+	char buf[4096], *at;
+	unsigned long long caught;
+
+	if (procfs_read_text(pid, "status", buf, sizeof(buf)) <= 0)
+		return false;
+	at = strstr(buf, "\nSigCgt:");
+	return at && sscanf(at + 8, "%llx", &caught) == 1 && caught >> (SIGUSR1 - 1) & 1;
 }
 
 static bool is_tracer(pid_t pid)
@@ -63,6 +77,9 @@ int dump_main(int argc, char **argv)
 		fprintf(stderr, "%s: process '%ld' is not a running dftrace-bpf\n", argv[0], pid);
 	else if (!runs_flight(pid))
 		fprintf(stderr, "%s: tracer '%ld' runs without --flight: it has no window to dump\n",
+			argv[0], pid);
+	else if (!catches_usr1(pid))
+		fprintf(stderr, "%s: tracer '%ld' is still starting: ask again in a moment\n",
 			argv[0], pid);
 	else if (syscall(SYS_pidfd_send_signal, fd, SIGUSR1, NULL, 0))
 		fprintf(stderr, "%s: cannot signal tracer '%ld': %s\n", argv[0], pid,
