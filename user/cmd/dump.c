@@ -29,20 +29,6 @@ static bool runs_flight(pid_t pid)
 	return false;
 }
 
-/* Whether the process catches SIGUSR1 now (its status' SigCgt): a
- * tracer does from the moment it has read its options; before, or
- * where it is no tracer of ours, the signal would end it. */
-static bool catches_usr1(pid_t pid)
-{
-	char buf[4096], *at;
-	unsigned long long caught;
-
-	if (procfs_read_text(pid, "status", buf, sizeof(buf)) <= 0)
-		return false;
-	at = strstr(buf, "\nSigCgt:");
-	return at && sscanf(at + 8, "%llx", &caught) == 1 && caught >> (SIGUSR1 - 1) & 1;
-}
-
 static bool is_tracer(pid_t pid)
 {
 	char comm[DFT_COMM_LEN];
@@ -78,7 +64,9 @@ int dump_main(int argc, char **argv)
 	else if (!runs_flight(pid))
 		fprintf(stderr, "%s: tracer '%ld' runs without --flight: it has no window to dump\n",
 			argv[0], pid);
-	else if (!catches_usr1(pid))
+	/* a tracer catches it from the moment it has read its options;
+	 * before, the signal would end it */
+	else if (!procfs_catches(pid, SIGUSR1))
 		fprintf(stderr, "%s: tracer '%ld' is still starting: ask again in a moment\n",
 			argv[0], pid);
 	else if (syscall(SYS_pidfd_send_signal, fd, SIGUSR1, NULL, 0))

@@ -70,15 +70,35 @@ uint64_t procfs_start(pid_t pid)
 	return start;
 }
 
+/* The text after "\n<key>" in /proc/PID/status, read into buf; NULL if
+ * none. */
+static const char *status_text(pid_t pid, const char *key, char *buf, size_t size)
+{
+	const char *line;
+
+	if (procfs_read_text(pid, "status", buf, size) < 0)
+		return NULL;
+	line = strstr(buf, key);
+	return line ? line + strlen(key) : NULL;
+}
+
 /* The number after "\n<key>" in /proc/PID/status, or -1. */
 static long status_field(pid_t pid, const char *key)
 {
-	char buf[4096], *line;
+	char buf[4096];
+	const char *v = status_text(pid, key, buf, sizeof(buf));
 
-	if (procfs_read_text(pid, "status", buf, sizeof(buf)) < 0)
-		return -1;
-	line = strstr(buf, key);
-	return line ? atol(line + strlen(key)) : -1;
+	return v ? atol(v) : -1;
+}
+
+bool procfs_catches(pid_t pid, int sig)
+{
+	char buf[4096];
+	const char *v = status_text(pid, "\nSigCgt:", buf, sizeof(buf));
+	unsigned long long caught;
+
+	return v && sscanf(v, "%llx", &caught) == 1 && sig >= 1 && sig <= 64 &&
+	       caught >> (sig - 1) & 1;
 }
 
 int procfs_threads(pid_t pid)

@@ -25,6 +25,9 @@ uint64_t procfs_start(pid_t pid);
 void procfs_read_str(uint32_t pid, uint64_t addr, char *dst, size_t size);
 /* Threads of the process, from /proc/PID/status (0 if gone). */
 int procfs_threads(pid_t pid);
+/* Whether the process has a handler for signal sig now (SigCgt); false
+ * if gone. */
+bool procfs_catches(pid_t pid, int sig);
 /* The process (thread group) of a task id, or -1 if gone. */
 pid_t procfs_tgid(pid_t tid);
 /* readlink of /proc/PID/<what> ("exe", "cwd", "fd/3") into buf, not
