@@ -250,11 +250,7 @@ signal_test() {
 	wait_file "$T/t-flight-1-signal.pfw.gz" 30
 	kill -INT "$DFT_PID"
 	# the hooks gone, it waits for the command
-	for _ in $(seq 1500); do
-		[ "$(cat "/proc/$DFT_PID/comm")" != dftrace-bpf-end ] || break
-		sleep 0.02
-	done
-	expect_eq "after SIGINT" "$(cat "/proc/$DFT_PID/comm")" dftrace-bpf-end
+	wait_line "/proc/$DFT_PID/comm" '^dftrace-bpf-end$'
 	kill -KILL "$cmd"
 	await "$DFT_PID" 60
 	valid

@@ -12,6 +12,14 @@ fpy() { "$PY" "$FPY" "$@"; }
 # dumps: the dump files beside $TRACE, by name
 dumps() { (cd "$T" && ls t-flight-*.pfw.gz 2>/dev/null | tr '\n' ' ' | sed 's/ $//'); }
 
+# bytes_exact FILE: FILE holds the workload's I/O under $D exactly, its
+# bytes by file and call
+bytes_exact() {
+	tpy bytes "$1" --by path,name --under "$D" >"$T/got"
+	tpy truth-bytes "$TRUTH" --by path,name --under "$D" >"$T/want"
+	diff "$T/want" "$T/got"
+}
+
 # record DUMP KEY: one field of the dump's flight record (its line alone
 # is read: a dump may hold a million events)
 record() {
@@ -25,9 +33,7 @@ print("" if v is None else v if isinstance(v, str) else json.dumps(v))' "$2"
 # totals_exact: the totals file holds every byte of the workload's I/O
 # under $D, whatever the dumps hold
 totals_exact() {
-	tpy truth-bytes "$TRUTH" --by path,name --under "$D" >"$T/want"
-	tpy bytes "$TRACE" --by path,name --under "$D" >"$T/got"
-	diff "$T/want" "$T/got"
+	bytes_exact "$TRACE"
 	# totals, not events: the kernel folded every call
 	run tpy events "$TRACE" --under "$D" --fields args.folded
 	expect_eq "totals" "$(sort -u <<<"$output")" "profile"
@@ -70,9 +76,7 @@ a_dump_reads() {
 # in the window), and the regions the workload wrote to its ring after its
 # last call, once each: one ended, one still open
 hung_dump_holds() {
-	tpy bytes "$1" --by path,name --under "$D" >"$T/got"
-	tpy truth-bytes "$TRUTH" --by path,name --under "$D" >"$T/want"
-	diff "$T/want" "$T/got"
+	bytes_exact "$1"
 	run tpy events "$1" --cat flight --fields name,args.unbalanced
 	expect_eq "ring's regions" "$output" "$(printf 'prepare\t-\nwait\topen_at_dump')"
 	a_dump_reads "$1"
@@ -141,9 +145,7 @@ hung_dump_holds() {
 	dump="$T/t-flight-1-exit.pfw.gz"
 	pid=$(awk -F'\t' '$1 == "io" { print $3; exit }' "$TRUTH")
 	expect_eq "the dead process" "$(record "$dump" pid)" "$pid"
-	tpy bytes "$dump" --by path,name --under "$D" >"$T/got"
-	tpy truth-bytes "$TRUTH" --by path,name --under "$D" >"$T/want"
-	diff "$T/want" "$T/got"
+	bytes_exact "$dump"
 	run tpy events "$dump" --pid "$pid" --name exit --fields args.signal
 	expect_eq "its exit" "$output" 6
 	a_dump_reads "$dump"
@@ -168,9 +170,7 @@ hung_dump_holds() {
 	await "$DFT_PID" 60
 	expect_eq "dumps" "$(dumps)" "t-flight-1-signal.pfw.gz"
 	dump="$T/t-flight-1-signal.pfw.gz"
-	tpy bytes "$dump" --by path,name --under "$D" >"$T/got"
-	tpy truth-bytes "$TRUTH" --by path,name --under "$D" >"$T/want"
-	diff "$T/want" "$T/got"
+	bytes_exact "$dump"
 	a_dump_reads "$dump"
 	# a tracer without --flight: SIGUSR1 would end it; it is not sent
 	"${DEFAULT_SIGNALS[@]}" "$DFT" -q -o "$T/plain.pfw.gz" -p "$$" --pid-file "$T/plain.pid" \
@@ -195,10 +195,7 @@ hung_dump_holds() {
 	"${DEFAULT_SIGNALS[@]}" "$T/dftrace-bpf" -c 'import time; time.sleep(60)' --flight 30 &
 	pid=$!
 	BG_PIDS+=("$pid")
-	for _ in $(seq 500); do
-		[ "$(cat "/proc/$pid/cmdline" 2>/dev/null | tr '\0' ' ')" != "$T/dftrace-bpf -c import time; time.sleep(60) --flight 30 " ] || break
-		sleep 0.02
-	done
+	wait_line "/proc/$pid/cmdline" '[-]-flight'
 	run "$DFT" dump "$pid"
 	[ "$status" = 1 ] || { echo "# dump: $status $output"; return 1; }
 	[[ "$output" == *"tracer '$pid' is still starting: ask again in a moment"* ]]
@@ -212,9 +209,7 @@ hung_dump_holds() {
 	# the exec events' exec_hash have their SH lines (written at the
 	# start of each process's file, before the window saw its lines)
 	TRACE=$T/out/flight-1-exit.pfw.gz valid
-	tpy truth-bytes "$TRUTH" --by path,name --under "$D" >"$T/want"
-	tpy bytes "$T/out/flight-1-exit.pfw.gz" --by path,name --under "$D" >"$T/got"
-	diff "$T/want" "$T/got"
+	bytes_exact "$T/out/flight-1-exit.pfw.gz"
 	mkdir "$T/totals"
 	mv "$T"/out/"$HOSTTAG"-*.pfw.gz "$T/totals/"
 	tpy bytes "$T/totals" --by path,name --under "$D" >"$T/got"
@@ -314,9 +309,7 @@ flood_traced() {
 	kill -INT "$DFT_PID"
 	await "$DFT_PID" 60
 	rmdir "$cg"
-	tpy bytes "$T/t-flight-1-exit.pfw.gz" --by path,name --under "$D" >"$T/got"
-	tpy truth-bytes "$TRUTH" --by path,name --under "$D" >"$T/want"
-	diff "$T/want" "$T/got"
+	bytes_exact "$T/t-flight-1-exit.pfw.gz"
 	totals_exact
 }
 

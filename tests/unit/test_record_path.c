@@ -97,14 +97,23 @@ static void sys_path(uint32_t pid, int nr, long ret, const char *path,
 	feed(&r, sizeof(r.p) + n);
 }
 
-static void annot(uint32_t pid, int op, const char *cat, const char *name,
-		  long long value)
+/* An annotation's record with its strings, timed now. */
+static struct dft_annot annot_rec(uint32_t pid, int op, const char *cat, const char *name,
+				  long long value)
 {
 	struct dft_annot e = { .h = header(DFT_EV_ANNOT, pid, pid, op),
 			       .value = value };
 
 	snprintf(e.cat, sizeof(e.cat), "%s", cat ? cat : "");
 	snprintf(e.name, sizeof(e.name), "%s", name ? name : "");
+	return e;
+}
+
+static void annot(uint32_t pid, int op, const char *cat, const char *name,
+		  long long value)
+{
+	struct dft_annot e = annot_rec(pid, op, cat, name, value);
+
 	feed(&e, sizeof(e));
 }
 
@@ -394,12 +403,10 @@ static void check_peeked(void)
 /* A region's begin or end read from the thread's ring, at place there. */
 static struct dft_annot ring_annot(int op, const char *name, uint32_t place)
 {
-	struct dft_annot e = { .h = header(DFT_EV_ANNOT, PID, PID, op) };
+	struct dft_annot e = annot_rec(PID, op, "ring", name, 0);
 
 	e.h.flags = DFT_ANNOT_RING;
 	e.h.io_dur = place;
-	snprintf(e.cat, sizeof(e.cat), "ring");
-	snprintf(e.name, sizeof(e.name), "%s", name);
 	return e;
 }
 
