@@ -65,9 +65,9 @@ void liverings_take(const struct liverings *lr, struct trace *t, const struct df
 		send(t, k, r, tail, ts);
 		taken = ts;
 	}
-	/* the kernel side reads them again, and counts what it drops */
-	if (peek && taken)
-		trace_ring_peeked(t, k->tid, (uint32_t)tail, taken);
-	else if (!peek)
+	if (!peek)
 		lost_add(lr->lost, k->tgid, DFT_NR_MAX + DFT_EV_RING_TIME, bad);
+	/* the kernel side reads them again, and counts what it drops */
+	else if (taken)
+		trace_ring_peeked(t, k->tid, (uint32_t)tail, taken);
 }
