@@ -199,6 +199,31 @@ for _ in range(300):
 	[[ "$output" =~ -[[:space:]]+"$D/A.bin" ]] || { echo "# $output"; false; }
 }
 
+# Under MODE, 200 pipes made and closed: pipe2 is recorded to keep the fd
+# tables right, never written or counted, so the exit's counts of reads
+# and closes are the full trace's.
+ops_beside_pipes() {
+	local prog='import os
+for _ in range(200):
+    a, b = os.pipe(); os.close(a); os.close(b)'
+	dft -o "$TRACE" -- "$PY" -c "$prog"
+	expect_eq "exit status" "$DFT_STATUS" 0
+	grep -E '^ +(read|close) ' "$T/dft.err" >"$T/full"
+	grep -qE "^ +close +4[0-9][0-9] " "$T/full" || { cat "$T/dft.err"; false; }
+	dft -o "$TRACE" "$@" -- "$PY" -c "$prog"
+	expect_eq "exit status" "$DFT_STATUS" 0
+	grep -E '^ +(read|close) ' "$T/dft.err" >"$T/totals"
+	diff "$T/full" "$T/totals"
+}
+
+@test "profile: the exit's counts of calls are the full trace's: a pipe is no read" {
+	ops_beside_pipes --profile
+}
+
+@test "flight: the exit's counts of calls are the full trace's" {
+	ops_beside_pipes --flight 30
+}
+
 @test "overload: an fd-changing call that finds no room is counted lost, never folded, and its fd is no longer named after the old file" {
 	head -c 100 /dev/urandom >"$D/A"
 	head -c 5000 /dev/urandom >"$D/B"

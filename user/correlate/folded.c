@@ -167,7 +167,8 @@ static void write_total(struct trace *t, struct proc *p, const struct dft_fold_k
 		memcpy(gone.comm, p->comm, sizeof(gone.comm));
 		th = &gone;
 	}
-	if (d)
+	/* a silent call is neither written nor counted, as a sent one */
+	if (d && !d->silent)
 		stats_count(&t->stats, sc_name_index(d), f->calls, data, f->bytes,
 			    ph ? ph->cat : NULL, ph ? ph->name : NULL);
 	if ((d && d->silent) || !(s = files_sink(&t->files, p)))
