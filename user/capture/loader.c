@@ -59,10 +59,14 @@ int loader_check_system(struct features *f, const char *no_hooks)
 	return 0;
 }
 
+/* The largest record of calls: a thread's batch, in the ring's framing
+ * (a path record, one call's, is rarely longer). */
+#define CALLS_RECORD_MAX (DFT_IO_BATCH * sizeof(struct dft_io) + BPF_RINGBUF_HDR_SZ)
+
 /* Calls leave the end of the ring to the records that can't be folded
- * (bpf/dftrace.bpf.c, ring_for_calls()). That part holds two things:
+ * (bpf/core.bpf.h, ring_for_calls()). That part holds two things:
  * - the calls that get in before a CPU next asks how full the ring is
- *   (each asks every calls_check records; calls of up to 256 bytes);
+ *   (each asks every calls_check records, of up to CALLS_RECORD_MAX);
  * - room for the records themselves: an eighth of the ring, and at
  *   least two exec records (13 KiB each), or a quarter of the ring where
  *   that is less (one exec from 64K up). The room comes on top of the
@@ -78,9 +82,11 @@ static void set_calls_limit(struct dftrace_bpf *skel, size_t ringbuf_size, size_
 		execs = ringbuf_size / 4;
 	if (room < execs)
 		room = execs;
-	check = room / 256 / ncpus;
+	check = room / CALLS_RECORD_MAX / ncpus;
 	check = check < 1 ? 1 : check > 64 ? 64 : check;
-	skel->rodata->calls_max = ringbuf_size - room - check * 256 * ncpus;
+	/* a small ring on many CPUs: calls fold as soon as any is unread */
+	room += check * CALLS_RECORD_MAX * ncpus;
+	skel->rodata->calls_max = ringbuf_size > room ? ringbuf_size - room : 0;
 	skel->rodata->calls_check = check;
 }
 
