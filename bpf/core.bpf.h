@@ -49,8 +49,9 @@ DFT_SHARED const volatile bool lost_by_proc_on;
 DFT_SHARED const volatile bool hide_privileged;
 /* --profile: fold every call (bpf/fold.bpf.h) */
 DFT_SHARED const volatile bool profile_on;
-/* --flight: with profile_on, every call is also sent as a full trace
- * sends it, for user space's window of the last seconds */
+/* --flight: with profile_on, every call is sent as a full trace sends
+ * it, for user space's window of the last seconds, and folded there;
+ * here only those the ring had no room for (syscalls.bpf.c: on_exit) */
 DFT_SHARED const volatile bool flight_on;
 /* --steps: the schedule, and whether the step last set is in an active
  * window (set by the step annotation, read by the syscall hooks; one for

@@ -373,8 +373,10 @@ static __always_inline int on_exit(struct pt_regs *regs, long ret)
 			return 0;
 		}
 	}
-	/* folded: all under --profile, else what was not sent */
-	if ((profile_on || !sent) && !fold_call(st, ret, now))
+	/* folded: all under --profile, else what was not sent. Under
+	 * --flight user space folds what it was sent: folding it here too
+	 * cost the traced call as much again as sending it */
+	if (((profile_on && !flight_on) || !sent) && !fold_call(st, ret, now))
 		count_lost(nr & NR_MASK);
 	st->nr = -1;
 	return 0;

@@ -131,10 +131,13 @@ assert row["from_log2"] == ["min_ns", "max_ns", "p50_ns", "p99_ns"], row
 ' "$T/totals" "$T/s.json" "$D/f"
 }
 
-@test "profile: bytes per file, op and phase equal the full trace's" {
+# The totals of MODE (--profile's; --flight's, which user space folds
+# from what the kernel sent) against the full trace, bytes per file, op
+# and phase.
+totals_by_phase() {
 	traced -- "$WL/steps" "$D" 6
 	tpy bytes "$TRACE" --by path,name,args.phase_cat,args.phase --under "$D" | cut -f1-4,6 >"$T/full"
-	traced --profile=0.05 -- "$WL/steps" "$D" 6
+	traced "$@" -- "$WL/steps" "$D" 6
 	valid
 	tpy bytes "$TRACE" --by path,name,args.phase_cat,args.phase --under "$D" | cut -f1-4,6 >"$T/prof"
 	diff "$T/full" "$T/prof"
@@ -142,6 +145,14 @@ assert row["from_log2"] == ["min_ns", "max_ns", "p50_ns", "p99_ns"], row
 	grep -qP "step-03.dat\tpread\tcompute\tstep\t1003" "$T/prof"
 	run tpy events "$TRACE" --under "$D" --fields args.folded
 	expect_eq "every event a total" "$(sort -u <<<"$output")" profile
+}
+
+@test "profile: bytes per file, op and phase equal the full trace's" {
+	totals_by_phase --profile=0.05
+}
+
+@test "flight: the totals' bytes per file, op and phase equal the full trace's" {
+	totals_by_phase --flight 30 --profile=0.05
 }
 
 @test "profile: a bad interval is a usage error" {
@@ -165,12 +176,11 @@ assert row["from_log2"] == ["min_ns", "max_ns", "p50_ns", "p99_ns"], row
 		"a.dat	open	1	-" "a.dat	pread	3	33" "b.dat	open	1	-" "b.dat	pread	3	300")"
 }
 
-@test "profile: calls that take turns (open, read, close of three files, again and again) are one total each per file and op" {
+# Calls of three files taking turns under MODE: one total each per file
+# and op.
+totals_taking_turns() {
 	for f in a b c; do head -c 5000 /dev/urandom >"$D/$f"; done
-	# the kernel sends a thread's total each time its next call is
-	# another; user space adds those up until the interval ends (here:
-	# the end of the run)
-	traced --profile=600 -- "$PY" -c 'import os, sys
+	traced "$@" -- "$PY" -c 'import os, sys
 for _ in range(300):
     for f in sys.argv[1:]:
         fd = os.open(f, os.O_RDONLY)
@@ -185,11 +195,23 @@ for _ in range(300):
 		"c	close	300	-" "c	open	300	-" "c	pread	300	600000" "c	read	300	300000")"
 }
 
-@test "profile: a total carries the epoch and step of its calls, not those the process has when it is written" {
-	# A.bin is written before any SET_EPOCH, B.bin in epoch 1, C.bin in
-	# epoch 1 step 7, D.bin in epoch 2 step 7: the totals are written at
-	# the end, when the process is in epoch 2 step 7
-	traced --profile=600 -- "$WL/position" "$D"
+@test "profile: calls that take turns (open, read, close of three files, again and again) are one total each per file and op" {
+	# the kernel sends a thread's total each time its next call is
+	# another; user space adds those up until the interval ends (here:
+	# the end of the run)
+	totals_taking_turns --profile=600
+}
+
+@test "flight: calls that take turns are one total each per file and op, folded in user space" {
+	# the kernel folds none of the calls it sends; user space adds each
+	totals_taking_turns --flight 30 --profile=600
+}
+
+# Under MODE, the totals of A.bin, written before any SET_EPOCH, B.bin in
+# epoch 1, C.bin in epoch 1 step 7, D.bin in epoch 2 step 7, written at
+# the end, when the process is in epoch 2 step 7.
+totals_by_position() {
+	traced "$@" -- "$WL/position" "$D"
 	valid
 	want=$(awk -F'\t' '$1 == "pos" { print $2 "\t" $3 "\t" $4 "\t" $5 }' "$TRUTH" | sort)
 	run tpy events "$TRACE" --under "$D" --name write --fields path,args.epoch,args.step,args.ret
@@ -197,6 +219,14 @@ for _ in range(300):
 	# the summary's grouping reads the same
 	run "$DFT" summary --by epoch,file "$TRACE"
 	[[ "$output" =~ -[[:space:]]+"$D/A.bin" ]] || { echo "# $output"; false; }
+}
+
+@test "profile: a total carries the epoch and step of its calls, not those the process has when it is written" {
+	totals_by_position --profile=600
+}
+
+@test "flight: a total carries the epoch and step of its calls, as --profile's" {
+	totals_by_position --flight 30 --profile=600
 }
 
 # Under MODE, 200 pipes made and closed: pipe2 is recorded to keep the fd

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "correlate/flight.h"
 #include "correlate/trace.h"
 #include "dftrace.h"
 #include "model/syscalls.h"
@@ -626,6 +627,56 @@ static void test_fold_shared(void)
 	      "the id covers the whole buffers, so the kernel side zeroes them first");
 }
 
+/* --flight: the kernel folds none of the calls it sends, so user space
+ * folds each as it comes, once; a call a peek took is folded when its
+ * batch comes (not at the peek: a batch the ring has no room for the
+ * kernel folds itself), and the totals are keyed as --profile's: by
+ * file, region, epoch and step. */
+static void test_flight_folds(void)
+{
+	struct trace_config cfg = { .cmdline = "unit test", .root_pid = PID, .profile = true };
+	char dir[] = "/tmp/dft-unit-XXXXXX", prefix[64];
+	struct flight_opts o = { .keep_ns = 30000000000ull, .after_ns = 1000000000ull,
+				 .mem = 1 << 20, .max_dumps = 1, .prefix = prefix };
+	struct dft_io r[7];
+
+	if (!mkdtemp(dir)) {
+		printf("Bail out! mkdtemp failed\n");
+		exit(1);
+	}
+	snprintf(prefix, sizeof(prefix), "%s/t-", dir);
+	new_trace_with(&cfg);
+	CHECK(trace_flight_start(t, &o) == 0, "--flight starts");
+	sys_path(PID, SYS_openat, 5, "/d/flight.bin", AT_FDCWD, O_RDONLY);
+	for (int i = 0; i < 7; i++)
+		r[i] = (struct dft_io){ header(DFT_EV_IO, PID, PID, SYS_pread64), 100 + i,
+					{ 5, 4096, 4096 * i } };
+	feed(&r[0], sizeof(r[0]));
+	trace_peek_kept(t, &r[1], 2);	/* a dump: two calls still kept */
+	feed(&r[1], 3 * sizeof(r[1]));	/* their batch, with one more */
+	annot(PID, DFT_ANNOT_BEGIN, "compute", "step", 0);
+	feed(&r[4], 2 * sizeof(r[4]));	/* two calls inside a region */
+	r[6].h = header(DFT_EV_IO, PID, PID, SYS_pread64);
+	trace_peek_kept(t, &r[6], 1);	/* kept, then folded by the kernel */
+	annot(PID, DFT_ANNOT_END, "compute", "step", 0);
+	trace_write_folds(t);
+	CHECK(lines_with(4, "\"name\":\"pread\"", "\"folded\":\"profile\"", "\"calls\":4",
+			 "\"ret\":406,") == 1,
+	      "the four calls sent outside the region: one total, 100 to 103 bytes, "
+	      "the two a peek took counted once");
+	CHECK(lines_with(4, "\"name\":\"pread\"", "\"calls\":2", "\"ret\":209,",
+			 "\"phase\":\"step\"") == 1,
+	      "the two inside compute.step: a total of their own, in its phase");
+	CHECK(lines_with(2, "\"name\":\"pread\"", "\"calls\":") == 2,
+	      "the call only a peek took is the kernel's to fold: not here");
+	CHECK(lines_with(3, "\"name\":\"open\"", "\"folded\":\"profile\"", "\"calls\":1") == 1,
+	      "the open, a call the model needs, is in the totals too");
+	CHECK(lines_with(2, "\"name\":\"FH\"", "\"name\":\"/d/flight.bin\"") == 1,
+	      "the totals name the file the fd named");
+	free_trace();
+	rmdir(dir);
+}
+
 /* A run of mapped pages comes as the thread touched its ranges: they may
  * overlap, and user space merges them. */
 static void test_mmap_records(void)
@@ -1004,6 +1055,7 @@ int main(void)
 {
 	test_kernel_kinds();
 	test_fold_shared();
+	test_flight_folds();
 	test_mmap_records();
 	test_uring_records();
 	test_io_records();

@@ -281,6 +281,26 @@ static void count_op(struct trace *t, const struct sc_desc *d,
 		    top ? top->cat : NULL, top ? top->name : NULL);
 }
 
+/* --flight: the kernel folds none of the calls it sends (bpf/core.bpf.h:
+ * flight_on), so each is folded here, once: as it comes from the ring,
+ * not as a peek takes it (the kernel folds a batch the ring has no room
+ * for, peeked or not). Keyed by the file the kernel would key it by: the
+ * one its fd_arg names, while the call is in flight. */
+static void fold_sent(struct trace *t, struct proc *p, const struct sc_desc *d,
+		      const struct dft_syscall *e, const struct named_files *f)
+{
+	const struct istr *file = NULL;
+	int fd = -1;
+
+	if (!t->flight || t->peeking)
+		return;
+	if (d->fd_arg == DFT_FD_RET ? e->ret >= 0 : d->fd_arg) {
+		fd = d->fd_arg == DFT_FD_RET ? (int)e->ret : (int)e->args[d->fd_arg - 1];
+		file = f->f[0];
+	}
+	fold_sent_call(t, p, thread_get(&t->model, e->h.tid), e, file, file ? fd : -1);
+}
+
 void on_syscall(struct trace *t, const struct dft_syscall *e,
 		const char **str, const size_t *len, uint8_t flags)
 {
@@ -305,6 +325,7 @@ void on_syscall(struct trace *t, const struct dft_syscall *e,
 		t->cfg.on_unmapped(t->cfg.on_program_ctx, p->pid, e->h.tid, e->args[0],
 				   e->args[1], e->h.ts);
 	name_files(p, d, e, str, len, flags, &f);
+	fold_sent(t, p, d, e, &f);
 	if (e->h.flags & DFT_CALL_QUIET) { /* outside --steps' windows */
 		apply_effect(t, p, d, e, &f);
 		return;
@@ -321,7 +342,7 @@ void on_syscall(struct trace *t, const struct dft_syscall *e,
 		end_event(t, s);
 		flight_io(t, p, e->h.tid, e->h.ts, e->dur, f.f[0]);
 	}
-	if (!t->cfg.profile) /* --flight: the kernel's totals count it */
+	if (!t->cfg.profile) /* --profile, --flight: its total counts it */
 		count_op(t, d, th, e->ret);
 	if (d->moves_bytes && e->ret > 0 && !is_error(e->ret))
 		th->data_ts = e->h.ts;

@@ -163,6 +163,7 @@ void trace_ring_peeked(struct trace *t, uint32_t tid, uint32_t upto, uint64_t la
 
 void trace_peek_kept(struct trace *t, const void *batch, uint32_t n)
 {
+	t->peeking = true;
 	for (uint32_t i = 0; i < n && i < DFT_IO_BATCH; i++) {
 		const struct dft_io *io = (const struct dft_io *)batch + i;
 		struct thread *th = thread_get(&t->model, io->h.tid);
@@ -175,6 +176,7 @@ void trace_peek_kept(struct trace *t, const void *batch, uint32_t n)
 		if (th && th->seen_ts == io->h.ts)
 			th->peeked[th->npeeked++] = io->h.ts;
 	}
+	t->peeking = false;
 }
 
 /* One record of a kind the kernel side sends, checked for its size. */

@@ -19,6 +19,62 @@ struct phase_name {
 	const struct istr *cat, *name;
 };
 
+/* A total user space folded keys its file by the path the fd named, not
+ * by the kernel's (dev, ino): dev says so, ino holds the interned path
+ * (which lives till exit). The kernel's dev is a major and a minor in 32
+ * bits. */
+#define FOLD_DEV_PATH (~0ull)
+
+struct fold_total {
+	struct dft_fold_key key;
+	struct dft_fold fold;
+};
+
+/* The id the kernel side gives the thread's innermost region, as its
+ * region stack does (bpf/fold.bpf.h: track_phase): of the strings as it
+ * reads them. */
+static uint32_t phase_id_of(const struct thread *th)
+{
+	struct phase_frame *top = th ? phase_top(&th->phases) : NULL;
+	struct dft_annot a;
+
+	if (!top)
+		return 0;
+	if (top->kernel_id)
+		return top->kernel_id;
+	memset(a.cat, 0, sizeof(a.cat));
+	memset(a.name, 0, sizeof(a.name));
+	memcpy(a.cat, top->cat->str, top->cat->len < DFT_CAT_LEN ? top->cat->len : DFT_CAT_LEN - 1);
+	memcpy(a.name, top->name->str,
+	       top->name->len < DFT_NAME_LEN ? top->name->len : DFT_NAME_LEN - 1);
+	top->kernel_id = dft_phase_id(&a);
+	return top->kernel_id;
+}
+
+/* The process's epoch or step now, as the kernel side keys totals. */
+static void pos_now(struct dft_fold_key *k, const struct proc *p, const struct istr *key,
+		    unsigned int bit, long long *value)
+{
+	const struct ctx_entry *c = ctx_find(&p->ctx, key);
+
+	if (!c)
+		return;
+	if (c->str) {
+		k->pos_str |= bit;
+	} else {
+		k->pos_set |= bit;
+		*value = c->num;
+	}
+}
+
+void fold_key_where(struct trace *t, const struct proc *p, const struct thread *th,
+		    struct dft_fold_key *k)
+{
+	k->phase = phase_id_of(th);
+	pos_now(k, p, t->writer.key_epoch, DFT_POS_EPOCH, &k->epoch);
+	pos_now(k, p, t->writer.key_step, DFT_POS_STEP, &k->step);
+}
+
 void fold_learn_phase(struct trace *t, const struct dft_annot *raw,
 		      const struct istr *cat, const struct istr *name)
 {
@@ -71,6 +127,8 @@ static const struct istr *fold_file(struct trace *t, struct proc *p,
 	char path[DFT_PATH_MAX];
 	struct istr *named;
 
+	if (k->dev == FOLD_DEV_PATH)
+		return (const struct istr *)(uintptr_t)k->ino;
 	if (!k->ino)
 		return NULL;
 	named = fileid_known(&t->fileids, k->dev, k->ino);
@@ -201,11 +259,6 @@ static void write_total(struct trace *t, struct proc *p, const struct dft_fold_k
 	files_own(s, false);
 }
 
-struct fold_total {
-	struct dft_fold_key key;
-	struct dft_fold fold;
-};
-
 static void add_total(struct dft_fold *to, const struct dft_fold *f)
 {
 	to->calls += f->calls;
@@ -222,10 +275,33 @@ static void add_total(struct dft_fold *to, const struct dft_fold *f)
 		to->hist[i] += f->hist[i];
 }
 
-/* Added to the process's total of the same key, written at the next
- * interval, the thread's end or the process's: a thread's running total
- * reaches us each time its key changes, which under --profile can be
- * every call. */
+/* Added to p's total of the same key, written at the next interval, the
+ * thread's end or the process's: that total, or NULL if written now (no
+ * memory to keep it). */
+static struct fold_total *fold_into(struct trace *t, struct proc *p,
+				    const struct dft_fold_key *k, const struct dft_fold *f)
+{
+	uint64_t h = dft_hash64(k, sizeof(*k));
+	struct fold_total *n = hmap_get_ptr(&p->folds, h);
+
+	if (n && !memcmp(&n->key, k, sizeof(*k))) {
+		add_total(&n->fold, f);
+		return n;
+	}
+	if (n) /* another key of the same hash: out first */
+		write_total(t, p, &n->key, &n->fold);
+	else if (!(n = malloc(sizeof(*n))) || hmap_put_ptr(&p->folds, h, n)) {
+		free(n);
+		write_total(t, p, k, f);
+		return NULL;
+	}
+	n->key = *k;
+	n->fold = *f;
+	return n;
+}
+
+/* A thread's running total reaches us each time its key changes, which
+ * under --profile can be every call. */
 void trace_fold(struct trace *t, const struct dft_fold_key *k, const struct dft_fold *f)
 {
 	/* A process not seen yet (its fork record found no room, and
@@ -234,27 +310,47 @@ void trace_fold(struct trace *t, const struct dft_fold_key *k, const struct dft_
 	 * sweep of the dead (trace_sweep()). */
 	bool known = sc_lookup(k->nr) || gpu_call(k->nr - DFT_GPU_NR_BASE);
 	struct proc *p = known && f->calls ? trace_proc(t, k->tgid) : NULL;
-	uint64_t h = dft_hash64(k, sizeof(*k));
-	struct fold_total *n;
 
 	if (!p) { /* no memory for it */
 		t->stats.folds_orphaned += f->calls;
 		return;
 	}
-	n = hmap_get_ptr(&p->folds, h);
-	if (n && !memcmp(&n->key, k, sizeof(*k))) {
-		add_total(&n->fold, f);
+	fold_into(t, p, k, f);
+}
+
+/* One call into a total, as the kernel side's add_call() does. */
+static void fold_add_call(struct dft_fold *f, const struct dft_syscall *e, int fd)
+{
+	f->calls++;
+	if (e->ret > 0)
+		f->bytes += e->ret;
+	else if (e->ret < 0)
+		f->errors++;
+	f->dur_ns += e->dur;
+	f->last_ns = e->h.ts + e->dur;
+	f->fd = fd;
+	f->hist[dft_fold_bucket(e->dur)]++;
+}
+
+void fold_sent_call(struct trace *t, struct proc *p, const struct thread *th,
+		    const struct dft_syscall *e, const struct istr *file, int fd)
+{
+	struct dft_fold_key k = { .tgid = e->h.tgid, .tid = e->h.tid, .nr = e->h.nr };
+	struct fold_total *last = p->fold_last;
+	struct dft_fold f = { .first_ns = e->h.ts };
+
+	if (file) {
+		k.dev = FOLD_DEV_PATH;
+		k.ino = (uintptr_t)file;
+	}
+	fold_key_where(t, p, th, &k);
+	/* a loop's calls: the total the last one went to, no lookup */
+	if (last && !memcmp(&last->key, &k, sizeof(k))) {
+		fold_add_call(&last->fold, e, fd);
 		return;
 	}
-	if (n) /* another key of the same hash: out first */
-		write_total(t, p, &n->key, &n->fold);
-	else if (!(n = malloc(sizeof(*n))) || hmap_put_ptr(&p->folds, h, n)) {
-		free(n);
-		write_total(t, p, k, f);
-		return;
-	}
-	n->key = *k;
-	n->fold = *f;
+	fold_add_call(&f, e, fd);
+	p->fold_last = fold_into(t, p, &k, &f);
 }
 
 struct fold_out {
@@ -280,6 +376,7 @@ static void write_proc_totals(struct proc *p, void *ctx)
 	}
 	hmap_free(&p->folds);
 	p->folds = keep;
+	p->fold_last = NULL;
 }
 
 void fold_write_totals(struct trace *t, struct proc *p, uint32_t tid)

@@ -380,38 +380,6 @@ static int64_t describe(struct gpu_event *ev, const struct gpu_desc *d, const st
 
 /* ---- --profile: totals ---- */
 
-/* The id the kernel side gives the thread's innermost region. */
-static uint32_t phase_id_of(const struct thread *th)
-{
-	const struct phase_frame *top = phase_top(&th->phases);
-	struct dft_annot a;
-
-	if (!top)
-		return 0;
-	memset(a.cat, 0, sizeof(a.cat));
-	memset(a.name, 0, sizeof(a.name));
-	memcpy(a.cat, top->cat->str, top->cat->len < DFT_CAT_LEN ? top->cat->len : DFT_CAT_LEN - 1);
-	memcpy(a.name, top->name->str,
-	       top->name->len < DFT_NAME_LEN ? top->name->len : DFT_NAME_LEN - 1);
-	return dft_phase_id(&a);
-}
-
-/* The process's epoch or step now, as the kernel side keys totals. */
-static void pos_now(struct dft_fold_key *k, const struct proc *p, const struct istr *key,
-		    unsigned int bit, long long *value)
-{
-	const struct ctx_entry *c = ctx_find(&p->ctx, key);
-
-	if (!c)
-		return;
-	if (c->str) {
-		k->pos_str |= bit;
-	} else {
-		k->pos_set |= bit;
-		*value = c->num;
-	}
-}
-
 /* Under --profile a call is added to its thread's total of the same
  * call, region, epoch and step (and kernel, for launches), written as
  * the kernel side's totals of syscalls are. Folded here, not in the
@@ -420,15 +388,14 @@ static void fold(struct trace *t, struct proc *p, const struct thread *th,
 		 const struct gpu_desc *d, const struct dft_gpu *e, const struct gpu_event *ev,
 		 int64_t bytes)
 {
-	struct dft_fold_key k = { .tgid = e->h.tgid, .tid = e->h.tid, .phase = phase_id_of(th),
+	struct dft_fold_key k = { .tgid = e->h.tgid, .tid = e->h.tid,
 				  .nr = DFT_GPU_NR_BASE + e->h.nr };
 	struct dft_fold f = { .calls = 1, .dur_ns = e->dur, .first_ns = e->h.ts,
 			      .last_ns = e->h.ts + e->dur, .fd = -1 };
 
 	if (d->cls == GC_LAUNCH || d->cls == GC_LAUNCH_EX)
 		k.ino = arg(e, d->cls == GC_LAUNCH ? 1 : 2);
-	pos_now(&k, p, t->writer.key_epoch, DFT_POS_EPOCH, &k.epoch);
-	pos_now(&k, p, t->writer.key_step, DFT_POS_STEP, &k.step);
+	fold_key_where(t, p, th, &k);
 	f.bytes = bytes > 0 ? bytes : 0;
 	f.errors = ev->ret < 0 || (d->family != DFT_GPU_CUFILE && ev->ret != 0);
 	f.hist[dft_fold_bucket(e->dur)] = 1;

@@ -24,6 +24,7 @@ struct trace {
 	struct hmap uring_pending; /* io_uring requests submitted, not done */
 	uint32_t region_names;	/* region cats and names interned (annot.c) */
 	struct flight *flight;	/* --flight, or NULL */
+	bool peeking;		/* the records in hand are a peek's (dispatch.c) */
 	/* the record in hand: its process, alive at its time */
 	uint32_t rec_pid;
 	uint64_t rec_ns;
@@ -78,6 +79,15 @@ void fold_write_totals(struct trace *t, struct proc *p, uint32_t tid);
 void fold_learn_phase(struct trace *t, const struct dft_annot *raw,
 		      const struct istr *cat, const struct istr *name);
 void fold_phases_free(struct trace *t);
+/* k's region, epoch and step: th's and p's now, as the kernel side keys
+ * its totals (th may be NULL). */
+void fold_key_where(struct trace *t, const struct proc *p, const struct thread *th,
+		    struct dft_fold_key *k);
+/* --flight: a call the kernel sent, which it does not fold (bpf/core.bpf.h:
+ * flight_on), into p's totals; its file by the path its fd named (file,
+ * fd; NULL, -1: none). */
+void fold_sent_call(struct trace *t, struct proc *p, const struct thread *th,
+		    const struct dft_syscall *e, const struct istr *file, int fd);
 
 /* annot.c: annotated regions and context. Past this many distinct
  * region cats and names, a region's are its own (istr_loose): as many

@@ -33,6 +33,9 @@ struct phase_frame {
 	 * it had opened by then */
 	bool began_open;
 	uint64_t openings;
+	/* the id the kernel side gives it (dft_phase_id), once asked: 0 not
+	 * yet (correlate/folded.c) */
+	uint32_t kernel_id;
 };
 
 struct phase_stack {

@@ -94,6 +94,7 @@ struct proc {
 	struct phase_ctx ctx;	/* epoch, step and user keys from annotations */
 	struct job_rank job;	/* its launcher's rank variables, at exec */
 	struct hmap folds;	/* totals not written yet: key hash -> malloc'd total */
+	struct fold_total *fold_last;	/* of folds, the one a call went to last */
 	struct gpu_state *gpu;	/* what its GPU calls made (model/gpucalls.h) */
 	/* annotation sites seen: hash of (cat, name) addresses -> malloc'd
 	 * struct annot_site (correlate/annot.c) */

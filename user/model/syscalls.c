@@ -245,6 +245,26 @@ static unsigned char io_args_of(const struct sc_desc *d)
 	return n <= DFT_IO_NARGS ? mask : 0;
 }
 
+/* The fd whose file a call's totals are keyed by (struct sc_desc's
+ * fd_arg). */
+static unsigned char fd_arg_of(const struct sc_desc *d)
+{
+	if (d->effect == FX_OPEN)
+		return DFT_FD_RET;
+	for (int i = 0; d->syscall && i < DFT_SC_NARGS; i++)
+		if (d->args[i].type == ARG_FD)
+			return i + 1;
+	return 0;
+}
+
+static int first_path_arg(const struct sc_desc *d)
+{
+	for (int i = 0; i < DFT_SC_NARGS; i++)
+		if (d->args[i].type == ARG_PATH)
+			return i;
+	return -1;
+}
+
 int sc_init(void)
 {
 	for (unsigned int nr = 0; nr < DFT_NR_MAX; nr++) {
@@ -265,6 +285,11 @@ int sc_init(void)
 		d->json_syscall_ret_len = n;
 		d->moves_bytes = sc_bytes_of(d->name, strlen(d->name)) != SC_BYTES_NONE;
 		d->io_args = io_args_of(d);
+		d->fd_arg = fd_arg_of(d);
+		/* the fd's path is the call's first named file (correlate.c's
+		 * name_files(), which totals take): no path beside it */
+		if (d->fd_arg && d->fd_arg != DFT_FD_RET && first_path_arg(d) >= 0)
+			return -EINVAL;
 		for (int i = 0; i < DFT_SC_NARGS; i++) {
 			struct arg_desc *a = &d->args[i];
 
@@ -358,16 +383,13 @@ void sc_fill_config(struct dft_sc_cfg cfg[DFT_NR_MAX])
 				    DFT_INTEREST_EVENT,
 			.fd_pair_arg = d->fd_pair_arg,
 			.new_fd_ino = d->silent && d->effect == FX_NEWFD,
-			.fd_arg = d->effect == FX_OPEN ? DFT_FD_RET : 0,
+			.fd_arg = fd_arg_of(d),
 			.io_args = io_args_of(d),
 			.kind = kernel_kind(d),
 		};
 		for (int i = 0, slot = 0; i < DFT_SC_NARGS && slot < DFT_IO_NARGS; i++)
 			if (cfg[nr].io_args & (1u << i))
 				cfg[nr].io_arg[slot++] = i;
-		for (int i = 0; d->syscall && i < DFT_SC_NARGS && !cfg[nr].fd_arg; i++)
-			if (d->args[i].type == ARG_FD)
-				cfg[nr].fd_arg = i + 1;
 		for (int i = 0; d->syscall && i < DFT_SC_NARGS && slot < 2; i++) {
 			if (d->args[i].type != ARG_PATH)
 				continue;

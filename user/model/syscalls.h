@@ -55,6 +55,10 @@ struct sc_desc {
 	struct arg_desc args[DFT_SC_NARGS];
 	bool moves_bytes;	/* ret counts bytes read or written */
 	unsigned char io_args;	/* dft_sc_cfg.io_args: what its dft_io keeps */
+	/* The argument whose fd names the file its totals are keyed by
+	 * (dft_sc_cfg.fd_arg's rule): DFT_FD_RET for an open's, 1 + the
+	 * first ARG_FD's index, or 0: none. */
+	unsigned char fd_arg;
 	/* Recorded only to keep fd tables right; no event is written. */
 	bool silent;
 	unsigned char fd_pair_arg;	/* 1 + index of an int[2] the call fills */
