@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Short records kept per thread and sent DFT_IO_BATCH at a time (see
- * struct dft_io): one ring reservation for eight calls, or regions'
+ * struct dft_io): one ring reservation for that many calls, or regions'
  * begins and ends at known sites (struct dft_annot_kept, which name no
  * fd: any thread keeps those). User space names
  * a record's fd by its model of the fd table, built from the records
