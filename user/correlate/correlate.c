@@ -311,8 +311,12 @@ void on_syscall(struct trace *t, const struct dft_syscall *e,
 	struct proc *p;
 	struct sink *s;
 
-	if (!d || !(p = trace_proc(t, e->h.tgid)))
+	if (!d)
 		return;
+	if (!(p = trace_proc(t, e->h.tgid))) { /* no memory for it */
+		t->stats.folds_orphaned += t->flight && !t->peeking && !d->silent;
+		return;
+	}
 	if (d->silent) {
 		apply_effect(t, p, d, e, NULL);
 		return;
