@@ -203,8 +203,14 @@ signal_test() {
 		pid=$!
 		BG_PIDS+=("$pid")
 		sleep "$delay"
-		kill -TERM "$pid"
 		status=0
+		if ! kill -TERM "$pid"; then
+			# it ended on its own, the workload still waiting: say why
+			wait "$pid" || status=$?
+			echo "# after ${delay}s: ended unasked, status $status; stderr:"
+			sed 's/^/#   /' "$T/dft.err"
+			return 1
+		fi
 		wait "$pid" || status=$?
 		echo "# after ${delay}s: status $status, files: $(ls -A "$T/out" | tr '\n' ' ')"
 		if [ "$status" = 0 ]; then
