@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* What the record path keeps, shared by dispatch.c, correlate.c and
- * annot.c: nothing else sees inside a struct trace. */
+/* What the record path keeps, shared by dispatch.c, correlate.c,
+ * lifecycle.c and annot.c: nothing else sees inside a struct trace. */
 #ifndef CORRELATE_STATE_H
 #define CORRELATE_STATE_H
 
@@ -37,12 +37,14 @@ bool record_is_new(struct thread *th, uint64_t ts);
  * ring that a peek took (trace_ring_peeked()). */
 bool annot_is_new(struct thread *th, const struct dft_header *h);
 
-/* correlate.c: syscalls and the life of processes */
+/* correlate.c: what syscalls do to the model */
 struct proc *trace_proc(struct trace *t, uint32_t pid);
 struct thread *trace_thread(struct trace *t, struct proc *p, uint32_t tid);
 void on_syscall(struct trace *t, const struct dft_syscall *e,
 		const char **str, const size_t *len, uint8_t flags);
 void on_paths(struct trace *t, const struct dft_paths *e, size_t size);
+
+/* lifecycle.c: the life of processes and threads */
 void on_fork(struct trace *t, const struct dft_fork *e);
 void on_exec(struct trace *t, const struct dft_exec *e);
 void on_exit_record(struct trace *t, const struct dft_exit *e);
