@@ -80,20 +80,6 @@ static __always_inline bool same_pos(const struct dft_fold_key *k, const struct 
 	       k->step == p->step;
 }
 
-static __always_inline void add_call(struct dft_fold *v, long ret, __u64 dur,
-				     __u64 now, int fd)
-{
-	v->calls++;
-	if (ret > 0)
-		v->bytes += ret;
-	else if (ret < 0)
-		v->errors++;
-	v->dur_ns += dur;
-	v->last_ns = now;
-	v->fd = fd;
-	v->hist[dft_fold_bucket(dur) & (DFT_FOLD_BUCKETS - 1)]++;
-}
-
 /* The total of key in the map being filled, made if new; NULL if full. */
 static __always_inline struct dft_fold *total_of(struct dft_fold_key *k, __u64 first_ns)
 {
@@ -182,7 +168,7 @@ static __always_inline bool fold_call(struct dft_task *st, long ret, __u64 now)
 		a->fold.first_ns = st->ts;
 		a->used = 1;
 	}
-	add_call(&a->fold, ret, now - st->ts, now, fd);
+	dft_fold_add_call(&a->fold, ret, now - st->ts, now, fd);
 	return ok;
 }
 

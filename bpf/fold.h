@@ -88,4 +88,22 @@ dft_fold_bucket(unsigned long long ns)
 	return b < DFT_FOLD_BUCKETS ? b : DFT_FOLD_BUCKETS - 1;
 }
 
+/* One call, ended at end_ns after dur ns with result ret (on fd), into a
+ * total: as the kernel side folds a call, and user space one it was
+ * sent (--flight). */
+static inline __attribute__((always_inline)) void
+dft_fold_add_call(struct dft_fold *v, long long ret, unsigned long long dur,
+		  unsigned long long end_ns, int fd)
+{
+	v->calls++;
+	if (ret > 0)
+		v->bytes += ret;
+	else if (ret < 0)
+		v->errors++;
+	v->dur_ns += dur;
+	v->last_ns = end_ns;
+	v->fd = fd;
+	v->hist[dft_fold_bucket(dur) & (DFT_FOLD_BUCKETS - 1)]++;
+}
+
 #endif

@@ -61,7 +61,7 @@ __noinline int fold_kept(struct dft_task *st, __u32 i)
 	if (!v)
 		count_lost(nr & NR_MASK);
 	else
-		add_call(v, e->ret, e->h.io_dur, e->h.ts + e->h.io_dur, fd);
+		dft_fold_add_call(v, e->ret, e->h.io_dur, e->h.ts + e->h.io_dur, fd);
 	return 0;
 }
 

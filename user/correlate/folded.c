@@ -318,20 +318,6 @@ void trace_fold(struct trace *t, const struct dft_fold_key *k, const struct dft_
 	fold_into(t, p, k, f);
 }
 
-/* One call into a total, as the kernel side's add_call() does. */
-static void fold_add_call(struct dft_fold *f, const struct dft_syscall *e, int fd)
-{
-	f->calls++;
-	if (e->ret > 0)
-		f->bytes += e->ret;
-	else if (e->ret < 0)
-		f->errors++;
-	f->dur_ns += e->dur;
-	f->last_ns = e->h.ts + e->dur;
-	f->fd = fd;
-	f->hist[dft_fold_bucket(e->dur)]++;
-}
-
 void fold_sent_call(struct trace *t, struct proc *p, const struct thread *th,
 		    const struct dft_syscall *e, const struct istr *file, int fd)
 {
@@ -346,10 +332,10 @@ void fold_sent_call(struct trace *t, struct proc *p, const struct thread *th,
 	fold_key_where(t, p, th, &k);
 	/* a loop's calls: the total the last one went to, no lookup */
 	if (last && !memcmp(&last->key, &k, sizeof(k))) {
-		fold_add_call(&last->fold, e, fd);
+		dft_fold_add_call(&last->fold, e->ret, e->dur, e->h.ts + e->dur, fd);
 		return;
 	}
-	fold_add_call(&f, e, fd);
+	dft_fold_add_call(&f, e->ret, e->dur, e->h.ts + e->dur, fd);
 	p->fold_last = fold_into(t, p, &k, &f);
 }
 
