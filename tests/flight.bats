@@ -34,7 +34,8 @@ print("" if v is None else v if isinstance(v, str) else json.dumps(v))' "$2"
 # under $D, whatever the dumps hold
 totals_exact() {
 	bytes_exact "$TRACE"
-	# totals, not events: the kernel folded every call
+	# totals, not events: every call folded (by the tracer, the kernel
+	# where the ring had no room)
 	run tpy events "$TRACE" --under "$D" --fields args.folded
 	expect_eq "totals" "$(sort -u <<<"$output")" "profile"
 }
