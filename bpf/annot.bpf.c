@@ -43,15 +43,6 @@ struct {
  * threads' own entries (dft_task.sites) made before then are stale. */
 __u32 annot_sites_gen;
 
-_Static_assert(sizeof(struct dft_annot_kept) == sizeof(struct dft_io) &&
-	       __builtin_offsetof(struct dft_annot_kept, value) ==
-		       __builtin_offsetof(struct dft_annot, value) &&
-	       __builtin_offsetof(struct dft_annot_kept, cat_ptr) ==
-		       __builtin_offsetof(struct dft_annot, cat_ptr) &&
-	       __builtin_offsetof(struct dft_annot_kept, name_ptr) ==
-		       __builtin_offsetof(struct dft_annot, name_ptr),
-	       "a kept annotation is a cached dft_annot the size of a dft_io");
-
 /* Strings of our own, by number: where a probe's string is not the
  * user's (CPython's regions). */
 enum our_str {
@@ -172,7 +163,7 @@ static __always_inline bool keep_region(struct dft_task *st, struct task_struct 
 	/* pages mapped so far belong to the phase that is ending or enclosing */
 	flush_run(st);
 	track_phase(st, op, id);
-	keep_annot(st, t, op, cat, name, count, ts, flags, place);
+	keep_annot(st, op, cat, name, count, ts, flags, place);
 	return true;
 }
 

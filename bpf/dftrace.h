@@ -140,6 +140,7 @@ enum dft_kind {
 	/* no record: the lost slot of a thread's ring records dropped for
 	 * times out of order or ahead of the clock (forged) */
 	DFT_EV_RING_TIME,
+	DFT_EV_KEPT,	    /* a thread's kept calls and regions: dft_kept_batch */
 	DFT_EV__COUNT
 };
 
@@ -221,8 +222,6 @@ enum dft_annot_flags {
 	/* a region's strings at a site user space knows (annot_sites): the
 	 * record ends before cat; cat_ptr and name_ptr say which site */
 	DFT_ANNOT_CACHED = 1 << 2,
-	/* such a record kept in its thread's batch (struct dft_annot_kept) */
-	DFT_ANNOT_KEPT = 1 << 3,
 	/* a region's begin or end read from its thread's ring: h.io_dur
 	 * says where (the count of the ring's records before it, its low 32
 	 * bits), which tells it from the copy a flight dump took of the
@@ -265,13 +264,52 @@ struct dft_io {
 	unsigned long long args[DFT_IO_NARGS]; /* those io_args names, in order */
 };
 
-/* A thread whose fd table is its own keeps its dft_io records and sends
- * them DFT_IO_BATCH at a time, as one ring record of up to that many
- * dft_io back to back: a ring reservation costs more than the record.
- * 32, not 8: ~5 ns less a call under --flight (doc/bench.md), for 1.3 KB
- * more task storage a thread; a dump reads what a thread keeps. See
- * bpf/iobatch.bpf.h for when a batch must go out. */
+/* A thread whose fd table is its own keeps its calls (and regions' begins
+ * and ends at known sites) as struct dft_kept and sends them DFT_IO_BATCH
+ * at a time, as one ring record, a struct dft_kept_batch: a ring
+ * reservation costs more than the record. 32, not 8: ~5 ns less a call
+ * under --flight (doc/bench.md), for 1.3 KB more task storage a thread;
+ * a dump reads what a thread keeps. See bpf/iobatch.bpf.h for when a
+ * batch must go out. */
 #define DFT_IO_BATCH 32
+
+/* One call or region a thread kept: 40 bytes where a dft_io takes 56,
+ * as its thread and the batch's first time are said once, in the
+ * batch's header (the ring's bytes a call were most of what --flight
+ * cost the traced call over --profile: doc/bench.md). */
+struct dft_kept {
+	unsigned int dts;	/* its time (ts) less the batch's (h.ts), ns */
+	/* a call's duration (ns), as dft_io's h.io_dur; a region read from
+	 * its thread's ring: its place there */
+	unsigned int dur;
+	unsigned short nr;	/* as dft_header's */
+	unsigned char kind;	/* DFT_EV_IO or DFT_EV_ANNOT */
+	unsigned char flags;	/* a region's: dft_annot_flags; a call's: 0 */
+	/* a call's first argument of those io_args names, always an fd
+	 * (user/model/syscalls.c): an int, as the kernel reads it */
+	int fd;
+	union {
+		struct {
+			long long ret;
+			unsigned long long args[DFT_IO_NARGS - 1]; /* the others */
+		} io;
+		/* a region at a known site: as a cached dft_annot's */
+		struct {
+			long long value;
+			unsigned long long cat_ptr, name_ptr;
+		} annot;
+	};
+};
+
+_Static_assert(sizeof(struct dft_kept) == 40, "a kept call: 40 bytes");
+
+/* A thread's kept calls and regions in the ring: h says the kind
+ * (DFT_EV_KEPT), the thread and the first one's time once for all;
+ * h.nr: how many. The record ends after the last. */
+struct dft_kept_batch {
+	struct dft_header h;
+	struct dft_kept e[DFT_IO_BATCH];
+};
 
 /* Followed by len[0] + len[1] bytes of path data (each NUL-terminated). */
 struct dft_paths {
@@ -360,16 +398,6 @@ struct dft_annot_site {
 #else
 #define DFT_PINNED_ARGS "?" /* matches no note: no pinned programs here */
 #endif
-
-/* A region's begin or end at a known site, kept in its thread's batch
- * among its calls (bpf/iobatch.bpf.h): a dft_io's size, and a cached
- * dft_annot up to name_ptr. */
-struct dft_annot_kept {
-	struct dft_header h;	/* DFT_EV_ANNOT, DFT_ANNOT_CACHED | DFT_ANNOT_KEPT */
-	long long value;
-	unsigned long long cat_ptr, name_ptr;
-	unsigned long long pad;
-};
 
 /* A thread's ring of region begins and ends in its own memory, which
  * include/dftrace/usdt.h writes where the regions probe is attached
@@ -518,16 +546,16 @@ struct dft_task {
 	/* a call that changes fds found no room: a DFT_EV_FDS_LOST goes
 	 * ahead of the thread's next call's record */
 	unsigned char fds_lost;
-	unsigned char kept_annots;	/* of nbatch: dft_annot_kept */
+	unsigned char kept_annots;	/* of nbatch: regions' begins and ends */
 	unsigned int phase[DFT_PHASE_DEPTH];	/* dft_phase_id of each */
 	struct dft_file_id close_file;	/* the file close is closing */
 	struct dft_fold_acc acc;	/* --profile, overload: see bpf/fold.h */
 	struct dft_pos pos;	/* its process's, for acc's key: see fold.bpf.h */
 	struct dft_mmap_run run;
-	unsigned int nbatch;	/* dft_io kept in batch, not yet sent */
+	unsigned int nbatch;	/* of kept.e: kept, not yet sent */
 	unsigned short fds_unchanged; /* since acc's file was looked up */
 	unsigned short own_table;	/* table_own() said yes: see core.bpf.h */
-	struct dft_io batch[DFT_IO_BATCH];
+	struct dft_kept_batch kept;
 	struct dft_site_slot sites[DFT_SITE_SLOTS];
 	/* its ring of regions (struct dft_ring_rec): where, and the count of
 	 * records read so far; 0, 0 till the regions probe says. ring_last:

@@ -9,21 +9,26 @@
 #include "iobatch.bpf.h"
 #include "fold.bpf.h"
 
-/* The fd a kept record is about, and its file; fd -1 and NULL if none
- * (its fd_arg, found among the arguments io_args kept, in order). */
-static __always_inline struct file *kept_file(const struct dft_io *e, int *fd)
+/* The fd a kept call is about, and its file; fd -1 and NULL if none
+ * (its fd_arg, found among the arguments io_args kept, in order: the
+ * first in k->fd, the others in k->io.args). */
+static __always_inline struct file *kept_file(const struct dft_kept *k, int *fd)
 {
-	const volatile struct dft_sc_cfg *c = &sc_cfg[e->h.nr & NR_MASK];
+	const volatile struct dft_sc_cfg *c = &sc_cfg[k->nr & NR_MASK];
 	unsigned int arg = c->fd_arg, pos;
 	struct file *f = NULL;
+	int n = -1;
 
 	*fd = -1;
 	if (arg >= 1 && arg <= DFT_SC_NARGS) {
 		pos = __builtin_popcount(c->io_args & ((1u << (arg - 1)) - 1));
-		if (pos < DFT_IO_NARGS)
-			f = fd_file((int)e->args[pos]);
+		if (pos == 0)
+			n = k->fd;
+		else if (pos < DFT_IO_NARGS)
+			n = (int)k->io.args[(pos - 1) & 1];
+		f = n >= 0 ? fd_file(n) : NULL;
 		if (f)
-			*fd = (int)e->args[pos];
+			*fd = n;
 	}
 	return f;
 }
@@ -32,36 +37,38 @@ static __always_inline struct file *kept_file(const struct dft_io *e, int *fd)
 __noinline int fold_kept(struct dft_task *st, __u32 i)
 {
 	struct dft_file_id id = { 0, 0 };
-	struct dft_fold_key k = {};
+	struct dft_fold_key key = {};
 	struct dft_fold *v;
-	struct dft_io *e;
+	struct dft_kept *k;
 	struct file *f;
+	__u64 ts;
 	long nr;
 	int fd;
 
 	if (!st)
 		return 0;
-	e = &st->batch[i & (DFT_IO_BATCH - 1)];
-	if (e->h.kind != DFT_EV_IO) {
+	k = &st->kept.e[i & (DFT_IO_BATCH - 1)];
+	if (k->kind != DFT_EV_IO) {
 		/* a region's begin or end: lost, with nothing to fold into */
 		count_lost(DFT_NR_MAX + DFT_EV_ANNOT);
 		return 0;
 	}
-	nr = e->h.nr;
-	f = kept_file(e, &fd);
+	nr = k->nr;
+	f = kept_file(k, &fd);
 	if (f)
 		id = file_id(f);
-	k.tgid = e->h.tgid;
-	k.tid = e->h.tid;
-	k.phase = phase_now(st);
-	k.nr = nr;
-	k.dev = id.dev;
-	k.ino = id.ino;
-	v = total_of(&k, e->h.ts);
+	ts = st->kept.h.ts + k->dts;
+	key.tgid = st->kept.h.tgid;
+	key.tid = st->kept.h.tid;
+	key.phase = phase_now(st);
+	key.nr = nr;
+	key.dev = id.dev;
+	key.ino = id.ino;
+	v = total_of(&key, ts);
 	if (!v)
 		count_lost(nr & NR_MASK);
 	else
-		dft_fold_add_call(v, e->ret, e->h.io_dur, e->h.ts + e->h.io_dur, fd);
+		dft_fold_add_call(v, k->io.ret, k->dur, ts + k->dur, fd);
 	return 0;
 }
 
@@ -77,10 +84,12 @@ __noinline int send_kept(struct dft_task *st)
 	st->kept_annots = 0;
 	if (n > DFT_IO_BATCH)
 		n = DFT_IO_BATCH;
+	st->kept.h.nr = n;
 	/* folded too when calls leave the ring to what can't be folded,
 	 * unless regions' begins and ends, which can't, are among them */
 	if (!n || ((annots || ring_for_calls()) &&
-		   !bpf_ringbuf_output(&events, st->batch, n * sizeof(struct dft_io),
+		   !bpf_ringbuf_output(&events, &st->kept,
+				       sizeof(st->kept.h) + n * sizeof(struct dft_kept),
 				       wakeup_flag())))
 		return 0;
 	for (unsigned int i = 0; i < DFT_IO_BATCH; i++) {

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Short records kept per thread and sent DFT_IO_BATCH at a time (see
- * struct dft_io): one ring reservation for that many calls, or regions'
- * begins and ends at known sites (struct dft_annot_kept, which name no
- * fd: any thread keeps those). User space names
+ * Short records kept per thread and sent DFT_IO_BATCH at a time (struct
+ * dft_kept, in a dft_kept_batch): one ring reservation for that many
+ * calls, or regions' begins and ends at known sites (which name no fd:
+ * any thread keeps those). User space names
  * a record's fd by its model of the fd table, built from the records
  * before it, so a kept record must reach the ring before anything that
  * could change what its fd names, and before any other record of its
@@ -52,36 +52,84 @@ static __always_inline void flush_batch(struct dft_task *st)
 		send_kept(st);
 }
 
-/* A region's begin or end at a known site, kept with the thread's calls
- * (the batch keeps their order): no ring reservation of its own. flags:
- * 0, or DFT_ANNOT_RING for one read from the thread's ring at place. */
-static __always_inline void keep_annot(struct dft_task *st, struct task_struct *t, __u32 op,
-				       __u64 cat, __u64 name, long long value, __u64 ts,
-				       __u32 flags, __u32 place)
+/* The entry the thread keeps next, for a record at ts: the batch's
+ * first starts it (its header says the thread and the time, once), and
+ * a time the header's can't reach in 32 bits (earlier, or 4.3 s on)
+ * sends what is kept first. */
+static __always_inline struct dft_kept *kept_next(struct dft_task *st, __u64 ts)
 {
 	unsigned int n = st->nbatch;
-	struct dft_annot_kept *k;
+	__u64 dts = ts - st->kept.h.ts;
+	struct dft_kept *k;
 
-	if (n >= DFT_IO_BATCH) {
+	if (n && dts > 0xffffffffull) {
 		send_kept(st);
 		n = 0;
 	}
-	k = (struct dft_annot_kept *)&st->batch[n & (DFT_IO_BATCH - 1)];
-	k->h.kind = DFT_EV_ANNOT;
-	k->h.flags = DFT_ANNOT_CACHED | DFT_ANNOT_KEPT | flags;
-	k->h.nr = op;
-	k->h.tgid = t->tgid;
-	k->h.tid = t->pid;
-	k->h.io_dur = place;
-	k->h.ts = ts;
-	k->value = value;
-	k->cat_ptr = cat;
-	k->name_ptr = name;
-	k->pad = 0;
-	st->kept_annots++;
-	st->nbatch = ++n;
-	if (n == DFT_IO_BATCH)
+	if (!n) {
+		__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+		st->kept.h.kind = DFT_EV_KEPT;
+		st->kept.h.flags = 0;
+		st->kept.h.tgid = pid_tgid >> 32;
+		st->kept.h.tid = (__u32)pid_tgid;
+		st->kept.h.io_dur = 0;
+		st->kept.h.ts = ts;
+		dts = 0;
+	}
+	k = &st->kept.e[n & (DFT_IO_BATCH - 1)];
+	k->dts = dts;
+	st->nbatch = n + 1;
+	return k;
+}
+
+/* Sent once the batch is full: after its last entry is written. */
+static __always_inline void kept_done(struct dft_task *st)
+{
+	if (st->nbatch >= DFT_IO_BATCH)
 		send_kept(st);
+}
+
+/* A region's begin or end at a known site, kept with the thread's calls
+ * (the batch keeps their order): no ring reservation of its own. flags:
+ * 0, or DFT_ANNOT_RING for one read from the thread's ring at place. */
+static __always_inline void keep_annot(struct dft_task *st, __u32 op, __u64 cat, __u64 name,
+				       long long value, __u64 ts, __u32 flags, __u32 place)
+{
+	struct dft_kept *k;
+
+	if (st->nbatch >= DFT_IO_BATCH)
+		send_kept(st);
+	k = kept_next(st, ts);
+	k->dur = place;
+	k->nr = op;
+	k->kind = DFT_EV_ANNOT;
+	k->flags = DFT_ANNOT_CACHED | flags;
+	k->fd = 0;
+	k->annot.value = value;
+	k->annot.cat_ptr = cat;
+	k->annot.name_ptr = name;
+	st->kept_annots++;
+	kept_done(st);
+}
+
+/* The call in flight, kept: its first argument (an fd) in 32 bits, the
+ * others, its result and its duration as a dft_io holds them. */
+static __always_inline void keep_io(struct dft_task *st, const volatile struct dft_sc_cfg *c,
+				    long ret, __u64 now)
+{
+	const __u64 *args = st->args;
+	struct dft_kept *k = kept_next(st, st->ts);
+
+	k->dur = now - st->ts;
+	k->nr = st->nr;
+	k->kind = DFT_EV_IO;
+	k->flags = 0;
+	k->fd = args[c->io_arg[0] & 7];
+	k->io.ret = ret;
+	k->io.args[0] = args[c->io_arg[1] & 7];
+	k->io.args[1] = args[c->io_arg[2] & 7];
+	kept_done(st);
 }
 
 /* What the thread's fds name may change: what it kept goes first, and
@@ -93,21 +141,17 @@ static __always_inline void fds_may_change(struct dft_task *st)
 	flush_batch(st);
 }
 
-/* The call in flight as a dft_io: kept, or alone in the ring when the
+/* The call in flight: kept, or alone in the ring as a dft_io when the
  * thread shares its fd table. False if it found no room, or calls leave
  * the ring to what can't be folded (then the caller folds it); a kept
  * call with no room is folded with its batch, when it goes. */
 static __always_inline bool emit_io(struct dft_task *st, const volatile struct dft_sc_cfg *c,
 				    long ret, __u64 now)
 {
-	unsigned int n = st->nbatch;
 	struct dft_io *e;
 
-	if (table_own(st) && n < DFT_IO_BATCH) {
-		fill_io(&st->batch[n & (DFT_IO_BATCH - 1)], st, c, ret, now);
-		st->nbatch = ++n;
-		if (n == DFT_IO_BATCH)
-			flush_batch(st);
+	if (table_own(st) && st->nbatch < DFT_IO_BATCH) {
+		keep_io(st, c, ret, now);
 		return true;
 	}
 	flush_batch(st);

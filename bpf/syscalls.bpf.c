@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Syscall I/O: sys_enter keeps a tracked thread's call and its
- * arguments, sys_exit records it (a dft_io kept in a batch, a
- * dft_syscall, or a dft_paths with the paths it names) or folds it into
+ * arguments, sys_exit records it (a dft_kept in its thread's batch, a
+ * dft_io, a dft_syscall, or a dft_paths with the paths it names) or folds it into
  * a total (--profile, or no room in the ring). The table of what each
  * syscall number means is the loader's (sc_cfg, from
  * user/model/syscalls.c): no number is written here.

@@ -72,22 +72,18 @@ static bool replay_drained(struct trace *t, char *rec, uint32_t size, uint32_t m
 	return false;
 }
 
-/* A record made this process's own; the calls it holds (a batch of
- * dft_io holds up to DFT_IO_BATCH, each with its own header). */
+/* A record made this process's own; the calls it holds (a thread's
+ * batch, struct dft_kept_batch, up to DFT_IO_BATCH under one header). */
 static size_t make_own(char *rec, uint32_t size, uint32_t me)
 {
 	struct dft_header *h = (struct dft_header *)rec;
-	size_t step = size, n = 0;
 
 	if (size < sizeof(*h))
 		return 1;
-	if (h->kind == DFT_EV_IO)
-		step = sizeof(struct dft_io);
-	for (size_t off = 0; size - off >= sizeof(*h); off += step, n++) {
-		h = (struct dft_header *)(rec + off);
-		h->tgid = h->tid = me;
-	}
-	return n;
+	h->tgid = h->tid = me;
+	if (h->kind == DFT_EV_KEPT)
+		return (size - sizeof(*h)) / sizeof(struct dft_kept);
+	return 1;
 }
 
 int main(int argc, char **argv)

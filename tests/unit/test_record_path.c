@@ -3,6 +3,7 @@
  * trace_handle_record(), and the model (fd tables, regions) and the lines
  * written to a memory sink are checked. Pids are above pid_max, so /proc
  * knows nothing of them. */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -69,6 +70,52 @@ static struct dft_header header(int kind, uint32_t pid, uint32_t tid, int nr)
 static void feed(void *rec, size_t size)
 {
 	trace_handle_record(t, rec, size);
+}
+
+/* Calls (and regions: value, cat_ptr and name_ptr in ret, args[0] and
+ * args[1]) of one thread as its batch holds them; the record's size. */
+static size_t kept_batch(struct dft_kept_batch *b, const struct dft_io *r, int n)
+{
+	memset(b, 0, sizeof(*b));
+	b->h = (struct dft_header){ .kind = DFT_EV_KEPT, .nr = n, .tgid = r[0].h.tgid,
+				    .tid = r[0].h.tid, .ts = r[0].h.ts };
+	for (int i = 1; i < n; i++)	/* the earliest: an initializer's order is free */
+		if (r[i].h.ts < b->h.ts)
+			b->h.ts = r[i].h.ts;
+	for (int i = 0; i < n; i++) {
+		struct dft_kept *k = &b->e[i];
+
+		*k = (struct dft_kept){ .dts = r[i].h.ts - b->h.ts, .dur = r[i].h.io_dur,
+					.nr = r[i].h.nr, .kind = r[i].h.kind,
+					.flags = r[i].h.flags };
+		if (k->kind == DFT_EV_IO) {
+			k->fd = r[i].args[0];
+			k->io.ret = r[i].ret;
+			k->io.args[0] = r[i].args[1];
+			k->io.args[1] = r[i].args[2];
+		} else {
+			k->annot.value = r[i].ret;
+			k->annot.cat_ptr = r[i].args[0];
+			k->annot.name_ptr = r[i].args[1];
+		}
+	}
+	return sizeof(b->h) + n * sizeof(b->e[0]);
+}
+
+static void feed_kept(const struct dft_io *r, int n)
+{
+	struct dft_kept_batch b;
+
+	feed(&b, kept_batch(&b, r, n));
+}
+
+/* The same, read from the live thread before its batch is sent. */
+static void peek_kept(const struct dft_io *r, int n)
+{
+	struct dft_kept_batch b;
+
+	kept_batch(&b, r, n);
+	trace_peek_kept(t, &b, n);
 }
 
 /* A syscall without path arguments. */
@@ -319,29 +366,34 @@ static char *events_since(size_t from, int *n)
 	return all;
 }
 
-/* A thread's batch (dft_io back to back in one record) is written as
- * its calls sent one by one; bytes short of a whole dft_io at its end
- * are dropped. */
+/* A thread's batch (its calls as struct dft_kept under one header) is
+ * written as its calls sent one by one as dft_io; bytes short of a
+ * whole entry at its end are dropped. The fd, 32 bits in a batch, is
+ * written as a dft_io's, also where it is negative. */
 static void check_io_batch(void)
 {
-	struct dft_io batch[3] = {
+	struct dft_io calls[4] = {
 		{ header(DFT_EV_IO, PID, PID, SYS_pread64), 4096, { 5, 4096, 0 } },
 		{ header(DFT_EV_IO, PID, PID, SYS_lseek), 8192, { 5, 8192, SEEK_SET } },
 		{ header(DFT_EV_IO, PID, PID, SYS_read), 100, { 5, 4096 } },
+		{ header(DFT_EV_IO, PID, PID, SYS_read), -EBADF, { (uint32_t)-1, 4096, 0 } },
 	};
-	char *one_by_one, *batched, buf[sizeof(batch) + 20] = { 0 };
-	size_t from = out->buf.len;
+	struct dft_kept_batch b;
+	char *one_by_one, *batched, buf[sizeof(b) + 20] = { 0 };
+	size_t from = out->buf.len, size;
 	int n1, n2;
 
-	for (int i = 0; i < 3; i++)
-		feed(&batch[i], sizeof(batch[i]));
+	for (int i = 0; i < 4; i++)
+		feed(&calls[i], sizeof(calls[i]));
 	one_by_one = events_since(from, &n1);
 	from = out->buf.len;
-	memcpy(buf, batch, sizeof(batch));
-	feed(buf, sizeof(buf));
+	size = kept_batch(&b, calls, 4);
+	memcpy(buf, &b, size);
+	feed(buf, size + 20);
 	batched = events_since(from, &n2);
-	CHECK(n1 == 3 && n2 == 3 && !strcmp(one_by_one, batched),
-	      "a batch of 3 dft_io (and 20 stray bytes) is written as the 3 sent one by one (%d, %d events)",
+	CHECK(n1 == 4 && n2 == 4 && !strcmp(one_by_one, batched) &&
+	      strstr(batched, "\"fd\":-1,"),
+	      "a batch of 4 calls (and 20 stray bytes) is written as the 4 sent one by one (%d, %d events)",
 	      n1, n2);
 	if (strcmp(one_by_one, batched))
 		printf("#   one by one:\n%s#   batched:\n%s", one_by_one, batched);
@@ -387,9 +439,9 @@ static void check_peeked(void)
 		r[i].h.ts += 100000;	/* the same five calls, later */
 	from = out->buf.len;
 	feed(&r[0], sizeof(r[0]));	/* sent alone */
-	trace_peek_kept(t, &r[0], 3);	/* the first again: taken already */
-	trace_peek_kept(t, &r[1], 2);	/* the same two, at a second dump */
-	feed(&r[1], 3 * sizeof(r[1]));	/* the batch, with one more */
+	peek_kept(&r[0], 3);		/* the first again: taken already */
+	peek_kept(&r[1], 2);		/* the same two, at a second dump */
+	feed_kept(&r[1], 3);		/* the batch, with one more */
 	feed(&r[4], sizeof(r[4]));
 	peeked = events_since(from, &n2);
 	CHECK(n1 == 5 && n2 == 5, "5 calls, two of them peeked twice and sent after: 5 events, "
@@ -652,12 +704,12 @@ static void test_flight_folds(void)
 		r[i] = (struct dft_io){ header(DFT_EV_IO, PID, PID, SYS_pread64), 100 + i,
 					{ 5, 4096, 4096 * i } };
 	feed(&r[0], sizeof(r[0]));
-	trace_peek_kept(t, &r[1], 2);	/* a dump: two calls still kept */
-	feed(&r[1], 3 * sizeof(r[1]));	/* their batch, with one more */
+	peek_kept(&r[1], 2);		/* a dump: two calls still kept */
+	feed_kept(&r[1], 3);		/* their batch, with one more */
 	annot(PID, DFT_ANNOT_BEGIN, "compute", "step", 0);
-	feed(&r[4], 2 * sizeof(r[4]));	/* two calls inside a region */
+	feed_kept(&r[4], 2);		/* two calls inside a region */
 	r[6].h = header(DFT_EV_IO, PID, PID, SYS_pread64);
-	trace_peek_kept(t, &r[6], 1);	/* kept, then folded by the kernel */
+	peek_kept(&r[6], 1);		/* kept, then folded by the kernel */
 	annot(PID, DFT_ANNOT_END, "compute", "step", 0);
 	trace_write_folds(t);
 	CHECK(lines_with(4, "\"name\":\"pread\"", "\"folded\":\"profile\"", "\"calls\":4",
@@ -841,12 +893,10 @@ static void site_annot(int op, const char *cat, const char *name, bool cached)
  * it in its batch among its calls. */
 static struct dft_io kept_annot(int op)
 {
-	struct dft_io io;
-	struct dft_annot_kept k = { header(DFT_EV_ANNOT, PID, PID, op), 0, 0x1000, 0x2000, 0 };
+	struct dft_io k = { header(DFT_EV_ANNOT, PID, PID, op), 0, { 0x1000, 0x2000 } };
 
-	k.h.flags = DFT_ANNOT_CACHED | DFT_ANNOT_KEPT;
-	memcpy(&io, &k, sizeof(io));
-	return io;
+	k.h.flags = DFT_ANNOT_CACHED;
+	return k;
 }
 
 /* The id of the last region written named forward; -1 if none. */
@@ -881,13 +931,13 @@ static void check_kept_regions(void)
 	char p_idx[64];
 	long id;
 
-	feed(in_region, sizeof(in_region));
+	feed_kept(in_region, 3);
 	id = last_forward_id();
 	snprintf(p_idx, sizeof(p_idx), "\"p_idx\":%ld,", id);
 	CHECK(lines_with(2, "\"name\":\"forward\"", "\"cat\":\"compute\"") == 3 && id > 0 &&
 	      lines_with(3, "\"name\":\"pread\"", "\"ret\":4096", p_idx) == 1,
 	      "a batch beginning with a kept region's begin: the region, the call inside it");
-	feed(call_first, sizeof(call_first));
+	feed_kept(call_first, 3);
 	CHECK(lines_with(2, "\"name\":\"forward\"", "\"cat\":\"compute\"") == 4 &&
 	      lines_with(2, "\"name\":\"pread\"", "\"ret\":8192") == 1 &&
 	      lines_with(3, "\"name\":\"pread\"", "\"ret\":8192", p_idx) == 0,

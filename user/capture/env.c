@@ -21,7 +21,7 @@
 _Static_assert(sizeof(struct dft_paths) + 2 * DFT_PATH_MAX <= LARGEST_RECORD &&
 	       sizeof(struct dft_async) <= LARGEST_RECORD &&
 	       sizeof(struct dft_gpu) <= LARGEST_RECORD &&
-	       DFT_IO_BATCH * sizeof(struct dft_io) <= LARGEST_RECORD,
+	       sizeof(struct dft_kept_batch) <= LARGEST_RECORD,
 	       "a record larger than an exec's: LARGEST_RECORD must name it");
 #define RECORD_IN_RING ((LARGEST_RECORD + BPF_RINGBUF_HDR_SZ + 7) / 8 * 8)
 

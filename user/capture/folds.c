@@ -155,12 +155,13 @@ static void take_kept(struct folds *f, struct trace *t, const struct dft_kept_he
 		      const struct dft_task *st)
 {
 	if (st->nbatch) {
-		uint32_t size = (st->nbatch < DFT_IO_BATCH ? st->nbatch : DFT_IO_BATCH) *
-				sizeof(struct dft_io);
+		uint32_t size = sizeof(st->kept.h) +
+				(st->nbatch < DFT_IO_BATCH ? st->nbatch : DFT_IO_BATCH) *
+				sizeof(st->kept.e[0]);
 
 		if (recording(f))
-			recording_put(f->recording, st->batch, size);
-		trace_handle_record(t, (void *)st->batch, size);
+			recording_put(f->recording, &st->kept, size);
+		trace_handle_record(t, (void *)&st->kept, size);
 	}
 	if (f->rings)
 		liverings_take(f->rings, t, k, st, false);
@@ -192,7 +193,7 @@ static void peek_kept(struct folds *f, struct trace *t, const struct dft_kept_he
 		      const struct dft_task *st)
 {
 	if (st->nbatch)
-		trace_peek_kept(t, st->batch, st->nbatch);
+		trace_peek_kept(t, &st->kept, st->nbatch);
 	if (f->rings)
 		liverings_take(f->rings, t, k, st, true);
 }

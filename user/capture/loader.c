@@ -61,7 +61,7 @@ int loader_check_system(struct features *f, const char *no_hooks)
 
 /* The largest record of calls: a thread's batch, in the ring's framing
  * (a path record, one call's, is rarely longer). */
-#define CALLS_RECORD_MAX (DFT_IO_BATCH * sizeof(struct dft_io) + BPF_RINGBUF_HDR_SZ)
+#define CALLS_RECORD_MAX (sizeof(struct dft_kept_batch) + BPF_RINGBUF_HDR_SZ)
 
 /* Calls leave the end of the ring to the records that can't be folded
  * (bpf/core.bpf.h, ring_for_calls()). That part holds two things:

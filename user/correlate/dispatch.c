@@ -107,25 +107,45 @@ static void on_syscall_record(struct trace *t, const struct dft_syscall *e)
 	on_syscall(t, e, str, len, 0);
 }
 
-/* One dft_io, or a thread's batch of them back to back, among which its
- * regions' begins and ends at known sites (struct dft_annot_kept). */
-static void on_io_record(struct trace *t, const void *data, size_t size)
+/* One dft_io: a call of a thread that shares its fd table. */
+static void on_io_record(struct trace *t, const struct dft_io *io)
 {
 	struct dft_syscall e;
 
-	for (size_t off = 0; size - off >= sizeof(struct dft_io); off += sizeof(struct dft_io)) {
-		const struct dft_io *io = (const struct dft_io *)((const char *)data + off);
+	sc_expand_io(io, &e);
+	on_syscall_record(t, &e);
+}
 
-		if (io->h.kind == DFT_EV_ANNOT && io->h.flags & DFT_ANNOT_KEPT) {
-			/* a cached dft_annot up to name_ptr: what on_annot reads of one */
-			on_annot(t, (const struct dft_annot *)io);
-			continue;
-		}
-		if (io->h.kind != DFT_EV_IO)
-			continue;
-		sc_expand_io(io, &e);
+/* A call or a region's begin or end its thread kept, in the batch whose
+ * header is head. */
+static void on_kept(struct trace *t, const struct dft_header *head, const struct dft_kept *k)
+{
+	struct dft_syscall e;
+	struct dft_annot a;
+
+	if (k->kind == DFT_EV_IO) {
+		sc_expand_kept(head, k, &e);
 		on_syscall_record(t, &e);
+	} else if (k->kind == DFT_EV_ANNOT) {
+		/* a cached dft_annot: on_annot reads no further than name_ptr */
+		a.h = (struct dft_header){ .kind = DFT_EV_ANNOT,
+					   .flags = k->flags | DFT_ANNOT_CACHED,
+					   .nr = k->nr, .tgid = head->tgid, .tid = head->tid,
+					   .io_dur = k->dur, .ts = head->ts + k->dts };
+		a.value = k->annot.value;
+		a.cat_ptr = k->annot.cat_ptr;
+		a.name_ptr = k->annot.name_ptr;
+		on_annot(t, &a);
 	}
+}
+
+/* A thread's batch: its header, then whole entries to the record's end. */
+static void on_kept_record(struct trace *t, const struct dft_kept_batch *b, size_t size)
+{
+	size_t n = (size - sizeof(b->h)) / sizeof(b->e[0]);
+
+	for (size_t i = 0; i < n && i < DFT_IO_BATCH; i++)
+		on_kept(t, &b->h, &b->e[i]);
 }
 
 bool record_is_new(struct thread *th, uint64_t ts)
@@ -161,20 +181,21 @@ void trace_ring_peeked(struct trace *t, uint32_t tid, uint32_t upto, uint64_t la
 	}
 }
 
-void trace_peek_kept(struct trace *t, const void *batch, uint32_t n)
+void trace_peek_kept(struct trace *t, const struct dft_kept_batch *b, uint32_t n)
 {
+	struct thread *th = thread_get(&t->model, b->h.tid);
+
 	t->peeking = true;
 	for (uint32_t i = 0; i < n && i < DFT_IO_BATCH; i++) {
-		const struct dft_io *io = (const struct dft_io *)batch + i;
-		struct thread *th = thread_get(&t->model, io->h.tid);
+		uint64_t ts = b->h.ts + b->e[i].dts;
 
 		/* taken already, or no room to drop it when it comes */
-		if (th && (io->h.ts <= th->seen_ts || th->npeeked == DFT_IO_BATCH))
+		if (th && (ts <= th->seen_ts || th->npeeked == DFT_IO_BATCH))
 			continue;
-		on_io_record(t, io, sizeof(*io));
-		th = th ? th : thread_get(&t->model, io->h.tid);
-		if (th && th->seen_ts == io->h.ts)
-			th->peeked[th->npeeked++] = io->h.ts;
+		on_kept(t, &b->h, &b->e[i]);
+		th = th ? th : thread_get(&t->model, b->h.tid);
+		if (th && th->seen_ts == ts)
+			th->peeked[th->npeeked++] = ts;
 	}
 	t->peeking = false;
 }
@@ -188,7 +209,12 @@ static void dispatch(struct trace *t, const struct dft_header *h, void *data, si
 			on_syscall_record(t, data);
 		break;
 	case DFT_EV_IO:
-		on_io_record(t, data, size);
+		if (size >= sizeof(struct dft_io))
+			on_io_record(t, data);
+		break;
+	case DFT_EV_KEPT:
+		if (size >= sizeof(struct dft_header))
+			on_kept_record(t, data, size);
 		break;
 	case DFT_EV_PATHS:
 		if (size >= sizeof(struct dft_paths))
@@ -211,9 +237,7 @@ static void dispatch(struct trace *t, const struct dft_header *h, void *data, si
 			on_comm(t, data);
 		break;
 	case DFT_EV_ANNOT: /* a known site's: without the strings */
-		if (h->flags & DFT_ANNOT_KEPT) /* a batch that begins with one */
-			on_io_record(t, data, size);
-		else if (size >= sizeof(struct dft_annot) ||
+		if (size >= sizeof(struct dft_annot) ||
 		    (size >= offsetof(struct dft_annot, cat) && h->flags & DFT_ANNOT_CACHED))
 			on_annot(t, data);
 		break;

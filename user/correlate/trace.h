@@ -93,11 +93,11 @@ void trace_free(struct trace *t);
 void trace_adopt(struct trace *t, uint32_t pid, uint64_t alive_ns);
 /* libbpf ring_buffer callback; ctx is the struct trace. */
 int trace_handle_record(void *ctx, void *data, size_t size);
-/* The n records (struct dft_io, or regions' kept) a live thread keeps
- * in the kernel to send as a batch, read before they are sent (a dump
+/* The first n entries of a live thread's batch (the calls and regions
+ * it keeps in the kernel to send as one record), read before it is sent (a dump
  * is due: a thread that makes no more calls may never send them): those
  * not taken yet are taken now, and dropped when the batch comes. */
-void trace_peek_kept(struct trace *t, const void *batch, uint32_t n);
+void trace_peek_kept(struct trace *t, const struct dft_kept_batch *b, uint32_t n);
 /* The regions of tid's ring before place upto, the last at last_ts,
  * were handed to the trace before the kernel side read them (a dump is
  * due): each dropped when the kernel sends it (DFT_ANNOT_RING). */

@@ -226,7 +226,8 @@ static bool changes_fds(const struct sc_desc *d)
 
 /* The arguments a call's dft_io keeps: those it writes or names files
  * by, if they are few enough, for a call that changes no fd table and
- * has nothing more to send (paths, fds in user memory); 0: none. */
+ * has nothing more to send (paths, fds in user memory); 0: none. The
+ * first is an fd: a kept call (struct dft_kept) holds it in 32 bits. */
 static unsigned char io_args_of(const struct sc_desc *d)
 {
 	unsigned char mask = 0;
@@ -235,9 +236,12 @@ static unsigned char io_args_of(const struct sc_desc *d)
 	if (!d->syscall || d->silent || d->fd_pair_arg || changes_fds(d))
 		return 0;
 	for (int i = 0; i < DFT_SC_NARGS; i++) {
-		if (d->args[i].type == ARG_PATH)
+		enum arg_type type = d->args[i].type;
+
+		if (type == ARG_PATH || (!n && type != ARG_SKIP && type != ARG_FD &&
+					 type != ARG_FD2))
 			return 0;
-		if (d->args[i].type != ARG_SKIP) {
+		if (type != ARG_SKIP) {
 			mask |= 1u << i;
 			n++;
 		}
@@ -344,20 +348,48 @@ const char *sc_name_at(int i)
 	return i >= 0 && i < nnames ? names[i] : NULL;
 }
 
-void sc_expand_io(const struct dft_io *io, struct dft_syscall *out)
+/* A call's kept arguments (slot, in the order io_args names them) where
+ * its dft_syscall has them. */
+static void place_io_args(unsigned int nr, const unsigned long long slot[DFT_IO_NARGS],
+			  struct dft_syscall *out)
 {
-	unsigned char mask = io->h.nr < DFT_NR_MAX ? table[io->h.nr].io_args : 0;
+	unsigned char mask = nr < DFT_NR_MAX ? table[nr].io_args : 0;
 	int n = 0;
 
+	for (int i = 0; i < DFT_SC_NARGS && n < DFT_IO_NARGS; i++)
+		if (mask & (1u << i))
+			out->args[i] = slot[n++];
+}
+
+void sc_expand_io(const struct dft_io *io, struct dft_syscall *out)
+{
 	memset(out, 0, sizeof(*out));
 	out->h = io->h;
 	out->h.kind = DFT_EV_SYSCALL;
 	out->h.io_dur = 0;
 	out->dur = io->h.io_dur;
 	out->ret = io->ret;
-	for (int i = 0; i < DFT_SC_NARGS && n < DFT_IO_NARGS; i++)
-		if (mask & (1u << i))
-			out->args[i] = io->args[n++];
+	place_io_args(io->h.nr, io->args, out);
+}
+
+void sc_expand_kept(const struct dft_header *head, const struct dft_kept *k,
+		    struct dft_syscall *out)
+{
+	/* the fd as the kernel reads it, an int: as a dft_io's is written */
+	const unsigned long long slot[DFT_IO_NARGS] = {
+		(unsigned long long)(long long)k->fd, k->io.args[0], k->io.args[1]
+	};
+
+	memset(out, 0, sizeof(*out));
+	out->h.kind = DFT_EV_SYSCALL;
+	out->h.flags = k->flags;
+	out->h.nr = k->nr;
+	out->h.tgid = head->tgid;
+	out->h.tid = head->tid;
+	out->h.ts = head->ts + k->dts;
+	out->dur = k->dur;
+	out->ret = k->io.ret;
+	place_io_args(k->nr, slot, out);
 }
 
 /* What the kernel side does for the call beyond its record: by its

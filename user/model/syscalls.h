@@ -80,6 +80,10 @@ enum sc_bytes sc_bytes_of(const char *name, size_t len);
 const struct sc_desc *sc_lookup(unsigned int nr);
 /* A dft_io as the dft_syscall it stands for (after sc_init()). */
 void sc_expand_io(const struct dft_io *io, struct dft_syscall *out);
+/* The same for a call its thread kept (k->kind DFT_EV_IO), in the batch
+ * whose header is head. */
+void sc_expand_kept(const struct dft_header *head, const struct dft_kept *k,
+		    struct dft_syscall *out);
 /* Fills the kernel side's per-syscall configuration. */
 void sc_fill_config(struct dft_sc_cfg cfg[DFT_NR_MAX]);
 int sc_init(void);
