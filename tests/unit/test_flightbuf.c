@@ -248,8 +248,8 @@ static int named_events(struct writer *w, struct sink *lines, struct sink *recs,
 		{ "mmap_read", *at, 900, 12288, NULL, istr_cstr("/data/m"), mm, 2 },
 		{ "io_uring_read", *at + MS, 77, -5, "io_uring", NULL, ur, 2 },
 	};
-	struct gpu_event g = { .name = "cudaMemcpy", .cat = "CUDA", .ts_ns = *at + 2 * MS,
-			       .dur_ns = 5000, .nargs = 3 };
+	struct gpu_event g = { .name = "cudaMemcpy", .cat = "CUDA", .tid = th->tid,
+			       .ts_ns = *at + 2 * MS, .dur_ns = 5000, .nargs = 3 };
 	struct phase_frame *f;
 	struct nesting n;
 

@@ -25,6 +25,20 @@
 #define CHILD 4194402u
 
 static struct trace *t;
+
+/* calloc's next failures (no memory): the rest is glibc's own. */
+static int calloc_fails;
+extern void *__libc_calloc(size_t n, size_t size);
+
+void *calloc(size_t n, size_t size)
+{
+	if (calloc_fails > 0) {
+		calloc_fails--;
+		errno = ENOMEM;
+		return NULL;
+	}
+	return __libc_calloc(n, size);
+}
 static struct sink *out;
 static uint64_t clock_ns = 1000000000;
 
@@ -1101,6 +1115,34 @@ static void test_guessed_group_exit(void)
 	free_trace();
 }
 
+/* A call of a thread the model finds no memory for is still written
+ * (its process is known), without the thread's regions. */
+static void test_thread_no_memory(void)
+{
+	new_trace();
+	sys_path(PID, SYS_openat, 5, "/d/nomem.bin", AT_FDCWD, O_RDONLY);
+	calloc_fails = 1;	/* the new thread's */
+	{
+		struct dft_syscall e = { header(DFT_EV_SYSCALL, PID, CHILD, SYS_read), 1000, 4096,
+					 { 5, 0, 4096 } };
+
+		feed(&e, sizeof(e));
+	}
+	calloc_fails = 1;
+	{
+		struct dft_gpu g = { .h = header(DFT_EV_GPU, PID, CHILD + 1, DFT_GPU_cuFileRead),
+				     .dur = 500, .ret = 4096, .arg = { 0x77, 0x5000, 4096, 0 } };
+
+		feed(&g, offsetof(struct dft_gpu, str));
+	}
+	calloc_fails = 0;
+	CHECK(lines_with(2, "\"name\":\"read\"", "\"ret\":4096") == 1,
+	      "a read of a thread with no memory for it: written, no crash");
+	CHECK(lines_with(2, "\"name\":\"pread\"", "\"api\":\"cuFileRead\"") == 1,
+	      "a cuFile read of another: written too");
+	free_trace();
+}
+
 int main(void)
 {
 	test_kernel_kinds();
@@ -1117,5 +1159,6 @@ int main(void)
 	test_annotation_sites();
 	test_strings_from_memory();
 	test_guessed_group_exit();
+	test_thread_no_memory();
 	return check_done();
 }

@@ -344,8 +344,8 @@ void on_syscall(struct trace *t, const struct dft_syscall *e,
 	}
 	if (!t->cfg.profile) /* --profile, --flight: its total counts it */
 		count_op(t, d, th, e->ret);
-	if (d->moves_bytes && e->ret > 0 && !is_error(e->ret))
-		th->data_ts = e->h.ts;
+	if (th && d->moves_bytes && e->ret > 0 && !is_error(e->ret))
+		th->data_ts = e->h.ts; /* no thread: no memory for it */
 	apply_effect(t, p, d, e, &f);
 }
 

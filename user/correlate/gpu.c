@@ -307,7 +307,7 @@ static int64_t file_io(struct gpu_event *ev, const struct gpu_desc *d, const str
 	ev->file = g ? named(&g->files, fh) : NULL;
 	ADD(ev, GPU_ARG_STR(api, istr_cstr(d->name)));
 	ADD(ev, GPU_ARG(offset, (int64_t)offset));
-	if (th->data_ts >= e->h.ts && th->data_ts <= e->h.ts + e->dur) {
+	if (th && th->data_ts >= e->h.ts && th->data_ts <= e->h.ts + e->dur) {
 		ev->cat = "CUFILE";
 		ADD(ev, GPU_ARG_STR(via, istr_cstr("posix")));
 	}
@@ -416,7 +416,8 @@ void gpu_fold_event(const struct proc *p, unsigned int id, const struct dft_fold
 void on_gpu(struct trace *t, const struct dft_gpu *e, size_t size)
 {
 	const struct gpu_desc *d = gpu_call(e->h.nr);
-	struct gpu_event ev = { .ts_ns = e->h.ts, .dur_ns = e->dur, .ret = (int)e->ret };
+	struct gpu_event ev = { .tid = e->h.tid, .ts_ns = e->h.ts, .dur_ns = e->dur,
+				.ret = (int)e->ret };
 	uint64_t undone = 0;
 	int64_t bytes;
 	struct thread *th;

@@ -584,9 +584,10 @@ void writer_named_args(const struct writer *w, struct jbuf *b, const struct name
 		key_file_ref(w, b, FILE1_KEYS, ev->file);
 }
 
-/* ev (its file, if any, in file: ev->file is set here) into s. */
+/* ev of thread tid (t: its model, or NULL where there was no memory
+ * for one) (its file, if any, in file: ev->file is set here) into s. */
 static void writer_named(struct writer *w, struct sink *s, const struct proc *p,
-			 const struct thread *t, const struct nesting *n,
+			 const struct thread *t, uint32_t tid, const struct nesting *n,
 			 struct named_event *ev, const struct istr *file)
 {
 	struct file_ref f;
@@ -600,11 +601,11 @@ static void writer_named(struct writer *w, struct sink *s, const struct proc *p,
 		ev->file = &f;
 	}
 	if (s->records) {
-		flightrec_named(w, s, p, n, t->tid, ev);
+		flightrec_named(w, s, p, n, tid, ev);
 		return;
 	}
 	len = writer_named_name(ev, name_cat, sizeof(name_cat));
-	writer_begin_event(w, s, p, t->tid, n, name_cat, len, ev->ts_ns, ev->dur_ns);
+	writer_begin_event(w, s, p, tid, n, name_cat, len, ev->ts_ns, ev->dur_ns);
 	writer_named_args(w, &s->buf, ev);
 }
 
@@ -615,7 +616,7 @@ void writer_hidden_io(struct writer *w, struct sink *s, const struct proc *p,
 	struct named_event ev = { io->name, "POSIX", io->op, io->ts_ns, io->dur_ns, io->ret,
 				  NULL, io->args, io->nargs };
 
-	writer_named(w, s, p, t, n, &ev, io->file);
+	writer_named(w, s, p, t, t->tid, n, &ev, io->file);
 }
 
 void writer_gpu(struct writer *w, struct sink *s, const struct proc *p,
@@ -624,7 +625,7 @@ void writer_gpu(struct writer *w, struct sink *s, const struct proc *p,
 	struct named_event ev = { g->name, g->cat, NULL, g->ts_ns, g->dur_ns, g->ret,
 				  NULL, g->args, g->nargs };
 
-	writer_named(w, s, p, t, n, &ev, g->file);
+	writer_named(w, s, p, t, g->tid, n, &ev, g->file);
 }
 
 /* Its own id, at the top level, in the phase the kernel saw. */

@@ -211,6 +211,7 @@ void writer_hidden_io(struct writer *w, struct sink *s, const struct proc *p,
 
 struct gpu_event {
 	const char *name, *cat;
+	uint32_t tid;
 	uint64_t ts_ns, dur_ns;	/* CLOCK_MONOTONIC */
 	int64_t ret;
 	const struct istr *file;	/* cuFile's */
