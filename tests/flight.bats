@@ -196,10 +196,13 @@ hung_dump_holds() {
 	"${DEFAULT_SIGNALS[@]}" "$T/dftrace-bpf" -c 'import time; time.sleep(60)' --flight 30 &
 	pid=$!
 	BG_PIDS+=("$pid")
-	wait_line "/proc/$pid/cmdline" '[-]-flight'
+	# its name, not its command line: env's, before it execs, has
+	# --flight too
+	wait_line "/proc/$pid/comm" '^dftrace-bpf$'
 	run "$DFT" dump "$pid"
 	[ "$status" = 1 ] || { echo "# dump: $status $output"; return 1; }
-	[[ "$output" == *"tracer '$pid' is still starting: ask again in a moment"* ]]
+	[[ "$output" == *"tracer '$pid' is still starting: ask again in a moment"* ]] ||
+		{ echo "# dump: $output"; return 1; }
 	running "$pid"
 }
 
