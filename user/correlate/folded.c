@@ -323,7 +323,7 @@ void fold_sent_call(struct trace *t, struct proc *p, const struct thread *th,
 {
 	struct dft_fold_key k = { .tgid = e->h.tgid, .tid = e->h.tid, .nr = e->h.nr };
 	struct fold_total *last = p->fold_last;
-	struct dft_fold f = { .first_ns = e->h.ts };
+	struct dft_fold f;
 
 	if (file) {
 		k.dev = FOLD_DEV_PATH;
@@ -335,6 +335,8 @@ void fold_sent_call(struct trace *t, struct proc *p, const struct thread *th,
 		dft_fold_add_call(&last->fold, e->ret, e->dur, e->h.ts + e->dur, fd);
 		return;
 	}
+	/* zeroed only here: its histogram is most of it */
+	f = (struct dft_fold){ .first_ns = e->h.ts };
 	dft_fold_add_call(&f, e->ret, e->dur, e->h.ts + e->dur, fd);
 	p->fold_last = fold_into(t, p, &k, &f);
 }
