@@ -63,6 +63,28 @@ load lib/common
 	expect_eq "the read that waited on the pipe, its ret" "$(printf '%s\n' "$long" | cut -f2)" "0"
 }
 
+@test "io: a thread's kept call 2^32 ns after the one before it keeps its time (its batch sent first)" {
+	# two preads 4.5 s apart with nothing recorded between: the second
+	# is past what a kept entry's 32-bit time after its batch's first
+	# can say, so the batch goes out before it and the second starts one
+	head -c 4096 /dev/urandom >"$D/f"
+	t0=$(date +%s%N)
+	traced -- "$PY" -S -c 'import os, sys, time
+f = os.open(sys.argv[1], os.O_RDONLY)
+os.pread(f, 10, 0)
+time.sleep(4.5)
+os.pread(f, 10, 1)' "$D/f"
+	wall_us=$(( ($(date +%s%N) - t0) / 1000 ))
+	# (python's own preads, of its libraries, read 784 bytes)
+	run tpy events "$TRACE" --name pread --fields ts,args.offset,args.ret
+	output=$(printf '%s\n' "$output" | awk -F '\t' '$3 == 10')
+	[ "$(printf '%s\n' "$output" | wc -l)" = 2 ] || { echo "# $output"; return 1; }
+	gap=$(printf '%s\n' "$output" | awk 'NR == 1 { a = $1 } NR == 2 { print $1 - a }')
+	expect_eq "the preads' offsets and results" "$(printf '%s\n' "$output" | cut -f2,3 | tr '\n\t' ' ,')" "0,10 1,10 "
+	[ "$gap" -ge 4500000 ] && [ "$gap" -le "$wall_us" ] ||
+		{ echo "# gap $gap us, the run $wall_us us"; return 1; }
+}
+
 @test "io: relative paths (initial cwd, chdir, fchdir, x/../y, openat dirfd) resolve to absolute paths" {
 	cd "$D"
 	traced -- "$WL/io" relative "$D"
