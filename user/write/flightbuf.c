@@ -2,11 +2,44 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "lib/gz.h"
 #include "lib/hash.h"
 #include "lib/traceformat.h"
 #include "lib/vec.h"
 #include "write/flightbuf.h"
+
+/* A sealed chunk's bytes live in pages of their own, not in the heap:
+ * chunks live for the window and go oldest first, among the heap's
+ * short-lived buffers (a chunk's compression, the lines in hand), and
+ * there they fragmented it: under a flood with the window at its cap
+ * the tracer's anonymous memory grew some 40 kB a second, flat with
+ * the chunks in pages. The pages are what the cap counts. */
+static size_t chunk_pages(size_t len)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	return (len + page - 1) / page * page;
+}
+
+static unsigned char *chunk_keep(const unsigned char *p, size_t len)
+{
+	void *m = mmap(NULL, chunk_pages(len), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (m == MAP_FAILED)
+		return NULL;
+	memcpy(m, p, len);
+	return m;
+}
+
+static void chunk_free(struct flight_chunk *c)
+{
+	if (c->z)
+		munmap(c->z, chunk_pages(c->z_len));
+	c->z = NULL;
+}
 
 /* A new newest generation of metadata: 0 or -ENOMEM. */
 static int new_gen(struct flightbuf *fb)
@@ -55,7 +88,7 @@ int flightbuf_init(struct flightbuf *fb, uint64_t keep_ns, size_t cap)
 void flightbuf_free(struct flightbuf *fb)
 {
 	for (uint32_t i = fb->first; i < fb->n; i++)
-		free(fb->chunks[i].z);
+		chunk_free(&fb->chunks[i]);
 	free(fb->chunks);
 	jb_free(&fb->pending);
 	for (uint32_t i = fb->gfirst; i < fb->ngens; i++)
@@ -248,15 +281,10 @@ static int compress(const struct jbuf *lines, struct zbuf *z)
 		return -ENOMEM;
 	ret = gz_writer_put(w, lines->p, lines->len, GZ_FINISH, zbuf_put, z);
 	gz_writer_free(w);
-	if (ret) {
-		free(z->p);
-		return ret;
-	}
-	/* kept for long: no room to grow */
-	p = realloc(z->p, z->len);
-	if (p)
-		z->p = p;
-	return 0;
+	p = ret ? NULL : chunk_keep(z->p, z->len);
+	free(z->p);
+	z->p = p;
+	return ret ? ret : p ? 0 : -ENOMEM;
 }
 
 static void drop_pending(struct flightbuf *fb)
@@ -289,12 +317,12 @@ void flightbuf_seal(struct flightbuf *fb)
 		c.z_len = (uint32_t)z.len;
 		ret = VEC_PUSH(fb->chunks, fb->n, fb->capchunks, c);
 		if (ret)
-			free(z.p);
+			chunk_free(&c);
 	}
 	if (ret && !fb->err)
 		fb->err = ret;
 	if (!ret) {
-		fb->used += c.z_len;
+		fb->used += chunk_pages(c.z_len);
 		fb->sealed++;
 	}
 	drop_pending(fb);
@@ -304,9 +332,8 @@ static void drop_oldest(struct flightbuf *fb)
 {
 	struct flight_chunk *c = &fb->chunks[fb->first++];
 
-	fb->used -= c->z_len;
-	free(c->z);
-	c->z = NULL;
+	fb->used -= chunk_pages(c->z_len);
+	chunk_free(c);
 	fb->dropped++;
 }
 
