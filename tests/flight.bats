@@ -196,9 +196,11 @@ hung_dump_holds() {
 	"${DEFAULT_SIGNALS[@]}" "$T/dftrace-bpf" -c 'import time; time.sleep(60)' --flight 30 &
 	pid=$!
 	BG_PIDS+=("$pid")
-	# its name, not its command line: env's, before it execs, has
-	# --flight too
+	# its name, then its command line: env's, before it execs, has
+	# --flight too, and the exec names the process before its new
+	# command line can be read
 	wait_line "/proc/$pid/comm" '^dftrace-bpf$'
+	wait_line "/proc/$pid/cmdline" '[-]-flight'
 	run "$DFT" dump "$pid"
 	[ "$status" = 1 ] || { echo "# dump: $status $output"; return 1; }
 	[[ "$output" == *"tracer '$pid' is still starting: ask again in a moment"* ]] ||
