@@ -190,7 +190,7 @@ hung_dump_holds() {
 	[[ "$output" == *"is not a running dftrace-bpf"* ]]
 }
 
-@test "flight: 'dftrace-bpf dump' signals no process SIGUSR1 would end: one named so, with --flight, not catching it yet, lives on" {
+@test "flight: 'dftrace-bpf dump' signals no process SIGUSR1 would end: one named so, with --flight, not catching it yet, lives on; one exited is said so" {
 	# what a tracer looks like to dump before it has read its options
 	ln -s /usr/bin/python3 "$T/dftrace-bpf"
 	"${DEFAULT_SIGNALS[@]}" "$T/dftrace-bpf" -c 'import time; time.sleep(60)' --flight 30 &
@@ -206,6 +206,22 @@ hung_dump_holds() {
 	[[ "$output" == *"tracer '$pid' is still starting: ask again in a moment"* ]] ||
 		{ echo "# dump: $output"; return 1; }
 	running "$pid"
+	# one that has exited, its parent yet to reap it: no command line
+	# to tell, as mid-exec; said so, not "runs without --flight"
+	"${DEFAULT_SIGNALS[@]}" python3 -c 'import ctypes, os, time
+pid = os.fork()
+if pid == 0:
+    ctypes.CDLL(None).prctl(15, b"dftrace-bpf", 0, 0, 0)  # PR_SET_NAME
+    os._exit(0)
+print(pid, flush=True)
+time.sleep(60)' >"$T/zombie" &
+	BG_PIDS+=("$!")
+	wait_line "$T/zombie" '^[0-9]+$'
+	zombie=$(cat "$T/zombie")
+	wait_line "/proc/$zombie/stat" '^[0-9]+ [(]dftrace-bpf[)] Z '
+	run "$DFT" dump "$zombie"
+	[ "$status" = 1 ] || { echo "# dump: $status $output"; return 1; }
+	[[ "$output" == *"tracer '$zombie' has exited"* ]] || { echo "# dump: $output"; return 1; }
 }
 
 @test "flight: -D: the totals per process, the dumps in DIR, every exec's program named in them" {

@@ -4,7 +4,8 @@
  * dump now (SIGUSR1). The pid is held by a pidfd from the check to the
  * signal, so that a tracer gone meanwhile never has its pid's next
  * owner signalled; a tracer without --flight is refused, since SIGUSR1
- * would end it, as is one that does not catch it yet (starting).
+ * would end it, as is one that does not catch it yet (starting) or has
+ * no command line to tell (mid-exec, or exited).
  */
 #include <errno.h>
 #include <signal.h>
@@ -17,16 +18,30 @@
 #include "dftrace.h"
 #include "lib/procfs.h"
 
-/* Whether the process's command line holds --flight (argv, NUL apart). */
-static bool runs_flight(pid_t pid)
+enum flight_seen { FLIGHT_NO, FLIGHT_YES, FLIGHT_NO_CMDLINE };
+
+/* Whether the process's command line holds --flight (argv, NUL apart).
+ * It has none to read while it execs (the exec names the process before
+ * its new command line is in place) and once it has exited. */
+static enum flight_seen runs_flight(pid_t pid)
 {
 	char buf[8192];
 	ssize_t n = procfs_read_text(pid, "cmdline", buf, sizeof(buf));
 
+	if (n <= 0)
+		return FLIGHT_NO_CMDLINE;
 	for (ssize_t i = 0; i < n; i += strlen(buf + i) + 1)
 		if (!strcmp(buf + i, "--flight") || !strncmp(buf + i, "--flight=", 9))
-			return true;
-	return false;
+			return FLIGHT_YES;
+	return FLIGHT_NO;
+}
+
+static bool has_exited(pid_t pid)
+{
+	char state = 0;
+	pid_t ppid;
+
+	return procfs_stat(pid, &state, &ppid, NULL) || state == 'Z' || state == 'X';
 }
 
 static bool is_tracer(pid_t pid)
@@ -38,6 +53,7 @@ static bool is_tracer(pid_t pid)
 
 int dump_main(int argc, char **argv)
 {
+	enum flight_seen seen;
 	char *end;
 	long pid;
 	int fd, ret = 1;
@@ -61,12 +77,14 @@ int dump_main(int argc, char **argv)
 	}
 	if (!is_tracer(pid))
 		fprintf(stderr, "%s: process '%ld' is not a running dftrace-bpf\n", argv[0], pid);
-	else if (!runs_flight(pid))
+	else if ((seen = runs_flight(pid)) == FLIGHT_NO_CMDLINE && has_exited(pid))
+		fprintf(stderr, "%s: tracer '%ld' has exited\n", argv[0], pid);
+	else if (seen == FLIGHT_NO)
 		fprintf(stderr, "%s: tracer '%ld' runs without --flight: it has no window to dump\n",
 			argv[0], pid);
 	/* a tracer catches it from the moment it has read its options;
 	 * before, the signal would end it */
-	else if (!procfs_catches(pid, SIGUSR1))
+	else if (seen == FLIGHT_NO_CMDLINE || !procfs_catches(pid, SIGUSR1))
 		fprintf(stderr, "%s: tracer '%ld' is still starting: ask again in a moment\n",
 			argv[0], pid);
 	else if (syscall(SYS_pidfd_send_signal, fd, SIGUSR1, NULL, 0))
