@@ -444,3 +444,14 @@ lifecycle() {
 	is_error_line "$T/dft.err"
 	[ ! -e x ]
 }
+
+@test "cli: on a terminal the status line counts the losses: its last, drawn after them, says the summary's" {
+	# a 16K ring loses most records of a burst of opens (paths, which
+	# are never folded); then 2.5 s without I/O: two ticks draw the line
+	script -qec "'$DFT' -b 16K -o '$TRACE' -- sh -c 'find /usr/share -type f 2>/dev/null | head -3000 | xargs cat >/dev/null; sleep 2.5'" \
+		/dev/null >"$T/tty"
+	final=$(grep -ao 'lost events: [0-9]*' "$T/tty" | tail -1 | awk '{print $3}')
+	drawn=$(grep -aoE '[0-9]+ lost, [0-9]+ processes' "$T/tty" | tail -1 | awk '{print $1}')
+	[ "${final:-0}" -gt 0 ] || { echo "# no loss to count:"; tr '\r' '\n' <"$T/tty" | tail -5; return 1; }
+	expect_eq "the last status line's losses" "$drawn" "$final"
+}

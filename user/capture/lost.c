@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
@@ -15,17 +16,37 @@ void lost_init(struct lost *l, int total_fd, int by_proc_fd)
 	l->ncpus = n > 0 ? n : 1;
 }
 
+/* Slot by slot: a kernel without batched lookups (before 5.6). */
+static void read_each(const struct lost *l, uint64_t *lost, uint64_t *vals)
+{
+	for (uint32_t k = 0; k < DFT_LOST_SLOTS; k++)
+		if (!bpf_map_lookup_elem(l->total_fd, &k, vals))
+			for (int c = 0; c < l->ncpus; c++)
+				lost[k] += vals[c];
+}
+
+/* Every slot in one call, not one each (531: a tick's worth of
+ * syscalls, each through the tracer's own hooks). */
 void lost_read(const struct lost *l, uint64_t *lost)
 {
-	uint64_t *vals = calloc(l->ncpus, sizeof(*vals));
+	uint64_t *vals = calloc((size_t)l->ncpus * DFT_LOST_SLOTS, sizeof(*vals));
+	uint32_t keys[DFT_LOST_SLOTS], count = DFT_LOST_SLOTS, next;
+	LIBBPF_OPTS(bpf_map_batch_opts, o);
 
-	for (uint32_t k = 0; k < DFT_LOST_SLOTS; k++) {
-		lost[k] = 0;
-		if (!vals || bpf_map_lookup_elem(l->total_fd, &k, vals))
-			continue;
-		for (int c = 0; c < l->ncpus; c++)
-			lost[k] += vals[c];
+	memset(lost, 0, DFT_LOST_SLOTS * sizeof(*lost));
+	if (!vals)
+		return;
+	/* ENOENT: all read, the array's end reached */
+	if (bpf_map_lookup_batch(l->total_fd, NULL, &next, keys, vals, &count, &o) &&
+	    errno != ENOENT) {
+		read_each(l, lost, vals);
+		free(vals);
+		return;
 	}
+	for (uint32_t i = 0; i < count && i < DFT_LOST_SLOTS; i++)
+		for (int c = 0; c < l->ncpus; c++)
+			if (keys[i] < DFT_LOST_SLOTS)
+				lost[keys[i]] += vals[(size_t)i * l->ncpus + c];
 	free(vals);
 }
 

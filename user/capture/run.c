@@ -154,8 +154,10 @@ static bool tick(struct tracer *tr)
 	trace_sweep(tr->trace, process_gone, ring_reached(&tr->ring, tr->sweep_mark));
 	tr->sweep_mark = ring_mark(&tr->ring);
 	follow_cgroup(tr);
-	lost_read(&tr->lost, lost);
-	report_status(&tr->report, trace_stats(tr->trace), lost, DFT_LOST_SLOTS);
+	if (tr->report.live_line) { /* the losses are the status line's */
+		lost_read(&tr->lost, lost);
+		report_status(&tr->report, trace_stats(tr->trace), lost, DFT_LOST_SLOTS);
+	}
 	return tree_alive(tr);
 }
 
