@@ -72,6 +72,23 @@ __noinline int fold_kept(struct dft_task *st, __u32 i)
 	return 0;
 }
 
+/* Kept records [from, from + DFT_IO_BATCH / 2) of st's first n,
+ * folded. A global function called for each half of the batch: the
+ * verifier walks its loop once for each program that sends, where a
+ * loop over the whole batch cost each of them ~1,000 instructions more
+ * at 64 than at 32. */
+__noinline int fold_kept_half(struct dft_task *st, __u32 from, __u32 n)
+{
+	if (!st)
+		return 0;
+	for (unsigned int i = 0; i < DFT_IO_BATCH / 2; i++) {
+		if (from + i >= n)
+			break;
+		fold_kept(st, from + i);
+	}
+	return 0;
+}
+
 __noinline int send_kept(struct dft_task *st)
 {
 	unsigned int n, annots;
@@ -92,10 +109,7 @@ __noinline int send_kept(struct dft_task *st)
 				       sizeof(st->kept.h) + n * sizeof(struct dft_kept),
 				       wakeup_flag())))
 		return 0;
-	for (unsigned int i = 0; i < DFT_IO_BATCH; i++) {
-		if (i >= n)
-			break;
-		fold_kept(st, i);
-	}
+	fold_kept_half(st, 0, n);
+	fold_kept_half(st, DFT_IO_BATCH / 2, n);
 	return 0;
 }
