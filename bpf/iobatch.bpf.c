@@ -77,7 +77,7 @@ __noinline int fold_kept(struct dft_task *st, __u32 i)
  * verifier walks its loop once for each program that sends, where a
  * loop over the whole batch cost each of them ~1,000 instructions more
  * at 64 than at 32. */
-__noinline int fold_kept_half(struct dft_task *st, __u32 from, __u32 n)
+__noinline int fold_kept_part(struct dft_task *st, __u32 from, __u32 n)
 {
 	if (!st)
 		return 0;
@@ -109,7 +109,7 @@ __noinline int send_kept(struct dft_task *st)
 				       sizeof(st->kept.h) + n * sizeof(struct dft_kept),
 				       wakeup_flag())))
 		return 0;
-	fold_kept_half(st, 0, n);
-	fold_kept_half(st, DFT_IO_BATCH / 2, n);
+	fold_kept_part(st, 0, n);
+	fold_kept_part(st, DFT_IO_BATCH / 2, n);
 	return 0;
 }
