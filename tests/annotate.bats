@@ -48,7 +48,7 @@ expect_minitrain_names() {
 	expect_eq "status, one core" "$(cat "$T/status")" 0
 	expect_eq "programs loaded at start, one core" \
 		"$(grep -c '^dftrace-bpf: main programs loaded in .*, with the annotation and GPU call programs$' \
-			"$T/dft.err") $(grep -c 'half' "$T/dft.err")" "1 0"
+			"$T/dft.err") $(grep -c "^dftrace-bpf: .* half's programs loaded" "$T/dft.err")" "1 0"
 	dft -v -o "$TRACE" --flight 5 --trigger exit -- "$WL/io" basic "$D"
 	expect_eq "status" "$DFT_STATUS" 0
 	expect_eq "--flight: programs loaded, no probes" "$(preloaded)$(loaded_lazily)" ""

@@ -17,17 +17,30 @@
 
 static struct io_uring ring;
 
-/* Submits the prepared request and returns its result. */
-static int complete(void)
+static void submit_one(void)
+{
+	if (io_uring_submit(&ring) != 1)
+		wl_die("io_uring_submit");
+}
+
+/* The next completion's result. */
+static int wait_one(void)
 {
 	struct io_uring_cqe *cqe;
 	int res;
 
-	if (io_uring_submit(&ring) != 1 || io_uring_wait_cqe(&ring, &cqe))
-		wl_die("io_uring");
+	if (io_uring_wait_cqe(&ring, &cqe))
+		wl_die("io_uring_wait_cqe");
 	res = cqe->res;
 	io_uring_cqe_seen(&ring, cqe);
 	return res;
+}
+
+/* Submits the prepared request and returns its result. */
+static int complete(void)
+{
+	submit_one();
+	return wait_one();
 }
 
 static struct io_uring_sqe *sqe(void)
@@ -64,6 +77,9 @@ static int run_slow(const char *dir, long ms)
 	if (io_uring_queue_init(8, &ring, 0))
 		wl_die("io_uring_queue_init");
 	fast_reads(path, fd, buf);
+	/* in flight before the child's wait begins: it takes MS at least */
+	io_uring_prep_read(sqe(), pipefd[0], buf, 1, 0);
+	submit_one();
 	child = fork();
 	if (child < 0)
 		wl_die("fork");
@@ -72,8 +88,7 @@ static int run_slow(const char *dir, long ms)
 			;
 		_exit(write(pipefd[1], "x", 1) != 1);
 	}
-	io_uring_prep_read(sqe(), pipefd[0], buf, 1, 0);
-	res = complete();
+	res = wait_one();
 	wl_emit("slow\t%d\n", res);
 	waitpid(child, NULL, 0);
 	fast_reads(path, fd, buf);
