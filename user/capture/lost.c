@@ -38,14 +38,11 @@ void lost_read(const struct lost *l, uint64_t *lost)
 		return;
 	/* ENOENT: all read, the array's end reached */
 	if (bpf_map_lookup_batch(l->total_fd, NULL, &next, keys, vals, &count, &o) &&
-	    errno != ENOENT) {
+	    errno != ENOENT)
 		read_each(l, lost, vals);
-		free(vals);
-		return;
-	}
-	for (uint32_t i = 0; i < count && i < DFT_LOST_SLOTS; i++)
-		for (int c = 0; c < l->ncpus; c++)
-			if (keys[i] < DFT_LOST_SLOTS)
+	else
+		for (uint32_t i = 0; i < count && i < DFT_LOST_SLOTS; i++)
+			for (int c = 0; keys[i] < DFT_LOST_SLOTS && c < l->ncpus; c++)
 				lost[keys[i]] += vals[(size_t)i * l->ncpus + c];
 	free(vals);
 }
