@@ -159,6 +159,56 @@ static void test_cap(void)
 	sink_close(s, NULL, 0);
 }
 
+/* A window at its length: each chunk that goes leaves its pages to the
+ * next seal, which takes them, not new ones; they go once the flood
+ * ends. */
+static void test_spares(void)
+{
+	struct flightbuf fb;
+	struct sink *s = sink_memory();
+	struct out o = { 0 };
+	uint64_t events = 0, now = 0, taken = 0;
+	size_t held = 0;
+	char name[32];
+
+	CHECK(!flightbuf_init(&fb, 1 * S, 64 << 20), "init");
+	/* alike lines every 10 ms, sealed every 100 ms, for 4 s */
+	for (int i = 0; i < 400; i++) {
+		now = (uint64_t)(i + 1) * 10 * MS;
+		snprintf(name, sizeof(name), "e%04d", i);
+		if (i == 0)
+			meta(s, "FH", "/data/a", "00000000000000aa");
+		event(s, 7, now, name);
+		if (i % 10 == 9) {
+			uint32_t before;
+
+			flightbuf_take(&fb, s, now);
+			before = fb.nspares;
+			flightbuf_seal(&fb);
+			taken += fb.nspares < before;
+			CHECK(fb.chunks[fb.n - 1].map_len >= fb.chunks[fb.n - 1].z_len,
+			      "a chunk fits its pages");
+			flightbuf_tick(&fb, now, 0);
+		}
+	}
+	CHECK(fb.dropped >= 25 && taken + fb.nspares == fb.dropped,
+	      "every chunk's pages that went were taken again or wait (%llu dropped, %llu taken, %u wait)",
+	      (unsigned long long)fb.dropped, (unsigned long long)taken, fb.nspares);
+	CHECK(!flightbuf_write(&fb, 3 * S, 4 * S, 0, &events, NULL, NULL, collect, &o), "written");
+	CHECK(events == 101 && !strstr(o.p, "\"e0298\"") && strstr(o.p, "\"e0299\"") &&
+	      strstr(o.p, "\"e0399\""), "pages taken again hold their new chunk only: %llu events",
+	      (unsigned long long)events);
+	/* the flood ended: the window empties, and the spares go with it */
+	flightbuf_tick(&fb, now + 5 * S, 0);
+	for (uint32_t i = fb.gfirst; i < fb.ngens; i++)
+		held += fb.gens[i].lines.len;
+	CHECK(fb.first == fb.n && fb.nspares == 0 && held > 0 && fb.used == held + fb.pending.len,
+	      "nothing kept but the names: %zu of %zu bytes", fb.used, held + fb.pending.len);
+	free(o.p);
+	flightbuf_free(&fb);
+	sink_close(s, NULL, 0);
+}
+
 static void test_meta(void)
 {
 	struct flightbuf fb;
@@ -425,6 +475,7 @@ int main(void)
 {
 	test_window_by_time();
 	test_cap();
+	test_spares();
 	test_meta();
 	test_v2_layers();
 	test_records_format_as_lines(false);

@@ -23,21 +23,70 @@ static size_t chunk_pages(size_t len)
 	return (len + page - 1) / page * page;
 }
 
-static unsigned char *chunk_keep(const unsigned char *p, size_t len)
+/* The smallest spare that holds len with at most half as much again
+ * to spare, or -1. */
+static int spare_for(const struct flightbuf *fb, size_t len)
 {
-	void *m = mmap(NULL, chunk_pages(len), PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t need = chunk_pages(len);
+	int best = -1;
 
-	if (m == MAP_FAILED)
-		return NULL;
+	for (uint32_t i = 0; i < fb->nspares; i++) {
+		size_t have = fb->spares[i].map_len;
+
+		if (have >= need && have <= need + need / 2 &&
+		    (best < 0 || have < fb->spares[best].map_len))
+			best = (int)i;
+	}
+	return best;
+}
+
+static void spare_take(struct flightbuf *fb, uint32_t i)
+{
+	fb->spares[i] = fb->spares[--fb->nspares];
+}
+
+static void spare_unmap(struct flightbuf *fb, uint32_t i)
+{
+	munmap(fb->spares[i].p, fb->spares[i].map_len);
+	fb->used -= fb->spares[i].map_len;
+	spare_take(fb, i);
+}
+
+/* len bytes at p, copied into a spare's pages or new ones (counted in
+ * used): the copy, its pages' length in *map_len; NULL */
+static unsigned char *chunk_keep(struct flightbuf *fb, const unsigned char *p, size_t len,
+				 uint32_t *map_len)
+{
+	int i = spare_for(fb, len);
+	void *m;
+
+	if (i >= 0) {
+		m = fb->spares[i].p;
+		*map_len = fb->spares[i].map_len;
+		spare_take(fb, (uint32_t)i);
+	} else {
+		*map_len = (uint32_t)chunk_pages(len);
+		m = mmap(NULL, *map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			return NULL;
+		fb->used += *map_len;
+	}
 	memcpy(m, p, len);
 	return m;
 }
 
-static void chunk_free(struct flight_chunk *c)
+/* A chunk's pages go: kept as a spare (still in used) where spare is
+ * set and there is room, else unmapped. */
+static void chunk_free(struct flightbuf *fb, struct flight_chunk *c, bool spare)
 {
-	if (c->z)
-		munmap(c->z, chunk_pages(c->z_len));
+	if (!c->z)
+		return;
+	if (spare && fb->nspares < FLIGHT_SPARES) {
+		fb->spares[fb->nspares++] = (struct flight_spare){ c->z, c->map_len };
+	} else {
+		munmap(c->z, c->map_len);
+		fb->used -= c->map_len;
+	}
 	c->z = NULL;
 }
 
@@ -88,7 +137,9 @@ int flightbuf_init(struct flightbuf *fb, uint64_t keep_ns, size_t cap)
 void flightbuf_free(struct flightbuf *fb)
 {
 	for (uint32_t i = fb->first; i < fb->n; i++)
-		chunk_free(&fb->chunks[i]);
+		chunk_free(fb, &fb->chunks[i], false);
+	while (fb->nspares)
+		spare_unmap(fb, 0);
 	free(fb->chunks);
 	jb_free(&fb->pending);
 	for (uint32_t i = fb->gfirst; i < fb->ngens; i++)
@@ -271,7 +322,8 @@ static int zbuf_put(void *ctx, const void *bytes, size_t len)
 	return 0;
 }
 
-static int compress(const struct jbuf *lines, struct zbuf *z)
+static int compress(struct flightbuf *fb, const struct jbuf *lines, struct zbuf *z,
+		    uint32_t *map_len)
 {
 	struct gz_writer *w = gz_writer_new(1);
 	unsigned char *p;
@@ -281,7 +333,7 @@ static int compress(const struct jbuf *lines, struct zbuf *z)
 		return -ENOMEM;
 	ret = gz_writer_put(w, lines->p, lines->len, GZ_FINISH, zbuf_put, z);
 	gz_writer_free(w);
-	p = ret ? NULL : chunk_keep(z->p, z->len);
+	p = ret ? NULL : chunk_keep(fb, z->p, z->len, map_len);
 	free(z->p);
 	z->p = p;
 	return ret ? ret : p ? 0 : -ENOMEM;
@@ -298,7 +350,7 @@ static void drop_pending(struct flightbuf *fb)
 void flightbuf_seal(struct flightbuf *fb)
 {
 	struct flight_chunk c = { fb->pend_lo, fb->pend_hi, fb->pend_events,
-				  (uint32_t)fb->pending.len, 0, NULL };
+				  (uint32_t)fb->pending.len, 0, NULL, 0 };
 	struct zbuf z = { 0 };
 	int ret;
 
@@ -311,29 +363,27 @@ void flightbuf_seal(struct flightbuf *fb)
 		fb->n -= fb->first;
 		fb->first = 0;
 	}
-	ret = compress(&fb->pending, &z);
+	ret = compress(fb, &fb->pending, &z, &c.map_len);
 	if (!ret) {
 		c.z = z.p;
 		c.z_len = (uint32_t)z.len;
 		ret = VEC_PUSH(fb->chunks, fb->n, fb->capchunks, c);
 		if (ret)
-			chunk_free(&c);
+			chunk_free(fb, &c, true);
 	}
 	if (ret && !fb->err)
 		fb->err = ret;
-	if (!ret) {
-		fb->used += chunk_pages(c.z_len);
+	if (!ret)
 		fb->sealed++;
-	}
 	drop_pending(fb);
 }
 
-static void drop_oldest(struct flightbuf *fb)
+/* The oldest chunk goes; its pages to the spares where spare is set
+ * (the window moved on: the next seal wants them), else unmapped (the
+ * cap binds). */
+static void drop_oldest(struct flightbuf *fb, bool spare)
 {
-	struct flight_chunk *c = &fb->chunks[fb->first++];
-
-	fb->used -= chunk_pages(c->z_len);
-	chunk_free(c);
+	chunk_free(fb, &fb->chunks[fb->first++], spare);
 	fb->dropped++;
 }
 
@@ -347,9 +397,13 @@ void flightbuf_tick(struct flightbuf *fb, uint64_t now_ns, uint64_t hold_ns)
 	if (hold_ns && hold_ns < floor)
 		floor = hold_ns;
 	while (fb->first < fb->n && fb->chunks[fb->first].hi_ns < floor)
-		drop_oldest(fb);
+		drop_oldest(fb, true);
+	/* no chunk left to follow (the flood ended) or over the cap: the
+	 * spares go first */
+	while (fb->nspares && (fb->first == fb->n || fb->used > fb->cap))
+		spare_unmap(fb, 0);
 	while (fb->first < fb->n && fb->used > fb->cap) {
-		drop_oldest(fb);
+		drop_oldest(fb, false);
 		fb->capped++;
 		drop_gens(fb);
 	}

@@ -43,7 +43,21 @@ struct flight_chunk {
 	uint32_t events;
 	uint32_t raw_len, z_len;
 	unsigned char *z;	/* one gzip member of the lines */
+	uint32_t map_len;	/* the pages z lies in, maybe more than z_len needs */
 };
+
+/* A chunk's pages once its chunk went, kept for a chunk to come: a
+ * window at its length lets a chunk go for each it seals, and pages
+ * taken afresh fault in one by one while unmapped ones cost every CPU
+ * that ran the tracer an interrupt to flush their TLB (a third of the
+ * tracer's time under a flood, here, and each of those interrupts
+ * stops the traced program's CPU). */
+struct flight_spare {
+	unsigned char *p;
+	uint32_t map_len;
+};
+
+#define FLIGHT_SPARES 8
 
 /* One generation of metadata lines. */
 struct flight_meta {
@@ -77,7 +91,9 @@ struct flightbuf {
 	struct hmap meta_seen;	/* keys of the newest's lines (meta_key()) */
 	bool names_lost;
 	uint64_t sealed, dropped;	/* chunks sealed and let go, ever */
-	size_t used;		/* chunks' gzip, meta and pending */
+	struct flight_spare spares[FLIGHT_SPARES];
+	uint32_t nspares;
+	size_t used;		/* chunks' and spares' pages, meta and pending */
 	uint64_t capped;	/* chunks dropped inside the window by the cap */
 	uint64_t events_in;	/* event lines taken, ever */
 	int err;		/* the first failure (-ENOMEM) */
