@@ -6,14 +6,24 @@
  *   ioloop write FILE N   N x 64-byte write to FILE
  *   ioloop lseek FILE N   N x lseek(SEEK_CUR): the cheapest recorded call,
  *                         to measure how many events/s the tracer sustains
+ *   ioloop turns FILE N   pread's loop in turns, for tests/bench/turns.py:
+ *                         says "ready", then for each "x" read from stdin
+ *                         runs N calls and prints "loop_ns N"; for each
+ *                         "n" hands the turns on to a new child process
+ *                         (which says "ready") and waits for it; exits at
+ *                         EOF
  * An optional 4th argument paces the loop to that many calls per second.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/wait.h>
+
+enum mode { PREAD, WRITE, LSEEK };
 
 static long long now_ns(void)
 {
@@ -23,33 +33,14 @@ static long long now_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-int main(int argc, char **argv)
+/* n calls of the mode on fd, paced to rate calls a second (0: unpaced);
+ * returns the nanoseconds they took, or -1 */
+static long long calls(enum mode mode, int fd, off_t size, long n, double rate)
 {
 	static char buf[4096];
-	long n, i;
-	long long t0, t1;
-	int fd, pread_mode, lseek_mode;
-	double rate = argc > 4 ? atof(argv[4]) : 0;
-	off_t size;
+	long long t0 = now_ns();
+	long i;
 
-	if (argc != 4 && argc != 5) {
-		fprintf(stderr, "usage: ioloop pread|write|lseek FILE N [CALLS_PER_S]\n");
-		return 2;
-	}
-	pread_mode = !strcmp(argv[1], "pread");
-	lseek_mode = !strcmp(argv[1], "lseek");
-	n = atol(argv[3]);
-	fd = open(argv[2], pread_mode || lseek_mode ? O_RDONLY : O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0) {
-		perror(argv[2]);
-		return 1;
-	}
-	size = pread_mode ? lseek(fd, 0, SEEK_END) : 0;
-	if (pread_mode && size < (off_t)sizeof(buf)) {
-		fprintf(stderr, "ioloop: '%s' must hold at least 4 KiB\n", argv[2]);
-		return 1;
-	}
-	t0 = now_ns();
 	for (i = 0; i < n; i++) {
 		ssize_t r;
 
@@ -57,20 +48,102 @@ int main(int argc, char **argv)
 		if (rate > 0 && (i & 255) == 0)
 			while ((now_ns() - t0) * rate < i * 1e9)
 				;
-		if (lseek_mode)
+		if (mode == LSEEK)
 			r = lseek(fd, 0, SEEK_CUR);
-		else if (pread_mode)
+		else if (mode == PREAD)
 			r = pread(fd, buf, sizeof(buf),
 				  (i * sizeof(buf)) % (size - sizeof(buf) + 1) & ~4095L);
 		else
 			r = write(fd, buf, 64);
 		if (r < 0) {
 			perror("ioloop");
+			return -1;
+		}
+	}
+	return now_ns() - t0;
+}
+
+/* The turns go on in a new child; this process waits for it and exits
+ * as it did. */
+static void hand_on(void)
+{
+	int status;
+	pid_t child = fork();
+
+	if (child == 0)
+		return;
+	if (child < 0) {
+		perror("ioloop: fork");
+		exit(1);
+	}
+	while (waitpid(child, &status, 0) < 0)
+		if (errno != EINTR)
+			exit(1);
+	exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
+}
+
+/* turns: one run of n calls for each "x" on stdin, its time on stdout
+ * (flushed: the driver waits for it before the next side's turn); a
+ * new process for each "n" */
+static int turns(int fd, off_t size, long n)
+{
+	for (;;) {
+		char go = 0;
+
+		printf("ready\n");
+		fflush(stdout);
+		while (read(0, &go, 1) == 1 && go == 'x') {
+			long long ns = calls(PREAD, fd, size, n, 0);
+
+			if (ns < 0)
+				return 1;
+			printf("loop_ns %lld\n", ns);
+			fflush(stdout);
+			go = 0;
+		}
+		if (go != 'n')
+			return 0;
+		hand_on();
+	}
+}
+
+int main(int argc, char **argv)
+{
+	int turns_mode = argc > 1 && !strcmp(argv[1], "turns");
+	enum mode mode = WRITE;
+	double rate = argc > 4 ? atof(argv[4]) : 0;
+	long long ns;
+	off_t size = 0;
+	long n;
+	int fd;
+
+	if (argc != 4 && argc != 5) {
+		fprintf(stderr, "usage: ioloop pread|write|lseek|turns FILE N [CALLS_PER_S]\n");
+		return 2;
+	}
+	if (turns_mode || !strcmp(argv[1], "pread"))
+		mode = PREAD;
+	else if (!strcmp(argv[1], "lseek"))
+		mode = LSEEK;
+	n = atol(argv[3]);
+	fd = open(argv[2], mode != WRITE ? O_RDONLY : O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0) {
+		perror(argv[2]);
+		return 1;
+	}
+	if (mode == PREAD) {
+		size = lseek(fd, 0, SEEK_END);
+		if (size < 4096) {
+			fprintf(stderr, "ioloop: '%s' must hold at least 4 KiB\n", argv[2]);
 			return 1;
 		}
 	}
-	t1 = now_ns();
-	printf("loop_ns %lld calls %ld\n", t1 - t0, n);
+	if (turns_mode)
+		return turns(fd, size, n);
+	ns = calls(mode, fd, size, n, rate);
+	if (ns < 0)
+		return 1;
+	printf("loop_ns %lld calls %ld\n", ns, n);
 	close(fd);
 	return 0;
 }
