@@ -38,3 +38,17 @@ LOOP="$ROOT/build/bench/ioloop"
 	! pgrep -f "turns $D/data" >/dev/null
 	[ ! -s "$T/out" ]
 }
+
+@test "bench exec-turns: each turn one whole run of the command, its output kept off the driver's" {
+	run "$PY" "$TURNS" "$T/out" 1 0 2 2 \
+		"a=$LOOP exec-turns sh -c 'echo run >>$T/a.runs; echo noise'" \
+		"b=$LOOP exec-turns sh -c 'echo run >>$T/b.runs'"
+	[ "$status" -eq 0 ]
+	# 2 blocks of 2 rounds: 4 turns a side, each one run
+	[ "$(wc -l <"$T/out")" -eq 8 ]
+	[ "$(wc -l <"$T/a.runs")" -eq 4 ]
+	[ "$(wc -l <"$T/b.runs")" -eq 4 ]
+	run "$PY" "$TURNS" "$T/out2" 1 0 1 1 "a=$LOOP exec-turns false"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"'false' failed"* ]]
+}

@@ -12,6 +12,12 @@
  *                         "n" hands the turns on to a new child process
  *                         (which says "ready") and waits for it; exits at
  *                         EOF
+ *   ioloop exec-turns CMD [ARG...]
+ *                         the same turns of a whole command instead: runs
+ *                         CMD (its stdin and stdout /dev/null) for each
+ *                         "x" and prints "loop_ns N", its wall time; says
+ *                         "ready" again for each "n" (each turn is a new
+ *                         process already)
  * An optional 4th argument paces the loop to that many calls per second.
  */
 #include <errno.h>
@@ -82,10 +88,37 @@ static void hand_on(void)
 	exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
 }
 
-/* turns: one run of n calls for each "x" on stdin, its time on stdout
- * (flushed: the driver waits for it before the next side's turn); a
- * new process for each "n" */
-static int turns(int fd, off_t size, long n)
+/* One run of argv, its stdin and stdout /dev/null: its wall time in
+ * ns, or -1 where it could not run or did not exit 0. */
+static long long run_once(char **argv)
+{
+	long long t0 = now_ns();
+	int status;
+	pid_t child = fork();
+
+	if (child < 0)
+		return -1;
+	if (child == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0)
+			_exit(127);
+		execvp(argv[0], argv);
+		perror(argv[0]);
+		_exit(127);
+	}
+	while (waitpid(child, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? now_ns() - t0 : -1;
+}
+
+/* The turns protocol: "ready", then one(ctx) for each "x" on stdin,
+ * its time on stdout as "loop_ns N" (flushed: the driver waits for it
+ * before the next side's turn); for each "n", the turns handed on to a
+ * new child first where fork_on_n, then "ready" again; 0 at EOF, 1
+ * where a turn failed. */
+static int serve_turns(long long (*one)(void *), void *ctx, int fork_on_n)
 {
 	for (;;) {
 		char go = 0;
@@ -93,7 +126,7 @@ static int turns(int fd, off_t size, long n)
 		printf("ready\n");
 		fflush(stdout);
 		while (read(0, &go, 1) == 1 && go == 'x') {
-			long long ns = calls(PREAD, fd, size, n, 0);
+			long long ns = one(ctx);
 
 			if (ns < 0)
 				return 1;
@@ -103,8 +136,32 @@ static int turns(int fd, off_t size, long n)
 		}
 		if (go != 'n')
 			return 0;
-		hand_on();
+		if (fork_on_n)
+			hand_on();
 	}
+}
+
+struct pread_turn {
+	int fd;
+	off_t size;
+	long n;
+};
+
+static long long pread_turn(void *ctx)
+{
+	struct pread_turn *t = ctx;
+
+	return calls(PREAD, t->fd, t->size, t->n, 0);
+}
+
+static long long exec_turn(void *ctx)
+{
+	char **argv = ctx;
+	long long ns = run_once(argv);
+
+	if (ns < 0)
+		fprintf(stderr, "ioloop: '%s' failed\n", argv[0]);
+	return ns;
 }
 
 int main(int argc, char **argv)
@@ -117,8 +174,10 @@ int main(int argc, char **argv)
 	long n;
 	int fd;
 
+	if (argc > 2 && !strcmp(argv[1], "exec-turns"))
+		return serve_turns(exec_turn, argv + 2, 0);
 	if (argc != 4 && argc != 5) {
-		fprintf(stderr, "usage: ioloop pread|write|lseek|turns FILE N [CALLS_PER_S]\n");
+		fprintf(stderr, "usage: ioloop pread|write|lseek|turns FILE N [CALLS_PER_S], or ioloop exec-turns CMD [ARG...]\n");
 		return 2;
 	}
 	if (turns_mode || !strcmp(argv[1], "pread"))
@@ -138,8 +197,11 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	if (turns_mode)
-		return turns(fd, size, n);
+	if (turns_mode) {
+		struct pread_turn t = { fd, size, n };
+
+		return serve_turns(pread_turn, &t, 1);
+	}
 	ns = calls(mode, fd, size, n, rate);
 	if (ns < 0)
 		return 1;
