@@ -99,7 +99,7 @@ static long long run_once(char **argv)
 	if (child < 0)
 		return -1;
 	if (child == 0) {
-		int null = open("/dev/null", O_RDWR);
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 
 		if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0)
 			_exit(127);
