@@ -16,13 +16,19 @@ void lost_init(struct lost *l, int total_fd, int by_proc_fd)
 	l->ncpus = n > 0 ? n : 1;
 }
 
+/* A slot's per-CPU counts, added to *into. */
+static void add_cpus(const struct lost *l, uint64_t *into, const uint64_t *per_cpu)
+{
+	for (int c = 0; c < l->ncpus; c++)
+		*into += per_cpu[c];
+}
+
 /* Slot by slot: a kernel without batched lookups (before 5.6). */
 static void read_each(const struct lost *l, uint64_t *lost, uint64_t *vals)
 {
 	for (uint32_t k = 0; k < DFT_LOST_SLOTS; k++)
 		if (!bpf_map_lookup_elem(l->total_fd, &k, vals))
-			for (int c = 0; c < l->ncpus; c++)
-				lost[k] += vals[c];
+			add_cpus(l, &lost[k], vals);
 }
 
 /* Every slot in one call, not one each (531: a tick's worth of
@@ -42,8 +48,8 @@ void lost_read(const struct lost *l, uint64_t *lost)
 		read_each(l, lost, vals);
 	else
 		for (uint32_t i = 0; i < count && i < DFT_LOST_SLOTS; i++)
-			for (int c = 0; keys[i] < DFT_LOST_SLOTS && c < l->ncpus; c++)
-				lost[keys[i]] += vals[(size_t)i * l->ncpus + c];
+			if (keys[i] < DFT_LOST_SLOTS)
+				add_cpus(l, &lost[keys[i]], vals + (size_t)i * l->ncpus);
 	free(vals);
 }
 
