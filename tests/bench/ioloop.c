@@ -69,12 +69,24 @@ static long long calls(enum mode mode, int fd, off_t size, long n, double rate)
 	return now_ns() - t0;
 }
 
+/* The child's exit status, or -1 where it did not exit (a signal) or
+ * could not be waited for. */
+static int reap(pid_t child)
+{
+	int status;
+
+	while (waitpid(child, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 /* The turns go on in a new child; this process waits for it and exits
  * as it did. */
 static void hand_on(void)
 {
-	int status;
 	pid_t child = fork();
+	int status;
 
 	if (child == 0)
 		return;
@@ -82,10 +94,8 @@ static void hand_on(void)
 		perror("ioloop: fork");
 		exit(1);
 	}
-	while (waitpid(child, &status, 0) < 0)
-		if (errno != EINTR)
-			exit(1);
-	exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
+	status = reap(child);
+	exit(status < 0 ? 1 : status);
 }
 
 /* One run of argv, its stdin and stdout /dev/null: its wall time in
@@ -93,7 +103,6 @@ static void hand_on(void)
 static long long run_once(char **argv)
 {
 	long long t0 = now_ns();
-	int status;
 	pid_t child = fork();
 
 	if (child < 0)
@@ -107,10 +116,7 @@ static long long run_once(char **argv)
 		perror(argv[0]);
 		_exit(127);
 	}
-	while (waitpid(child, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? now_ns() - t0 : -1;
+	return reap(child) == 0 ? now_ns() - t0 : -1;
 }
 
 /* The turns protocol: "ready", then one(ctx) for each "x" on stdin,
