@@ -113,6 +113,21 @@ def median_interval(xs):
     return best
 
 
+def against_one_point(ci, what="rounds"):
+    """a median's interval of costs in points (median_interval's)
+    against a target of +1 point: the verdict a row prints"""
+    if not ci:
+        return "too few " + what
+    if ci[0] <= 1 <= ci[1]:
+        return "no decision: 1 point is inside the interval"
+    return "within target" if ci[1] < 1 else "over target"
+
+
+def interval_text(ci):
+    """" [lo, hi] at NN%" for a median_interval, "" for none"""
+    return " [%+.1f, %+.1f] at %.0f%%" % (ci[0], ci[1], ci[2] * 100) if ci else ""
+
+
 def paired(base, other, higher=False, target=None):
     """(median cost, interval, verdict) of other over base round by round
     (run i of each is round i); the interval as median_interval's"""
