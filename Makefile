@@ -151,6 +151,10 @@ $(OUT)/workloads/rawopen: tests/workloads/rawopen.c | $(OUT)/workloads
 # the generator of rank traces writes them gzipped
 $(OUT)/workloads/ranktraces: LDLIBS_WL := -lz
 
+# static: no loader's I/O before main, outside the compute regions of
+# its overlapped plant (tests/findings.bats)
+$(OUT)/workloads/findings: LDLIBS_WL := -static-pie
+
 # the one workload that drives io_uring through liburing
 $(OUT)/workloads/uring: LDLIBS_WL := -luring
 
