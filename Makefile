@@ -24,6 +24,9 @@ CFLAGS ?= -O2 -g
 CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
 	  -I$(OUT) -Ibpf -Iuser -Iinclude $(LIBBPF_CFLAGS)
 LDLIBS := $(STATIC_LIBS) -lm -ldl
+# libbpf's parses of the kernel's BTF, one for all of start-up
+# (user/capture/kernelbtf.h): for what links the tracer's objects
+BTF_ONCE := -Wl,--wrap=btf__load_vmlinux_btf -Wl,--wrap=btf__free
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Ibpf \
 	      -idirafter /usr/include/$(shell $(CC) -dumpmachine) \
 	      $(LIBBPF_CFLAGS) -Wall -Wno-unused-function
@@ -98,10 +101,10 @@ $(OUT)/user/%.o: user/%.c $(OUT)/dftrace.skel.h
 -include $(USER_OBJS:.o=.d)
 
 dftrace-bpf: $(USER_OBJS)
-	$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+	$(CC) $(CFLAGS) $^ $(BTF_ONCE) $(LDLIBS) -o $@
 
 $(OUT)/tests/%: tests/unit/%.c tests/unit/check.h $(LIB_OBJS) | $(OUT)/tests
-	$(CC) $(CFLAGS) -Itests/unit $< $(LIB_OBJS) $(LDLIBS) -o $@
+	$(CC) $(CFLAGS) -Itests/unit $< $(LIB_OBJS) $(BTF_ONCE) $(LDLIBS) -o $@
 
 # The readers' and analyses' unit tests again under ASan and UBSan, as
 # build/tests/test_*-san (tests/run runs them with the others): a trace
@@ -205,7 +208,7 @@ $(OUT)/bench/%: tests/bench/%.c $(wildcard include/dftrace/*.h) | $(OUT)/bench
 
 # the consumer alone: links the tracer's record path
 $(OUT)/bench/replay: tests/bench/replay.c $(LIB_OBJS) | $(OUT)/bench
-	$(CC) $(CFLAGS) $< $(LIB_OBJS) $(LDLIBS) -o $@
+	$(CC) $(CFLAGS) $< $(LIB_OBJS) $(BTF_ONCE) $(LDLIBS) -o $@
 
 $(OUT)/probecost.bpf.o: bpf/probecost.bpf.c vmlinux/$(ARCH)/vmlinux.h | $(OUT)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@

@@ -36,11 +36,13 @@ expect_minitrain_names() {
 	expect_minitrain_names
 }
 
-@test "annotate: the annotation programs load at start for a command (a wrapper's children need them at once); a tracer that stays on loads them at the first file with probes, once, not for a program without" {
+@test "annotate: the annotation programs load at start for a command (a wrapper's children need them at once); a tracer that stays on loads them at the first file with probes, once, not for a program without; the kernel's BTF is parsed once for all start-up's loads" {
 	dft -v -o "$TRACE" -- sh -c '"$1" "$2" 2 3; exit 0' sh "$EX/minitrain" "$D/mt"
 	expect_eq "status" "$DFT_STATUS" 0
 	expect_eq "programs loaded at start" "$(preloaded)" "$(printf '%s\n' 'GPU call' annotation)"
 	expect_eq "programs loaded at their first use" "$(loaded_lazily)" ""
+	# the feature probe's, the main instance's and the halves'
+	expect_eq "the kernel's BTF, parsed" "$(btf_reads)" "once for start-up's 4 loads"
 	# one core: one instance has them all
 	(taskset -pc 0 "$BASHPID" >/dev/null &&
 		dft -v -o "$TRACE" -- sh -c '"$1" "$2" 2 3; exit 0' sh "$EX/minitrain" "$D/mt"
@@ -49,6 +51,7 @@ expect_minitrain_names() {
 	expect_eq "programs loaded at start, one core" \
 		"$(grep -c '^dftrace-bpf: main programs loaded in .*, with the annotation and GPU call programs$' \
 			"$T/dft.err") $(grep -c "^dftrace-bpf: .* half's programs loaded" "$T/dft.err")" "1 0"
+	expect_eq "the kernel's BTF, parsed, one core" "$(btf_reads)" "once for start-up's 2 loads"
 	dft -v -o "$TRACE" --flight 5 --trigger exit -- "$WL/io" basic "$D"
 	expect_eq "status" "$DFT_STATUS" 0
 	expect_eq "--flight: programs loaded, no probes" "$(preloaded)$(loaded_lazily)" ""
@@ -102,6 +105,10 @@ preloaded() {
 	sed -n -e 's/^dftrace-bpf: .* programs loaded .*, with the \(.*\) programs$/\1/p' \
 		-e 's/^dftrace-bpf: \(annotation\|GPU call\) programs loaded at start .*/\1/p' \
 		"$T/dft.err" | sed 's/ and /\n/g' | sort
+}
+# how often the kernel's BTF was parsed at start, for how many loads
+btf_reads() {
+	sed -n "s/^dftrace-bpf: the kernel's BTF read \(.* loads\), in .* ms$/\1/p" "$T/dft.err"
 }
 loaded_lazily() {
 	sed -n 's/^dftrace-bpf: \(annotation\|GPU call\) programs loaded in .*/\1/p' "$T/dft.err" | sort

@@ -18,6 +18,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "capture/attach.h"
+#include "capture/kernelbtf.h"
 #include "capture/loader.h"
 #include "capture/run.h"
 #include "capture/schooks.h"
@@ -609,6 +610,20 @@ static const char *no_hooks(const struct env *env)
 	return NULL;
 }
 
+/* Start-up's programs are loaded: the kernel's BTF goes. */
+static void unshare_kernel_btf(bool verbose)
+{
+	struct kernel_btf_use u = kernel_btf_used();
+	char times[32] = "once";
+
+	if (u.parses != 1)
+		snprintf(times, sizeof(times), "%u times", u.parses);
+	if (verbose && u.parses)
+		fprintf(stderr, "dftrace-bpf: the kernel's BTF read %s for start-up's %u loads, in "
+			"%.1f ms\n", times, u.loads, u.parse_ns / 1e6);
+	kernel_btf_unshare();
+}
+
 int tracer_main(int argc, char **argv)
 {
 	return tracer_run(argc, argv, NULL);
@@ -633,6 +648,7 @@ int tracer_run(int argc, char **argv, const struct tracer_hooks *hooks)
 	set_tracer_comm(TRACER_COMM);
 	libbpf_set_print(print_libbpf);
 	raise_fd_limit(&tr);
+	kernel_btf_share();
 	if (loader_check_system(&tr.features, no_hooks(&tr.env)) || check_targets(&tr.env) ||
 	    invoker_init(&tr.who))
 		goto cleanup;
@@ -653,6 +669,7 @@ int tracer_run(int argc, char **argv, const struct tracer_hooks *hooks)
 	tr.target = describe_target(&tr.env);
 	if (!tr.target || set_up(&tr))
 		goto cleanup;
+	unshare_kernel_btf(tr.env.verbose);
 	/* -d counts tracing, not the start-up before it */
 	if (tr.env.duration > 0)
 		tr.deadline = clock_mono_ns() + tr.env.duration * NS_PER_S;
@@ -661,6 +678,7 @@ int tracer_run(int argc, char **argv, const struct tracer_hooks *hooks)
 		tr.caller->ready(tr.caller->ctx);
 	ret = trace_and_wait(&tr);
 cleanup:
+	kernel_btf_unshare();
 	if (tr.recording)
 		fclose(tr.recording);
 	launch_abort(&tr.launch);
