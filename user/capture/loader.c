@@ -11,6 +11,7 @@
 #include <bpf/libbpf.h>
 #include "capture/features.h"
 #include "capture/loader.h"
+#include "capture/premade.h"
 #include "capture/report.h"
 #include "dftrace.h"
 #include "dftrace.skel.h" /* after dftrace.h: its types */
@@ -313,9 +314,10 @@ static void groups_with(const struct loader *l, int place, char *buf, size_t siz
 
 /* Said under -v: what an instance loaded and how long it took. Beside
  * another instance's load (the halves) it counts no descriptors, which
- * would count the other's. */
+ * would count the other's; the main instance's count has its premade
+ * maps'. */
 static void say_loaded(const struct loader *l, int place, const char *when, uint64_t t0,
-		       int fds)
+		       int fds, const struct premade *pre)
 {
 	char with[96];
 
@@ -323,17 +325,35 @@ static void say_loaded(const struct loader *l, int place, const char *when, uint
 	fprintf(stderr, "dftrace-bpf: %s programs loaded %sin %.1f ms", place_names[place], when,
 		(clock_mono_ns() - t0) / 1e6);
 	if (fds >= 0)
-		fprintf(stderr, " (%d descriptors)", (int)(fd_count_open() - fds));
+		fprintf(stderr, " (%d descriptors)",
+			(int)(fd_count_open() - fds) + (int)(pre ? pre->maps : 0));
 	fprintf(stderr, "%s\n", with);
+	if (pre && pre->maps)
+		fprintf(stderr, "dftrace-bpf: its %u large maps made beforehand, beside the start's "
+			"checks, in %.1f ms\n", pre->maps, pre->ns / 1e6);
+}
+
+/* The instance of place, opened: for the main instance, with its large
+ * maps premade where they were (*pre set). */
+static struct dftrace_bpf *open_inst(struct loader *l, int place, const struct premade **pre)
+{
+	struct dftrace_bpf *skel = NULL;
+
+	*pre = NULL;
+	if (place == PLACE_MAIN && l->o.premade && (skel = premade_take(l->o.premade)))
+		*pre = l->o.premade;
+	return skel ? skel : loader_open();
 }
 
 /* An instance of place's programs, loaded; *out is set even on
  * failure, for the caller to destroy. */
 static int load_inst(struct loader *l, int place, const char *when, struct dftrace_bpf **out)
 {
-	int fds = l->verbose && !is_half(place) ? (int)fd_count_open() : -1;
 	uint64_t t0 = clock_mono_ns();
-	struct dftrace_bpf *skel = dftrace_bpf__open();
+	const struct premade *pre;
+	struct dftrace_bpf *skel = open_inst(l, place, &pre);
+	/* after the premade maps: say_loaded adds them */
+	int fds = l->verbose && !is_half(place) ? (int)fd_count_open() : -1;
 	char *logs = NULL;
 	int err;
 
@@ -350,7 +370,7 @@ static int load_inst(struct loader *l, int place, const char *when, struct dftra
 	if (logs)
 		say_stats(skel, place_names[place], logs);
 	if (!err && l->verbose)
-		say_loaded(l, place, when, t0, fds);
+		say_loaded(l, place, when, t0, fds, pre);
 	return err;
 }
 
@@ -388,6 +408,12 @@ static struct dftrace_bpf *lazy_get(struct loader *l, enum lazy_group g, const c
 struct dftrace_bpf *loader_lazy(struct loader *l, enum lazy_group g)
 {
 	return lazy_get(l, g, "");
+}
+
+/* The one place the object's bytes are linked in from. */
+struct dftrace_bpf *loader_open(void)
+{
+	return dftrace_bpf__open();
 }
 
 bool loader_parallel(void)

@@ -11,6 +11,7 @@ struct bpf_link;
 struct bpf_program;
 struct dftrace_bpf;
 struct features;
+struct premade;
 
 /* What the core needs (user/capture/features.c): BTF, the ring buffer,
  * task storage, callbacks, the syscall and process tracepoints. */
@@ -27,6 +28,7 @@ struct loader_opts {
 	bool split;		/* the start's programs in halves (loader_parallel()) */
 	unsigned int preload;	/* the lazy groups loaded at start: 1 << g */
 	const struct features *features;	/* this kernel's */
+	struct premade *premade;	/* the main instance's large maps, or NULL */
 };
 
 /* Whether this process may load BPF: root, or CAP_BPF and CAP_PERFMON
@@ -50,10 +52,11 @@ int loader_check_system(struct features *f, const char *no_hooks);
  * - where two CPUs are free (o->split), the start's programs but the
  *   main instance's few, in two halves loaded beside each other: the
  *   verifier and libbpf's relocations of an instance run on one core.
- *   The main instance goes first, for its maps.
+ *   The main instance goes first, for its maps (its large ones made
+ *   beforehand, beside the start's checks: capture/premade.h).
  * Without split the main instance has all the start's programs, the
- * preloaded groups' too: each instance parses the kernel's BTF and
- * relocates against it again.
+ * preloaded groups' too: each instance relocates against the kernel's
+ * BTF again (parsed once for the start: capture/kernelbtf.h).
  */
 enum lazy_group { LAZY_ANNOT, LAZY_GPU, LAZY__COUNT };
 
@@ -72,6 +75,8 @@ struct loader {
 	bool verbose;
 };
 
+/* The object, opened (libbpf's open: nothing in the kernel yet). */
+struct dftrace_bpf *loader_open(void);
 /* Whether the start's programs load in two halves: two CPUs free. */
 bool loader_parallel(void);
 /* Opened, configured and loaded (verified), nothing attached yet: the

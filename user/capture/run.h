@@ -18,6 +18,7 @@
 #include "capture/launch.h"
 #include "capture/liverings.h"
 #include "capture/loader.h"
+#include "capture/premade.h"
 #include "capture/lost.h"
 #include "capture/probed.h"
 #include "capture/report.h"
@@ -43,6 +44,7 @@ struct tracer {
 	const struct tracer_hooks *caller;	/* the service's checks, or NULL */
 	struct dftrace_bpf *skel;
 	struct loader loader;	/* the BPF object's instances */
+	struct premade premade;	/* the main instance's large maps, made early */
 	struct sc_hooks hooks;	/* per-syscall hooks, where they replace the tracepoints */
 	struct ring ring;
 	struct trace *trace;

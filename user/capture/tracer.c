@@ -148,7 +148,8 @@ static int load_and_attach(struct tracer *tr)
 				 .flight = tr->env.flight_on,
 				 .split = loader_parallel(),
 				 .preload = preload(tr),
-				 .features = &tr->features };
+				 .features = &tr->features,
+				 .premade = &tr->premade };
 	/* every program verified before the first hook goes live */
 	int err = loader_load(&tr->loader, &o, tr->env.verbose);
 
@@ -649,6 +650,9 @@ int tracer_run(int argc, char **argv, const struct tracer_hooks *hooks)
 	libbpf_set_print(print_libbpf);
 	raise_fd_limit(&tr);
 	kernel_btf_share();
+	/* its maps while the checks parse the BTF, where two CPUs are free */
+	if (loader_parallel() && loader_may_load())
+		premade_start(&tr.premade);
 	if (loader_check_system(&tr.features, no_hooks(&tr.env)) || check_targets(&tr.env) ||
 	    invoker_init(&tr.who))
 		goto cleanup;
@@ -678,6 +682,7 @@ int tracer_run(int argc, char **argv, const struct tracer_hooks *hooks)
 		tr.caller->ready(tr.caller->ctx);
 	ret = trace_and_wait(&tr);
 cleanup:
+	premade_free(&tr.premade);
 	kernel_btf_unshare();
 	if (tr.recording)
 		fclose(tr.recording);
