@@ -12,6 +12,10 @@
 
 #define THREADS 4
 
+/* libbpf's own, under the link's --wrap */
+struct btf *__real_btf__load_vmlinux_btf(void);
+void __real_btf__free(struct btf *btf);
+
 static void *load_one(void *out)
 {
 	*(struct btf **)out = btf__load_vmlinux_btf();
@@ -56,6 +60,14 @@ static void test_shared(void)
 	CHECK(u.loads == THREADS + 2 && u.parses == 1, "unshare twice: safe, the counts kept for -v");
 }
 
+static int same_bytes(const struct btf *a, const struct btf *b)
+{
+	__u32 na, nb;
+	const void *ra = btf__raw_data(a, &na), *rb = btf__raw_data(b, &nb);
+
+	return ra && rb && na == nb && !memcmp(ra, rb, na);
+}
+
 static void test_unshared(void)
 {
 	struct btf *a = btf__load_vmlinux_btf(), *b = btf__load_vmlinux_btf();
@@ -69,6 +81,11 @@ static void test_unshared(void)
 	u = kernel_btf_used();
 	CHECK(!u.loads && !u.parses && !u.parse_ns, "a new share counts from none");
 	a = btf__load_vmlinux_btf();
+	b = __real_btf__load_vmlinux_btf();
+	CHECK(a && b && btf__type_cnt(a) == btf__type_cnt(b) && same_bytes(a, b),
+	      "the shared parse (read into huge pages) is libbpf's own, byte for byte (%u types)",
+	      a ? btf__type_cnt(a) : 0);
+	__real_btf__free(b);
 	kernel_btf_unshare();
 	b = btf__load_vmlinux_btf();
 	u = kernel_btf_used();

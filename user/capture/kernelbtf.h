@@ -8,7 +8,8 @@
  * unshare every btf__load_vmlinux_btf() in the program, libbpf's own
  * included (the link wraps it: Makefile, BTF_ONCE), returns one parse,
  * and btf__free() of it waits for unshare. libbpf only reads it, so the
- * halves' threads may use it at once.
+ * halves' threads may use it at once. The one parse reads the file into
+ * huge pages where the kernel gives them.
  */
 #ifndef CAPTURE_KERNELBTF_H
 #define CAPTURE_KERNELBTF_H
