@@ -11,9 +11,9 @@
 #include "dftrace.skel.h" /* after dftrace.h: its types */
 #include "lib/clock.h"
 
-/* Below this a map is made in about a millisecond or less (a hash
- * map of 16384 elements of 16 bytes takes ~5 ms here: each preallocated
- * and linked). */
+/* Below this a map is made in about a millisecond or less (on the VM
+ * of doc/bench.md a hash map of 16384 elements of 16 bytes takes ~5 ms:
+ * each element preallocated and linked). */
 #define PREMADE_MIN_BYTES (256u << 10)
 
 static bool preallocated_kind(enum bpf_map_type type)
@@ -45,7 +45,8 @@ static bool worth_making(const struct bpf_map *m)
 	       strlen(bpf_map__name(m)) < BPF_OBJ_NAME_LEN && bytes >= PREMADE_MIN_BYTES;
 }
 
-/* m, made and handed to libbpf: 0, or -errno with m as it was. */
+/* m, made and handed to libbpf: 0, or -errno (m may be half changed:
+ * finish() gives libbpf a fresh object then). */
 static int make_map(struct bpf_map *m)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = bpf_map__map_flags(m),
