@@ -12,10 +12,6 @@
 
 #define THREADS 4
 
-/* libbpf's own, under the link's --wrap */
-struct btf *__real_btf__load_vmlinux_btf(void);
-void __real_btf__free(struct btf *btf);
-
 static void *load_one(void *out)
 {
 	*(struct btf **)out = btf__load_vmlinux_btf();

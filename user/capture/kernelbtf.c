@@ -11,9 +11,6 @@
 #include "capture/kernelbtf.h"
 #include "lib/clock.h"
 
-/* libbpf's own, under the link's --wrap */
-struct btf *__real_btf__load_vmlinux_btf(void);
-void __real_btf__free(struct btf *btf);
 struct btf *__wrap_btf__load_vmlinux_btf(void);
 void __wrap_btf__free(struct btf *btf);
 
@@ -29,10 +26,15 @@ static struct kernel_btf_use use;
 static size_t read_all(int fd, char *buf, size_t size)
 {
 	size_t got = 0;
-	ssize_t n;
 
-	while (got < size && ((n = read(fd, buf + got, size - got)) > 0 || (n < 0 && errno == EINTR)))
-		got += n > 0 ? (size_t)n : 0;
+	while (got < size) {
+		ssize_t n = read(fd, buf + got, size - got);
+
+		if (n > 0)
+			got += n;
+		else if (!n || errno != EINTR)
+			break;
+	}
 	return got;
 }
 
@@ -82,19 +84,20 @@ static struct btf *parse_shared(void)
 	return shared;
 }
 
-/* A failed parse is not kept: its errno is the caller's to read. */
+/* Unshared, libbpf's own parse. A failed parse is not kept: its errno
+ * is the caller's to read. */
 struct btf *__wrap_btf__load_vmlinux_btf(void)
 {
 	struct btf *btf;
 	int err;
 
 	pthread_mutex_lock(&lock);
-	if (sharing)
-		use.loads++;
-	if (!sharing)
-		btf = __real_btf__load_vmlinux_btf();
-	else if (!(btf = shared))
-		btf = parse_shared();
+	if (!sharing) {
+		pthread_mutex_unlock(&lock);
+		return __real_btf__load_vmlinux_btf();
+	}
+	use.loads++;
+	btf = shared ? shared : parse_shared();
 	err = errno;
 	pthread_mutex_unlock(&lock);
 	errno = err;

@@ -23,6 +23,13 @@ struct kernel_btf_use {
 	uint64_t parse_ns;
 };
 
+struct btf;
+
+/* libbpf's own, under the link's --wrap: the parse and free sharing
+ * stands in front of */
+struct btf *__real_btf__load_vmlinux_btf(void);
+void __real_btf__free(struct btf *btf);
+
 void kernel_btf_share(void);
 struct kernel_btf_use kernel_btf_used(void);
 /* Frees the one parse; safe to repeat, and without a share. */

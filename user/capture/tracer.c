@@ -617,11 +617,12 @@ static void unshare_kernel_btf(bool verbose)
 	struct kernel_btf_use u = kernel_btf_used();
 	char times[32] = "once";
 
-	if (u.parses != 1)
-		snprintf(times, sizeof(times), "%u times", u.parses);
-	if (verbose && u.parses)
+	if (verbose && u.parses) {
+		if (u.parses != 1)
+			snprintf(times, sizeof(times), "%u times", u.parses);
 		fprintf(stderr, "dftrace-bpf: the kernel's BTF read %s for start-up's %u loads, in "
 			"%.1f ms\n", times, u.loads, u.parse_ns / 1e6);
+	}
 	kernel_btf_unshare();
 }
 
@@ -651,7 +652,7 @@ int tracer_run(int argc, char **argv, const struct tracer_hooks *hooks)
 	raise_fd_limit(&tr);
 	kernel_btf_share();
 	/* its maps while the checks parse the BTF, where two CPUs are free */
-	if (loader_parallel() && loader_may_load())
+	if (loader_parallel())
 		premade_start(&tr.premade);
 	if (loader_check_system(&tr.features, no_hooks(&tr.env)) || check_targets(&tr.env) ||
 	    invoker_init(&tr.who))
