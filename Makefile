@@ -26,7 +26,7 @@ CFLAGS += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
 LDLIBS := $(STATIC_LIBS) -lm -ldl
 # libbpf's parses of the kernel's BTF, one for all of start-up
 # (user/capture/kernelbtf.h): for what links the tracer's objects
-BTF_ONCE := -Wl,--wrap=btf__load_vmlinux_btf -Wl,--wrap=btf__free
+BTF_ONCE := -Wl,--wrap=btf__load_vmlinux_btf -Wl,--wrap=btf__free -Wl,--wrap=btf__parse
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Ibpf \
 	      -idirafter /usr/include/$(shell $(CC) -dumpmachine) \
 	      $(LIBBPF_CFLAGS) -Wall -Wno-unused-function

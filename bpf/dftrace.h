@@ -88,6 +88,12 @@ struct dft_kernel_shape {
 	/* the helpers bpf_find_vma and bpf_task_pt_regs (5.17+): a
 	 * mapping's own file, which overlayfs does not show elsewhere */
 	unsigned char find_vma;
+	/* with fast_reads, the kernel's own BTF ids of the types the kfunc
+	 * casts to (bpf/kread.bpf.c): given here, as CO-RE relocates
+	 * against the loader's BTF of the kernel's types for it, numbered
+	 * apart (user/capture/corebtf.h) */
+	unsigned int file_btf_id;
+	unsigned int io_kiocb_btf_id;
 };
 
 #define DFT_FD_RET 0xf

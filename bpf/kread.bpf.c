@@ -20,7 +20,7 @@ __noinline int file_id_of(__u64 file, struct dft_file_id *id)
 	if (!id || !f)
 		return 0;
 	if (kshape.fast_reads) {
-		struct file *k = bpf_rdonly_cast(f, bpf_core_type_id_kernel(struct file));
+		struct file *k = bpf_rdonly_cast(f, kshape.file_btf_id);
 
 		*id = inode_id(k->f_inode);
 		return 0;
@@ -66,7 +66,7 @@ __noinline int mapped_file_id(__u64 file, __u64 addr, struct dft_file_id *id)
 	file_id_of(file, id);
 	/* asked of the mapping only there (~250 ns a lookup) */
 	if (kshape.fast_reads) {
-		struct file *k = bpf_rdonly_cast(f, bpf_core_type_id_kernel(struct file));
+		struct file *k = bpf_rdonly_cast(f, kshape.file_btf_id);
 
 		depth = k->f_inode->i_sb->s_stack_depth;
 	} else {
@@ -101,7 +101,7 @@ __noinline int uring_req_of(__u64 req, __u64 *file)
 	if (!file || !r)
 		return 0;
 	if (kshape.fast_reads) {
-		struct io_kiocb *k = bpf_rdonly_cast(r, bpf_core_type_id_kernel(struct io_kiocb));
+		struct io_kiocb *k = bpf_rdonly_cast(r, kshape.io_kiocb_btf_id);
 
 		*file = (__u64)k->file;
 		return k->opcode;

@@ -431,6 +431,25 @@ static const char *probe_core(const struct btf *btf)
 	return NULL;
 }
 
+/* The types bpf_rdonly_cast casts to (bpf/kread.bpf.c), by the
+ * kernel's own numbering. io_kiocb's stays 0 where the kernel has none:
+ * then io_uring's programs are off. */
+static void set_cast_ids(struct features *f, const struct btf *btf)
+{
+	int file, req;
+
+	if (!f->on[FEATURE_fast_reads])
+		return;
+	file = btf__find_by_name_kind(btf, "file", BTF_KIND_STRUCT);
+	req = btf__find_by_name_kind(btf, "io_kiocb", BTF_KIND_STRUCT);
+	if (file <= 0) {
+		off(f, FEATURE_fast_reads, "this kernel's BTF has no 'struct %s'", "file");
+		return;
+	}
+	f->shape.file_btf_id = file;
+	f->shape.io_kiocb_btf_id = req > 0 ? req : 0;
+}
+
 int features_probe(struct features *f, const char *no_hooks)
 {
 	struct utsname u;
@@ -473,6 +492,7 @@ int features_probe(struct features *f, const char *no_hooks)
 		off(f, FEATURE_fentry_syscalls, "%s", no_hooks);
 	else
 		probe_fentry_syscalls(f, btf);
+	set_cast_ids(f, btf);
 	f->shape.fast_reads = f->on[FEATURE_fast_reads];
 	f->shape.find_vma = f->on[FEATURE_overlay_names];
 	tp_params(btf, "sched_process_exit", &n);

@@ -4,20 +4,26 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <bpf/btf.h>
+#include "capture/corebtf.h"
 #include "capture/kernelbtf.h"
 #include "lib/clock.h"
+#include "lib/hmap.h"
 
 struct btf *__wrap_btf__load_vmlinux_btf(void);
 void __wrap_btf__free(struct btf *btf);
+struct btf *__wrap_btf__parse(const char *path, struct btf_ext **ext);
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static bool sharing;
 static struct btf *shared;
 static struct kernel_btf_use use;
+static struct hmap core_names;
+static struct btf *core;	/* made from shared, or a parse of its own */
 
 #define SYSFS_BTF "/sys/kernel/btf/vmlinux"
 #define HUGE_PAGE (2ul << 20)
@@ -104,13 +110,73 @@ struct btf *__wrap_btf__load_vmlinux_btf(void)
 	return btf;
 }
 
-/* The shared parse is freed by unshare, not by its users. */
+/* Under the lock: the kernel's types for CO-RE, or where they can't be
+ * made, the kernel's BTF (not kept: libbpf frees it, unless shared). */
+static struct btf *make_core(void)
+{
+	struct btf *kernel = !sharing ? __real_btf__load_vmlinux_btf() :
+				    shared ? shared : parse_shared();
+	uint64_t t0 = clock_mono_ns();
+
+	if (!kernel || !core_names.n)
+		return kernel;
+	core = core_btf_new(kernel, &core_names);
+	if (!core)
+		return kernel;
+	use.core_ns = clock_mono_ns() - t0;
+	use.core_types = btf__type_cnt(core) - 1;
+	use.kernel_types = btf__type_cnt(kernel) - 1;
+	if (kernel != shared)
+		__real_btf__free(kernel);
+	return core;
+}
+
+struct btf *__wrap_btf__parse(const char *path, struct btf_ext **ext)
+{
+	struct btf *btf;
+	int err;
+
+	if (!path || strcmp(path, KERNEL_BTF_CORE))
+		return __real_btf__parse(path, ext);
+	if (ext)
+		*ext = NULL;
+	pthread_mutex_lock(&lock);
+	btf = core ? core : make_core();
+	err = errno;
+	pthread_mutex_unlock(&lock);
+	errno = err;
+	return btf;
+}
+
+void kernel_btf_core_names(const struct btf *local)
+{
+	pthread_mutex_lock(&lock);
+	/* every instance is of one object: its names once */
+	if (!core_names.n && core_btf_names(&core_names, local))
+		hmap_free(&core_names);	/* none: the kernel's BTF, whole */
+	pthread_mutex_unlock(&lock);
+}
+
+void kernel_btf_core_free(void)
+{
+	struct btf *btf;
+
+	pthread_mutex_lock(&lock);
+	btf = core;
+	core = NULL;
+	hmap_free(&core_names);
+	pthread_mutex_unlock(&lock);
+	__real_btf__free(btf);
+}
+
+/* The shared parse and the kernel's types for CO-RE are freed by
+ * unshare and kernel_btf_core_free, not by their users. */
 void __wrap_btf__free(struct btf *btf)
 {
 	bool own;
 
 	pthread_mutex_lock(&lock);
-	own = !btf || btf != shared;
+	own = !btf || (btf != shared && btf != core);
 	pthread_mutex_unlock(&lock);
 	if (own)
 		__real_btf__free(btf);

@@ -17,18 +17,37 @@
 #include <stdint.h>
 
 /* Since the last share: the loads asked, the parses made for them and
- * their time (-v; tests). */
+ * their time; the kernel's types for CO-RE, made for them, of how many
+ * (-v; tests). */
 struct kernel_btf_use {
 	unsigned int loads, parses;
 	uint64_t parse_ns;
+	unsigned int core_types, kernel_types;
+	uint64_t core_ns;
 };
 
 struct btf;
+struct btf_ext;
 
 /* libbpf's own, under the link's --wrap: the parse and free sharing
  * stands in front of */
 struct btf *__real_btf__load_vmlinux_btf(void);
 void __real_btf__free(struct btf *btf);
+struct btf *__real_btf__parse(const char *path, struct btf_ext **ext);
+
+/*
+ * The kernel's types that CO-RE can match ours to (capture/corebtf.h),
+ * as the BTF an object relocates against: an object opened with this as
+ * its btf_custom_path gets them from btf__parse() (wrapped too), made at
+ * the first such parse from the kernel's BTF (shared, where it is) and
+ * kept for the loads after start-up, until kernel_btf_core_free(). The
+ * names come from kernel_btf_core_names(), given the object's BTF after
+ * its open. Where they can't be made, libbpf gets the kernel's BTF.
+ */
+#define KERNEL_BTF_CORE "dftrace-bpf: the kernel's types for CO-RE"
+void kernel_btf_core_names(const struct btf *local);
+/* Safe to repeat, and with nothing made. */
+void kernel_btf_core_free(void);
 
 void kernel_btf_share(void);
 struct kernel_btf_use kernel_btf_used(void);

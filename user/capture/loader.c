@@ -10,6 +10,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "capture/features.h"
+#include "capture/kernelbtf.h"
 #include "capture/loader.h"
 #include "capture/premade.h"
 #include "capture/report.h"
@@ -410,10 +411,20 @@ struct dftrace_bpf *loader_lazy(struct loader *l, enum lazy_group g)
 	return lazy_get(l, g, "");
 }
 
-/* The one place the object's bytes are linked in from. */
+/* The one place the object's bytes are linked in from. It relocates
+ * against the kernel's types for CO-RE (capture/kernelbtf.h); the test
+ * hook DFTRACE_BPF_TEST_FULL_BTF, against the kernel's whole BTF. */
 struct dftrace_bpf *loader_open(void)
 {
-	return dftrace_bpf__open();
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .btf_custom_path = KERNEL_BTF_CORE);
+	struct dftrace_bpf *skel;
+
+	if (getenv("DFTRACE_BPF_TEST_FULL_BTF"))
+		opts.btf_custom_path = NULL;
+	skel = dftrace_bpf__open_opts(&opts);
+	if (skel)
+		kernel_btf_core_names(bpf_object__btf(skel->obj));
+	return skel;
 }
 
 bool loader_parallel(void)

@@ -623,6 +623,9 @@ static void unshare_kernel_btf(bool verbose)
 		fprintf(stderr, "dftrace-bpf: the kernel's BTF read %s for start-up's %u loads, in "
 			"%.1f ms\n", times, u.loads, u.parse_ns / 1e6);
 	}
+	if (verbose && u.core_types)
+		fprintf(stderr, "dftrace-bpf: CO-RE relocated against %u of the kernel's %u types, "
+			"picked in %.1f ms\n", u.core_types, u.kernel_types, u.core_ns / 1e6);
 	kernel_btf_unshare();
 }
 
@@ -699,6 +702,7 @@ cleanup:
 	bpf_link__destroy(tr.signals_link);
 	sc_hooks_detach(&tr.hooks);
 	loader_unload(&tr.loader);
+	kernel_btf_core_free();
 	invoker_free(&tr.who);
 	free(tr.target);
 	jb_free(&tr.v2_cfg);
