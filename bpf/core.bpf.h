@@ -235,6 +235,15 @@ static __always_inline struct dft_task *tracked(struct task_struct *t)
 	return bpf_task_storage_get(&tasks, t, 0, 0);
 }
 
+/* A task's memory, as a number. Read with a helper, not loaded: from
+ * 6.5 the verifier looks each pointer loaded through a trusted one (a
+ * hook's task) up in the kernel's BTF, ~0.8 ms a load here (kread.bpf.c,
+ * current_to_read()); this is read once a task, an exec or a rename. */
+static __always_inline __u64 task_mm(struct task_struct *t)
+{
+	return (__u64)BPF_CORE_READ(t, mm);
+}
+
 static __always_inline struct dft_task *track(struct task_struct *t)
 {
 	struct dft_task *st = bpf_task_storage_get(&tasks, t, 0,
@@ -242,8 +251,9 @@ static __always_inline struct dft_task *track(struct task_struct *t)
 
 	if (st) {
 		st->nr = -1;
-		st->start_ns = st->image_ns = t->group_leader->start_time;
-		st->mm = (__u64)t->mm;
+		/* as task_mm() */
+		st->start_ns = st->image_ns = BPF_CORE_READ(t, group_leader, start_time);
+		st->mm = task_mm(t);
 	}
 	return st;
 }
@@ -253,7 +263,7 @@ static __always_inline struct dft_task *track(struct task_struct *t)
 static __always_inline void new_image(struct dft_task *st, struct task_struct *t)
 {
 	st->image_ns = bpf_ktime_get_ns();
-	st->mm = (__u64)t->mm;
+	st->mm = task_mm(t);
 }
 
 static __always_inline void fill_header(struct dft_header *h, int kind,
@@ -349,12 +359,9 @@ static __always_inline struct file *fd_file(long fd)
 
 /* No other task can close or replace the current task's fds: it shares
  * its table with none (a thread does, and io_uring's workers). */
-static __always_inline bool files_own(void)
-{
-	struct task_struct *t = bpf_get_current_task_btf();
-
-	return t->files->count.counter == 1;
-}
+int files_own(void);
+/* The current process's program file, into *id. */
+int exe_file_id(struct dft_file_id *id);
 
 /* files_own(), asked of the kernel once between the points where the
  * answer can become no (fds_may_change()), where asking at each call

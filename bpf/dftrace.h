@@ -92,6 +92,7 @@ struct dft_kernel_shape {
 	 * casts to (bpf/kread.bpf.c): given here, as CO-RE relocates
 	 * against the loader's BTF of the kernel's types for it, numbered
 	 * apart (user/capture/corebtf.h) */
+	unsigned int task_btf_id;
 	unsigned int file_btf_id;
 	unsigned int io_kiocb_btf_id;
 };

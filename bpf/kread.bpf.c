@@ -77,12 +77,48 @@ __noinline int mapped_file_id(__u64 file, __u64 addr, struct dft_file_id *id)
 	return 0;
 }
 
+/* The current task, for plain loads through its pointers. From 6.5 the
+ * verifier looks each pointer loaded through a trusted one (the task
+ * the helper gives) up in the kernel's BTF: up to four walks of all its
+ * ~130k types (btf_nested_type_is_trusted), ~0.8 ms a load on the VM of
+ * doc/bench.md, for each path it checks. Cast, the task is untrusted and
+ * so is all loaded through it: no lookups, the same loads. Only for
+ * reads: a helper that takes a task wants the trusted one. */
+static __always_inline struct task_struct *current_to_read(void)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+
+	if (kshape.fast_reads)
+		t = bpf_rdonly_cast(t, kshape.task_btf_id);
+	return t;
+}
+
+/* Global, like the rest here: checked once for each program, not on
+ * each of its paths (sys_exit asks from ten). */
+__noinline int files_own(void)
+{
+	return current_to_read()->files->count.counter == 1;
+}
+
+/* The current process's program file, into *id. Global: its walk
+ * through four kernel structs costs the verifier more than the rest of a
+ * fault hook, and so is checked once. */
+__noinline int exe_file_id(struct dft_file_id *id)
+{
+	struct mm_struct *mm = current_to_read()->mm;
+	struct file *exe = mm ? mm->exe_file : NULL;
+
+	if (id && exe)
+		*id = inode_id(exe->f_inode);
+	return 0;
+}
+
 /* Loads through the task's BTF pointers are plain loads; a global
  * function, as the verifier's walk through the task's struct costs it
  * more than the rest of most callers. */
 __noinline __u64 fd_file_of(long fd)
 {
-	struct task_struct *t = bpf_get_current_task_btf();
+	struct task_struct *t = current_to_read();
 	struct fdtable *fdt = t->files->fdt;
 	struct file **fds = fdt->fd;
 	struct file *f = NULL;

@@ -54,7 +54,7 @@ int BPF_PROG(sched_process_fork, struct task_struct *parent,
 		 * thread has its own, and so has a process that shares the
 		 * parent's memory (CLONE_VM: vfork, posix_spawn): the ring
 		 * there is the parent's, which the parent goes on writing. */
-		if (child->tgid != parent->tgid && child->mm != parent->mm) {
+		if (child->tgid != parent->tgid && task_mm(child) != task_mm(parent)) {
 			cst->ring = st->ring;
 			cst->ring_tail = st->ring_tail;
 			cst->ring_last = st->ring_last;
@@ -122,7 +122,7 @@ int BPF_PROG(sched_process_exec, struct task_struct *p, pid_t old_pid,
 		bpf_task_storage_delete(&tasks, p);
 	/* the program and its interpreter as their pages' faults will
 	 * name them: the files mapped at start_code and at the entry */
-	mm = p->mm;
+	mm = (struct mm_struct *)task_mm(p);
 	if (kshape.find_vma) {
 		mapping_file_id(BPF_CORE_READ(mm, start_code), &prog);
 		mapping_file_id(PT_REGS_IP_CORE((struct pt_regs *)bpf_task_pt_regs(p)), &entry);
@@ -201,7 +201,9 @@ int sched_process_exit(__u64 *ctx)
 	if (last)
 		e->h.flags |= DFT_EXIT_GROUP_DEAD |
 			      (kshape.exit_group_dead ? 0 : DFT_EXIT_GROUP_GUESSED);
-	e->exit_code = last ? p->signal->group_exit_code | p->exit_code : p->exit_code;
+	/* once a process: read as task_mm() is */
+	e->exit_code = last ? BPF_CORE_READ(p, signal, group_exit_code) | p->exit_code :
+			      p->exit_code;
 	/* Exits must reach the consumer promptly: they end the trace. */
 	bpf_ringbuf_submit(e, last ? BPF_RB_FORCE_WAKEUP : wakeup_flag());
 	return 0;
@@ -217,7 +219,7 @@ int BPF_PROG(task_rename, struct task_struct *task, const char *comm)
 	 * /proc/PID/mem can be opened again (the exec holds
 	 * exec_update_lock): from here user space reads no memory of the
 	 * process for an older record. sched_process_exec comes later. */
-	if (st && (__u64)task->mm != st->mm)
+	if (st && task_mm(task) != st->mm)
 		new_image(st, task);
 	if (!st) {
 		/* --comm: the new name may put it in scope */

@@ -67,20 +67,6 @@ __noinline int send_run(struct dft_task *st)
 	return 0;
 }
 
-/* The current process's program file, into *id. Global: its walk
- * through four kernel structs costs the verifier more than the rest of a
- * fault hook, and so is checked once. */
-__noinline int exe_file_id(struct dft_file_id *id)
-{
-	struct task_struct *t = bpf_get_current_task_btf();
-	struct mm_struct *mm = t->mm;
-	struct file *exe = mm ? mm->exe_file : NULL;
-
-	if (id && exe)
-		*id = inode_id(exe->f_inode);
-	return 0;
-}
-
 /* The process's own program: loading code, not reading data. */
 static __always_inline unsigned int is_program(struct dft_file_id file)
 {

@@ -436,16 +436,19 @@ static const char *probe_core(const struct btf *btf)
  * then io_uring's programs are off. */
 static void set_cast_ids(struct features *f, const struct btf *btf)
 {
-	int file, req;
+	int task, file, req;
 
 	if (!f->on[FEATURE_fast_reads])
 		return;
+	task = btf__find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT);
 	file = btf__find_by_name_kind(btf, "file", BTF_KIND_STRUCT);
 	req = btf__find_by_name_kind(btf, "io_kiocb", BTF_KIND_STRUCT);
-	if (file <= 0) {
-		off(f, FEATURE_fast_reads, "this kernel's BTF has no 'struct %s'", "file");
+	if (task <= 0 || file <= 0) {
+		off(f, FEATURE_fast_reads, "this kernel's BTF has no 'struct %s'",
+		    task <= 0 ? "task_struct" : "file");
 		return;
 	}
+	f->shape.task_btf_id = task;
 	f->shape.file_btf_id = file;
 	f->shape.io_kiocb_btf_id = req > 0 ? req : 0;
 }
