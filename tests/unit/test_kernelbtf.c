@@ -5,6 +5,8 @@
  * parse of its own. Needs /sys/kernel/btf/vmlinux. */
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "capture/kernelbtf.h"
@@ -90,8 +92,40 @@ static void test_unshared(void)
 	btf__free(b);
 }
 
+/* Resident KiB of this process. */
+static long rss_kib(void)
+{
+	long pages = 0, resident = 0;
+	FILE *f = fopen("/proc/self/statm", "re");
+
+	if (f && fscanf(f, "%ld %ld", &pages, &resident) != 2)
+		resident = 0;
+	if (f)
+		fclose(f);
+	return resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+/* The shared parse's copy is cut from a heap top glibc then keeps
+ * (kernelbtf.c, heap_in_huge_pages()): unshare gives it back. */
+static void test_memory_back(void)
+{
+	long before = rss_kib(), parsed, after;
+	struct btf *btf;
+
+	kernel_btf_share();
+	btf = btf__load_vmlinux_btf();
+	parsed = rss_kib();
+	btf__free(btf);
+	kernel_btf_unshare();
+	after = rss_kib();
+	CHECK(parsed - before > 4096 && after - before < 1024,
+	      "the parse's memory back at unshare: %ld KiB, %ld parsed, %ld after", before,
+	      parsed, after);
+}
+
 int main(void)
 {
+	test_memory_back();	/* first: the heap as at a start */
 	test_shared();
 	test_unshared();
 	printf("1..%d\n", check_n);

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
@@ -44,12 +46,38 @@ static size_t read_all(int fd, char *buf, size_t size)
 	return got;
 }
 
+static size_t huge_up(size_t n)
+{
+	return (n + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+}
+
+/* libbpf's parse copies the file into memory of its own, from malloc:
+ * 1,350 more faults. Here that memory is made huge pages first: glibc
+ * maps a block this large apart, and once one is freed, takes the next
+ * of up to its size from the heap (mallopt(3), M_MMAP_THRESHOLD: the
+ * threshold follows the largest freed) and keeps the heap's top while
+ * it is under twice that. So a block from the heap, advised for huge
+ * pages and freed, is the top that libbpf's copy is cut from. Where
+ * malloc works otherwise, only the advice is lost. */
+static void heap_in_huge_pages(size_t size)
+{
+	size_t room = huge_up(size) + 2 * HUGE_PAGE;
+	char *volatile above = malloc(room + HUGE_PAGE);	/* volatile: kept */
+	char *top;
+
+	free(above);	/* raises the threshold above room */
+	top = malloc(room);
+	if (top)
+		(void)madvise((void *)huge_up((uintptr_t)top), room - 2 * HUGE_PAGE, MADV_HUGEPAGE);
+	free(top);
+}
+
 /* The kernel's BTF from sysfs, read into memory advised for huge pages:
  * where the kernel gives them (THP "madvise" or "always"), the file
  * comes in in a few page faults, not 1,350 (on a VM whose faults cost
- * ~11 us, the part of a parse that libbpf's read buffer costs). libbpf
- * copies it into its own memory as its parse does. NULL where it can't:
- * then libbpf's parse, which also looks beyond sysfs. */
+ * ~11 us, the part of a parse that libbpf's read buffer costs); and
+ * so does libbpf's copy of it. NULL where it can't: then libbpf's parse,
+ * which also looks beyond sysfs. */
 static struct btf *parse_sysfs(void)
 {
 	int fd = open(SYSFS_BTF, O_RDONLY | O_CLOEXEC);
@@ -63,14 +91,17 @@ static struct btf *parse_sysfs(void)
 	if (fstat(fd, &st) || st.st_size <= 0 || (size_t)st.st_size > BTF_MAX)
 		goto out;
 	size = st.st_size;
-	len = size + HUGE_PAGE;	/* room to align */
+	len = huge_up(size) + HUGE_PAGE;	/* room to align */
 	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (map == MAP_FAILED)
 		goto out;
-	buf = (char *)(((uintptr_t)map + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1));
-	(void)madvise(buf, size, MADV_HUGEPAGE);
-	if (read_all(fd, buf, size) == size)
+	buf = (char *)huge_up((uintptr_t)map);
+	/* whole huge pages: a part of one is no huge page */
+	(void)madvise(buf, huge_up(size), MADV_HUGEPAGE);
+	if (read_all(fd, buf, size) == size) {
+		heap_in_huge_pages(size);
 		btf = btf__new(buf, size);
+	}
 	munmap(map, len);
 out:
 	close(fd);
@@ -210,4 +241,8 @@ void kernel_btf_unshare(void)
 	shared = NULL;
 	pthread_mutex_unlock(&lock);
 	__real_btf__free(btf);
+	/* its copy was the heap's top, which glibc now keeps
+	 * (heap_in_huge_pages()): back to the kernel */
+	if (btf)
+		malloc_trim(0);
 }
