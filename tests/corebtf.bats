@@ -14,15 +14,21 @@ relocations() {
 		"$T/dft.err" | sort
 }
 
-@test "corebtf: every CO-RE relocation is the one the kernel's whole BTF gives, and -v says of how many types" {
-	dft -v -o "$TRACE" -- true
+# both ways with OPT...: each relocation into $T/core and $T/full, what
+# -v said of the types into $T/said
+both_ways() {
+	dft -v -o "$TRACE" "$@" -- true
 	expect_eq "status" "$DFT_STATUS" 0
 	relocations >"$T/core"
 	sed -n "s/^dftrace-bpf: CO-RE relocated against \([0-9]*\) of the kernel's \([0-9]*\) types, picked in .* ms$/\1 \2/p" \
 		"$T/dft.err" >"$T/said"
-	DFTRACE_BPF_TEST_FULL_BTF=1 dft -v -o "$TRACE" -- true
+	DFTRACE_BPF_TEST_FULL_BTF=1 dft -v -o "$TRACE" "$@" -- true
 	expect_eq "status, the whole BTF" "$DFT_STATUS" 0
 	relocations >"$T/full"
+}
+
+@test "corebtf: every CO-RE relocation is the one the kernel's whole BTF gives, and -v says of how many types" {
+	both_ways
 	expect_eq "-v, the whole BTF: no types picked" \
 		"$(grep -c "^dftrace-bpf: CO-RE relocated against" "$T/dft.err")" 0
 	# the programs of start-up relocate hundreds of loads
@@ -31,4 +37,12 @@ relocations() {
 	read -r picked all <"$T/said"
 	[ -n "$picked" ] && [ "$picked" -gt 100 ] && [ $((picked * 20)) -lt "$all" ] ||
 		{ echo "# -v: '$(cat "$T/said")'"; false; }
+}
+
+@test "corebtf: the per-syscall hooks' relocations too" {
+	require_feature fentry_syscalls
+	both_ways --fentry
+	grep -q "^prog 'call_exit[01]': relo" "$T/full" ||
+		{ echo "# no relocation of the hooks' programs"; false; }
+	expect_eq "relocations" "$(diff "$T/full" "$T/core" | head -20)" ""
 }
