@@ -177,12 +177,12 @@ static struct btf_type *copy_of(struct reduce *r, uint32_t id)
 
 static void want(struct reduce *r, __u32 *id)
 {
-	if (!*id || r->new_id[*id])
-		return;
-	if (*id >= r->n) {
+	if (*id >= r->n) {	/* before new_id is read at it */
 		r->err = -EINVAL;
 		return;
 	}
+	if (!*id || r->new_id[*id])
+		return;
 	r->new_id[*id] = 1;	/* wanted; numbered once all are known */
 	if (VEC_PUSH(r->todo, r->ntodo, r->todo_cap, *id))
 		r->err = -ENOMEM;
